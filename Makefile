@@ -1,0 +1,129 @@
+# pulumi-endpoints: build, test and tool targets. `make help` lists them.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+VERSION ?= 0.1.0
+MODULE  := github.com/endpoints-provider/pulumi-endpoints
+LDFLAGS := -s -w -X $(MODULE)/provider.Version=$(VERSION)
+
+BIN_DIR  ?= bin
+PROVIDER := $(BIN_DIR)/pulumi-resource-endpoints
+
+# Pinned tools. Each is a tiny Go module under tools/; its go.mod is the one place its
+# version is written. Binaries are cached per version under $(CACHE), so a new clone
+# reuses them and a version bump rebuilds.
+CACHE ?= $(HOME)/.cache/pulumi-endpoints
+modver = $(shell sed -nE 's#^[[:space:]]*(require )?$(1) (v[^ ]+).*#\2#p' tools/$(2)/go.mod | head -n 1)
+
+PULUMI_VERSION      := $(call modver,github.com/pulumi/pulumi/pkg/v3,pulumi)
+PULUMI_YAML_VERSION := $(call modver,github.com/pulumi/pulumi-yaml,pulumi-yaml)
+KUBE_VERSION        := $(call modver,k8s.io/kubernetes,kube)
+ETCD_VERSION        := $(call modver,go.etcd.io/etcd/server/v3,etcd)
+GOLANGCI_VERSION    := $(call modver,github.com/golangci/golangci-lint/v2,golangci-lint)
+
+PULUMI                  := $(CACHE)/pulumi-$(PULUMI_VERSION)/pulumi
+PULUMI_LANGUAGE_YAML    := $(CACHE)/pulumi-yaml-$(PULUMI_YAML_VERSION)/pulumi-language-yaml
+KUBE_APISERVER          := $(CACHE)/kube-$(KUBE_VERSION)/kube-apiserver
+KUBE_CONTROLLER_MANAGER := $(CACHE)/kube-$(KUBE_VERSION)/kube-controller-manager
+ETCD                    := $(CACHE)/etcd-$(ETCD_VERSION)/etcd
+GOLANGCI_LINT           := $(CACHE)/golangci-lint-$(GOLANGCI_VERSION)/golangci-lint
+
+# The Kubernetes binaries report the version they were built from (a module build
+# otherwise says v0.0.0-master).
+KUBE_MINOR   := $(word 2,$(subst ., ,$(KUBE_VERSION)))
+KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(KUBE_MINOR) \
+	-X k8s.io/component-base/version.gitTreeState=clean
+
+TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(ETCD)
+
+# What the tests are told: the tools and the binary under test.
+TEST_ENV := \
+	TEST_ASSET_ETCD=$(ETCD) \
+	TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
+	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	TEST_ASSET_PULUMI=$(PULUMI) \
+	TEST_ASSET_PULUMI_LANGUAGE_YAML=$(PULUMI_LANGUAGE_YAML) \
+	TEST_ASSET_PROVIDER=$(abspath $(PROVIDER))
+
+GO_SOURCES := go.mod go.sum schema.json $(shell find cmd provider tests -name '*.go' 2>/dev/null) $(wildcard *.go)
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: provider
+provider: $(PROVIDER) ## Build the provider plugin into bin/.
+
+$(PROVIDER): $(GO_SOURCES) $(BIN_DIR)/.version
+	go build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/pulumi-resource-endpoints
+
+# Rewritten only when VERSION changes, so a new version relinks the plugin.
+$(BIN_DIR)/.version: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+.PHONY: tools
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, etcd) into the cache.
+
+# Tool binaries are keyed by version in their path: they depend on their module only
+# for existence, so a fresh clone does not rebuild what the cache already holds.
+$(PULUMI): | tools/pulumi/go.mod
+	@echo "building pulumi $(PULUMI_VERSION) (about 6 minutes on 2 cores)"
+	mkdir -p $(@D)
+	cd tools/pulumi && go build -trimpath -o $@.tmp github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+	mv $@.tmp $@
+
+$(PULUMI_LANGUAGE_YAML): | tools/pulumi-yaml/go.mod
+	@echo "building pulumi-language-yaml $(PULUMI_YAML_VERSION) (about 3 minutes)"
+	mkdir -p $(@D)
+	cd tools/pulumi-yaml && go build -trimpath -o $@.tmp github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
+	mv $@.tmp $@
+
+$(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) &: | tools/kube/go.mod
+	@echo "building kube-apiserver and kube-controller-manager $(KUBE_VERSION) (about 8 minutes)"
+	mkdir -p $(@D)/.tmp
+	cd tools/kube && go build -trimpath -ldflags "$(KUBE_LDFLAGS)" -o $(@D)/.tmp/ \
+		k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+	mv $(@D)/.tmp/kube-apiserver $(KUBE_APISERVER)
+	mv $(@D)/.tmp/kube-controller-manager $(KUBE_CONTROLLER_MANAGER)
+	rmdir $(@D)/.tmp
+
+$(ETCD): | tools/etcd/go.mod
+	@echo "building etcd $(ETCD_VERSION) (about 1 minute)"
+	mkdir -p $(@D)
+	cd tools/etcd && go build -trimpath -o $@.tmp go.etcd.io/etcd/server/v3
+	mv $@.tmp $@
+
+$(GOLANGCI_LINT): | tools/golangci-lint/go.mod
+	@echo "building golangci-lint $(GOLANGCI_VERSION) (about 3 minutes)"
+	mkdir -p $(@D)
+	cd tools/golangci-lint && go build -trimpath -o $@.tmp github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	mv $@.tmp $@
+
+.PHONY: gen
+gen: ## Regenerate the SDKs under sdk/ from schema.json.
+	@echo "gen: not written yet"; exit 1
+
+.PHONY: test
+test: tools provider ## Run every test: unit, control plane, provider and CLI tests.
+	$(TEST_ENV) go test -count=1 -timeout 60m ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml).
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: demo
+demo: ## Run the demo: `pulumi up` of the YAML example against a local control plane.
+	@echo "make demo: not available yet; the end-to-end example lands with the SDKs and examples."
+	@exit 1
+
+.PHONY: clean
+clean: ## Remove build outputs (not the tool cache).
+	rm -rf $(BIN_DIR) dist
+
+.PHONY: FORCE
+FORCE:

@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// Every configuration key of schema.json sets one field of Config, and no field is set
+// by a key the schema does not declare.
+func TestConfigFieldsMatchSchema(t *testing.T) {
+	t.Parallel()
+	var cfg Config
+	want := sortedKeys(spec.MustLoad().Config.Variables)
+	got := sortedKeys(cfg.fields())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("config keys (-schema.json +Config.fields):\n%s", diff)
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	t.Parallel()
+	str := property.New[string]
+	tests := []struct {
+		name         string
+		args         map[string]property.Value
+		env          map[string]string
+		want         Config
+		wantFailures []p.CheckFailure
+		wantWarnings int
+	}{
+		{
+			name: "explicit values",
+			args: map[string]property.Value{
+				"kubeconfig": str("/k"), "context": str("ctx"), "namespace": str("ns"),
+				"project": str("p"), "credentials": str("{}"), "accessToken": str("tok"),
+				"impersonateServiceAccount":     str("sa@p.iam.gserviceaccount.com"),
+				"migrationCenterCustomEndpoint": str("http://127.0.0.1:1/"),
+				"beyondcorpCustomEndpoint":      str("http://127.0.0.1:2/"),
+			},
+			want: Config{
+				Kube: kube.Config{Kubeconfig: "/k", Context: "ctx", Namespace: "ns"},
+				Google: google.Config{
+					Project: "p", Credentials: "{}", AccessToken: "tok",
+					ImpersonateServiceAccount: "sa@p.iam.gserviceaccount.com",
+					MigrationCenterEndpoint:   "http://127.0.0.1:1/",
+					BeyondcorpEndpoint:        "http://127.0.0.1:2/",
+				},
+			},
+		},
+		{
+			name: "environment fallbacks in the order schema.json gives",
+			env: map[string]string{
+				"KUBECONFIG": "/env/kubeconfig", "GOOGLE_CLOUD_PROJECT": "second", "GOOGLE_PROJECT": "first",
+				"GOOGLE_CREDENTIALS": "creds", "GOOGLE_OAUTH_ACCESS_TOKEN": "token",
+				"GOOGLE_IMPERSONATE_SERVICE_ACCOUNT":      "sa",
+				"GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT": "http://mc/",
+				"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT":       "http://bc/",
+			},
+			want: Config{
+				Kube: kube.Config{Kubeconfig: "/env/kubeconfig"},
+				Google: google.Config{
+					Project: "first", Credentials: "creds", AccessToken: "token", ImpersonateServiceAccount: "sa",
+					MigrationCenterEndpoint: "http://mc/", BeyondcorpEndpoint: "http://bc/",
+				},
+			},
+		},
+		{
+			name: "an explicit value beats the environment",
+			args: map[string]property.Value{"project": str("explicit")},
+			env:  map[string]string{"GOOGLE_PROJECT": "env"},
+			want: Config{Google: google.Config{Project: "explicit"}},
+		},
+		{
+			name: "a later environment variable serves when the first is unset",
+			env:  map[string]string{"GOOGLE_CLOUD_PROJECT": "cloud"},
+			want: Config{Google: google.Config{Project: "cloud"}},
+		},
+		{
+			name:         "a value of the wrong kind fails naming the key",
+			args:         map[string]property.Value{"namespace": property.New(3.0)},
+			wantFailures: []p.CheckFailure{{Property: "namespace", Reason: "namespace must be a string, not a number"}},
+		},
+		{
+			name: "a setting with fixed choices",
+			args: map[string]property.Value{"deletePropagationPolicy": str("Background")},
+			want: Config{Kube: kube.Config{DeletePropagationPolicy: "Background"}},
+		},
+		{
+			name: "a value outside the choices fails naming them",
+			args: map[string]property.Value{"deletePropagationPolicy": str("background")},
+			wantFailures: []p.CheckFailure{{
+				Property: "deletePropagationPolicy",
+				Reason:   `deletePropagationPolicy must be one of Foreground, Background, Orphan, not "background"`,
+			}},
+		},
+		{
+			name: "unknown values are recorded, not defaulted",
+			args: map[string]property.Value{"project": property.New(property.Computed)},
+			env:  map[string]string{"GOOGLE_PROJECT": "env"},
+			want: Config{Unknown: []string{"project"}},
+		},
+		{
+			name:         "an unknown key warns",
+			args:         map[string]property.Value{"kubeConfig": str("/typo")},
+			wantWarnings: 1,
+		},
+		{
+			name: "engine keys are not configuration",
+			args: map[string]property.Value{"version": str("1.0.0")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := func(k string) string { return tt.env[k] }
+			got, failures, warnings := parseConfig(property.NewMap(tt.args), getenv)
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantFailures, failures, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+			if len(warnings) != tt.wantWarnings {
+				t.Errorf("got %d warnings %q, want %d", len(warnings), warnings, tt.wantWarnings)
+			}
+		})
+	}
+}
+
+func TestMarkSecrets(t *testing.T) {
+	t.Parallel()
+	in := property.NewMap(map[string]property.Value{
+		"kubeconfig":  property.New("apiVersion: v1\nkind: Config\n"),
+		"credentials": property.New("{}"),
+		"accessToken": property.New("tok"),
+		"project":     property.New("p"),
+	})
+	out := markSecrets(in)
+	var secret []string
+	for k, v := range out.AllStable {
+		if v.Secret() {
+			secret = append(secret, k)
+		}
+	}
+	want := []string{"accessToken", "credentials", "kubeconfig"}
+	if !slices.Equal(secret, want) {
+		t.Errorf("secret keys = %v, want %v", secret, want)
+	}
+}

@@ -1,0 +1,75 @@
+package google
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the Google Cloud part of the provider configuration. It is a comparable
+// value: the package keys its cached clients by it.
+type Config struct {
+	// Project is the default project for lookups that name none.
+	Project string
+	// Credentials is a service-account or authorized-user key: a file path or JSON contents.
+	Credentials string
+	// AccessToken is an OAuth 2.0 access token; it takes precedence over Credentials.
+	AccessToken string
+	// ImpersonateServiceAccount is the email of a service account to act as.
+	ImpersonateServiceAccount string
+	// MigrationCenterEndpoint and BeyondcorpEndpoint override the APIs' base URLs
+	// (for example https://migrationcenter.googleapis.com/); the version path is appended.
+	MigrationCenterEndpoint string
+	BeyondcorpEndpoint      string
+	// UserAgent identifies the provider to Google.
+	UserAgent string
+	// Timeout bounds each lookup, retries included; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// The APIs' public endpoints.
+const (
+	DefaultMigrationCenterEndpoint = "https://migrationcenter.googleapis.com/"
+	DefaultBeyondcorpEndpoint      = "https://beyondcorp.googleapis.com/"
+)
+
+// cloudPlatformScope is the OAuth scope both APIs accept.
+const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// timeout returns the bound of one lookup.
+func (c Config) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+// endpoint returns the base URL to use for an API: the configured one, checked and
+// ending in "/", or the public one. key names the provider setting in errors.
+func endpoint(configured, public, key string) (string, error) {
+	if configured == "" {
+		return public, nil
+	}
+	u, err := url.Parse(configured)
+	if err != nil {
+		return "", fmt.Errorf("the provider's %s setting is not a URL: %w", key, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("the provider's %s setting %q must be an http:// or https:// URL, such as %s", key, u.Redacted(), public)
+	case u.Host == "":
+		return "", fmt.Errorf("the provider's %s setting %q names no host", key, u.Redacted())
+	case u.User != nil:
+		return "", fmt.Errorf("the provider's %s setting %q must not contain credentials: use accessToken or credentials", key, u.Redacted())
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", fmt.Errorf("the provider's %s setting %q must be a base URL without query or fragment", key, u.Redacted())
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	return u.String(), nil
+}

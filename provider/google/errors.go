@@ -1,0 +1,125 @@
+package google
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"google.golang.org/api/googleapi"
+)
+
+// target names what a lookup reads, for messages.
+type target struct {
+	// kind and path name the resource: "import data file", "projects/p/...".
+	kind, path string
+	// action is what the lookup does: "reading import data file projects/p/...".
+	action string
+}
+
+// APIError is an error answer of a Google API, described for the user: the resource,
+// the HTTP status and Google's own message.
+type APIError struct {
+	// Kind and Path name the resource the request was about.
+	Kind, Path string
+	// Action is what the lookup was doing, such as "reading import data file <path>".
+	Action string
+	// Code is the HTTP status; Message is Google's message (or a description of a body
+	// that carried none).
+	Code    int
+	Message string
+	// Err is the library's error.
+	Err *googleapi.Error
+}
+
+// Error describes the failure in one line naming the resource, the status and Google's message.
+func (e *APIError) Error() string {
+	if e.Code == http.StatusNotFound {
+		return fmt.Sprintf("%s %s not found (404): %s", e.Kind, e.Path, e.Message)
+	}
+	msg := fmt.Sprintf("%s %s: %s", e.brief(), e.Action, e.Message)
+	if e.Code == http.StatusUnauthorized {
+		msg += "; check the provider's accessToken or credentials setting, or the Application Default Credentials"
+	}
+	return msg
+}
+
+// Unwrap returns the library's error.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// brief is the status phrase and code, such as "permission denied (403)".
+func (e *APIError) brief() string {
+	return fmt.Sprintf("%s (%d)", statusPhrase(e.Code), e.Code)
+}
+
+// statusPhrase names an HTTP status the way Google's documentation does.
+func statusPhrase(code int) string {
+	switch code {
+	case http.StatusBadRequest:
+		return "invalid argument"
+	case http.StatusUnauthorized:
+		return "unauthenticated"
+	case http.StatusForbidden:
+		return "permission denied"
+	case http.StatusNotFound:
+		return "not found"
+	case http.StatusTooManyRequests:
+		return "rate limited"
+	case http.StatusInternalServerError:
+		return "internal server error"
+	case http.StatusServiceUnavailable:
+		return "service unavailable"
+	case http.StatusGatewayTimeout:
+		return "gateway timeout"
+	}
+	if text := http.StatusText(code); text != "" {
+		return strings.ToLower(text)
+	}
+	return "http status"
+}
+
+// describe turns a failed attempt into the error the user sees.
+func describe(t target, err error) error {
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) {
+		return &APIError{Kind: t.kind, Path: t.path, Action: t.action, Code: gerr.Code, Message: googleMessage(gerr), Err: gerr}
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &typ) {
+		return fmt.Errorf("%s: the answer is not the JSON the API documents (is the endpoint a Google API?): %w", t.action, err)
+	}
+	return fmt.Errorf("%s: %w", t.action, err)
+}
+
+// briefly describes a failed attempt without naming the resource again, for the
+// "last error" of a retried lookup.
+func briefly(err error) string {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.brief() + ": " + apiErr.Message
+	}
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) {
+		return fmt.Sprintf("%s (%d): %s", statusPhrase(gerr.Code), gerr.Code, googleMessage(gerr))
+	}
+	return err.Error()
+}
+
+// googleMessage is Google's message of an error answer. Answers without one (an HTML
+// page from a proxy or a wrong endpoint) are described by the start of their body.
+func googleMessage(e *googleapi.Error) string {
+	if e.Message != "" {
+		return e.Message
+	}
+	body := strings.Join(strings.Fields(e.Body), " ")
+	const limit = 200
+	if len(body) > limit {
+		body = body[:limit] + "..."
+	}
+	if body == "" {
+		return "the answer carried no Google error message"
+	}
+	return fmt.Sprintf("the answer carried no Google error message; it begins %q", body)
+}

@@ -1,0 +1,125 @@
+package google
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// Function is one lookup: it validates its arguments and calls the API.
+type Function = func(context.Context, property.Map) (p.InvokeResponse, error)
+
+// The tokens of the lookups, as schema.json declares them.
+const (
+	ImportDataFileToken       tokens.Type = "endpoints:migration/v1alpha1:getImportDataFile"
+	ProxyConfigIamPolicyToken tokens.Type = "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"
+)
+
+// Functions returns the lookups this package serves, by token. config returns the
+// provider configuration in force at the time of each call. No client is built and no
+// credential is looked up until a lookup with valid, known arguments runs.
+func Functions(config func() Config) map[tokens.Type]Function {
+	l := &lookups{config: config}
+	return map[tokens.Type]Function{
+		ImportDataFileToken:       l.getImportDataFile,
+		ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
+	}
+}
+
+// lookups holds the clients of the configuration last used, rebuilt when it changes.
+type lookups struct {
+	config func() Config
+
+	mu    sync.Mutex
+	key   Config
+	built *clients
+}
+
+// clients returns the clients of cfg, building them on first use. A failed build is
+// not kept: the next call tries again.
+func (l *lookups) clients(ctx context.Context, cfg Config) (*clients, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.built != nil && l.key == cfg {
+		return l.built, nil
+	}
+	c, err := newClients(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if old := l.built; old != nil {
+		old.migrationHTTP.CloseIdleConnections()
+		old.beyondcorp.CloseIdleConnections()
+	}
+	l.key, l.built = cfg, c
+	p.GetLogger(ctx).Debugf("built Google API clients using %s", c.credentials)
+	return c, nil
+}
+
+// plan is a lookup's own checks of its arguments and the request they make. It must
+// tolerate unknown arguments: those are absent from args.
+type plan[T any] func(a args, cfg Config) (target, func(context.Context, *clients) (T, error), []p.CheckFailure)
+
+// invoke is the flow every lookup shares: check the arguments, skip the call while
+// some are unknown (a preview), then call the API with retries under the lookup's
+// timeout and shape its answer into the schema's outputs.
+func invoke[T any](
+	ctx context.Context, l *lookups, function string, specs []argSpec, in property.Map,
+	planned plan[T], outputs func(T) property.Map,
+) (p.InvokeResponse, error) {
+	cfg := l.config()
+	a, failures := parseArgs(function, in, specs)
+	t, call, more := planned(a, cfg)
+	if failures = append(failures, more...); len(failures) > 0 {
+		return p.InvokeResponse{Failures: failures}, nil
+	}
+	if a.unknown {
+		return p.InvokeResponse{Return: property.Map{}}, nil
+	}
+	c, err := l.clients(ctx, cfg)
+	if err != nil {
+		return p.InvokeResponse{}, redact(fmt.Errorf("%s: %w", function, err), cfg)
+	}
+	timeout := cfg.timeout()
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the lookup timed out after %s", timeout))
+	defer cancel()
+	p.GetLogger(ctx).Debugf("calling a Google API: %s", t.action)
+	v, err := retry(ctx, DefaultRetry, t, func(ctx context.Context) (T, error) { return call(ctx, c) })
+	if err != nil {
+		return p.InvokeResponse{}, redact(err, cfg)
+	}
+	return p.InvokeResponse{Return: withSecret(outputs(v), anySecret(in))}, nil
+}
+
+// redact removes the configuration's secrets from an error message: a last line of
+// defence, as no error is known to carry them.
+func redact(err error, cfg Config) error {
+	msg := err.Error()
+	clean := msg
+	for _, secret := range []string{cfg.AccessToken, cfg.Credentials} {
+		if len(secret) >= 8 {
+			clean = strings.ReplaceAll(clean, secret, "[secret]")
+		}
+	}
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+// redactedError is an error whose message had secrets removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Is matches what the original error matches, without exposing its message.
+func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }

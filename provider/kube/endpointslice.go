@@ -1,0 +1,140 @@
+package kube
+
+import (
+	"context"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// EndpointSlice manages one discovery.k8s.io/v1 EndpointSlice. Its ID is
+// namespace/name, which is also what `pulumi import` takes.
+type EndpointSlice struct {
+	client  ClientFunc
+	options OptionsFunc
+}
+
+// NewEndpointSlice returns the EndpointSlice resource.
+func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
+	return &EndpointSlice{client: client, options: options}
+}
+
+func (r *EndpointSlice) objects(ctx context.Context) (objects, error) {
+	c, err := r.client(ctx)
+	if err != nil {
+		return objects{}, err
+	}
+	return objects{kind: endpointSliceKind, client: c}, nil
+}
+
+// Check validates the inputs offline, applies defaults and assigns the name and
+// namespace.
+func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	inputs, failures := checkResult(ctx, validate.EndpointSlice(req.Inputs))
+	namespace := defaultNamespace(ctx, r.client)
+	replacing := replaces(endpointSliceKind, req.State, inputs, namespace)
+	inputs, nameFailures := assignMetadata(ctx, req.Urn, inputs, req.State, namespace, replacing)
+	return p.CheckResponse{Inputs: inputs, Failures: append(failures, nameFailures...)}, nil
+}
+
+// replaces tells whether new inputs replace the object the old ones describe (which
+// decides whether an autonamed object keeps its name).
+func replaces(k kind, olds, news property.Map, namespace string) bool {
+	if olds.Len() == 0 {
+		return false
+	}
+	for _, f := range k.immutable {
+		old, hadOld := olds.GetOk(f)
+		cur, hasNew := news.GetOk(f)
+		if hadOld != hasNew || (hadOld && !sameValue(old, cur)) {
+			return true
+		}
+	}
+	oldNamespace, _ := str(nested(olds, "metadata"), "namespace")
+	newNamespace, ok := str(nested(news, "metadata"), "namespace")
+	if !ok || newNamespace == "" {
+		newNamespace = namespace
+	}
+	return oldNamespace != newNamespace
+}
+
+// Diff compares old and new inputs.
+func (r *EndpointSlice) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	return diffInputs(endpointSliceKind, req.OldInputs, req.Inputs), nil
+}
+
+// Create creates the slice. A preview with known inputs is a server-side dry run, so
+// the server's verdict shows before `up`.
+func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	if req.DryRun && hasUnknowns(req.Properties) {
+		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
+	}
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
+	obj, err := o.create(ctx, o.newObject(req.Properties), req.DryRun)
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
+	if req.DryRun {
+		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
+	}
+	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(o.kind, obj)}, nil
+}
+
+// Read serves refresh and import. A vanished slice answers an empty ID.
+func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	id, err := parseObjectID(req.ID, o.client.Namespace)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	live, err := o.get(ctx, id)
+	if err != nil || live == nil {
+		return p.ReadResponse{}, err
+	}
+	return p.ReadResponse{
+		ID:         idOf(live).String(),
+		Properties: outputs(o.kind, live),
+		Inputs:     liveInputs(o.kind, live, req.Inputs),
+	}, nil
+}
+
+// Update writes the new inputs onto the live slice (see objects.update).
+func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	if req.DryRun && hasUnknowns(req.Inputs) {
+		return p.UpdateResponse{Properties: previewOutputs(req.Inputs)}, nil
+	}
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	id, err := parseObjectID(req.ID, o.client.Namespace)
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	obj, err := o.update(ctx, id, req.OldInputs, req.Inputs, req.DryRun)
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
+}
+
+// Delete deletes the slice and waits until it is gone.
+func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
+	o, err := r.objects(ctx)
+	if err != nil {
+		return err
+	}
+	id, err := parseObjectID(req.ID, o.client.Namespace)
+	if err != nil {
+		return err
+	}
+	return o.remove(ctx, id, r.options().DeletePolicy, timeout(req.Timeout))
+}

@@ -1,0 +1,385 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// EndpointsList manages a set of core/v1 Endpoints objects, one per item, as one
+// resource.
+//
+// Identity: each item is identified by its namespace/name (metadata.name is required
+// for items; the namespace defaults to the provider's). The resource's ID is an opaque
+// name for the set; the set itself is the `items` in the state, so Read, Update and
+// Delete act on exactly the objects the state records.
+//
+// Import: `pulumi import endpoints:core/v1:EndpointsList <name> '<namespace>?labelSelector=<selector>&limit=<n>'`
+// lists the Endpoints of a namespace matching a label selector (both optional parts),
+// page by page (limit items per request, default 500, following ListMeta.continue), and
+// adopts them as the items.
+//
+// Partial failure: Create and Update stop at the first item that fails and return
+// the items written so far as the resource's partial state, so every object that
+// exists is tracked; the next `pulumi up` completes the set.
+//
+// metadata: the list's own metadata is not stored in the cluster (a list is not an
+// object); its outputs are the inputs given, and after an import the resourceVersion
+// of the list the objects were read from.
+type EndpointsList struct {
+	client  ClientFunc
+	options OptionsFunc
+}
+
+// NewEndpointsList returns the EndpointsList resource.
+func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
+	return &EndpointsList{client: client, options: options}
+}
+
+const defaultImportPageSize = 500
+
+func (r *EndpointsList) objects(ctx context.Context) (objects, error) {
+	c, err := r.client(ctx)
+	if err != nil {
+		return objects{}, err
+	}
+	return objects{kind: endpointsKind, client: c}, nil
+}
+
+// Check validates every item and defaults each item's namespace.
+func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	inputs, failures := checkResult(ctx, validate.EndpointsList(req.Inputs))
+	items, ok := inputs.GetOk("items")
+	if !ok || !items.IsArray() {
+		return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
+	}
+	namespace := defaultNamespace(ctx, r.client)
+	out := make([]property.Value, 0, items.AsArray().Len())
+	for i, item := range items.AsArray().All {
+		if !item.IsMap() {
+			out = append(out, item)
+			continue
+		}
+		meta := nested(item.AsMap(), "metadata")
+		if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {
+			meta = meta.Set("namespace", property.New(namespace))
+		}
+		if v, ok := meta.GetOk("name"); !ok || v.IsNull() {
+			failures = append(failures, p.CheckFailure{
+				Property: fmt.Sprintf("items[%d].metadata.name", i),
+				Reason:   "required: each item's name is its identity in the set (generateName is not supported for items)",
+			})
+		}
+		out = append(out, property.New(item.AsMap().Set("metadata", property.New(meta))))
+	}
+	return p.CheckResponse{Inputs: inputs.Set("items", property.New(out)), Failures: failures}, nil
+}
+
+// Diff reports item and metadata changes as updates: the set is never replaced; items
+// that come and go are created and deleted by Update.
+func (r *EndpointsList) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
+	for _, f := range []string{"items", "metadata"} {
+		old, hadOld := req.OldInputs.GetOk(f)
+		cur, hasNew := req.Inputs.GetOk(f)
+		switch {
+		case hadOld && !hasNew:
+			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Delete, InputDiff: true}
+		case !hadOld && hasNew:
+			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Add, InputDiff: true}
+		case hadOld && !sameValue(old, cur):
+			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Update, InputDiff: true}
+		}
+	}
+	d.HasChanges = len(d.DetailedDiff) > 0
+	return d, nil
+}
+
+// listItem is one Endpoints object of the set: its inputs and, once written, its
+// live outputs.
+type listItem struct {
+	id     objectID
+	inputs property.Map
+	output property.Map
+}
+
+func itemsOf(m property.Map) []listItem {
+	v, ok := m.GetOk("items")
+	if !ok || !v.IsArray() {
+		return nil
+	}
+	var items []listItem
+	for _, item := range v.AsArray().All {
+		if !item.IsMap() {
+			continue
+		}
+		meta := nested(item.AsMap(), "metadata")
+		ns, _ := str(meta, "namespace")
+		name, _ := str(meta, "name")
+		items = append(items, listItem{id: objectID{namespace: ns, name: name}, inputs: item.AsMap()})
+	}
+	return items
+}
+
+func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {
+	out := make([]property.Value, 0, len(items))
+	for _, it := range items {
+		out = append(out, property.New(it.output))
+	}
+	m := map[string]property.Value{"items": property.New(out)}
+	if !metadata.IsNull() {
+		m["metadata"] = metadata
+	}
+	return property.NewMap(m)
+}
+
+// Create creates every item in order. On a failure it returns the items created so
+// far as partial state.
+func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	metadata := req.Properties.Get("metadata")
+	if req.DryRun && hasUnknowns(req.Properties) {
+		return p.CreateResponse{Properties: req.Properties}, nil
+	}
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
+	id, err := resource.NewUniqueHex(req.Urn.Name()+"-", 8, 0)
+	if err != nil {
+		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
+	}
+	var done []listItem
+	for i, it := range itemsOf(req.Properties) {
+		obj, err := o.create(ctx, o.newObject(it.inputs), req.DryRun)
+		if err != nil {
+			err = fmt.Errorf("items[%d]: %w", i, err)
+			if req.DryRun {
+				return p.CreateResponse{}, err
+			}
+			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: partial(err, done)}, nil
+		}
+		it.output = outputs(o.kind, obj)
+		done = append(done, it)
+	}
+	if req.DryRun {
+		return p.CreateResponse{Properties: r.state(done, metadata)}, nil
+	}
+	return p.CreateResponse{ID: id, Properties: r.state(done, metadata)}, nil
+}
+
+func partial(err error, done []listItem) *p.InitializationFailed {
+	return &p.InitializationFailed{Reasons: []string{
+		fmt.Sprintf("%v (%d item(s) were written and are recorded; run `pulumi up` again to finish)", err, len(done)),
+	}}
+}
+
+// Read refreshes the items the state records, or imports a set by selector when the
+// state records none.
+func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	recorded := itemsOf(req.Properties)
+	if _, tracked := req.Properties.GetOk("items"); !tracked {
+		return r.importSet(ctx, o, req.ID)
+	}
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.Inputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	var live []listItem
+	var inputs []property.Value
+	for _, it := range recorded {
+		obj, err := o.get(ctx, it.id)
+		if err != nil {
+			return p.ReadResponse{}, err
+		}
+		if obj == nil {
+			continue
+		}
+		it.output = outputs(o.kind, obj)
+		live = append(live, it)
+		inputs = append(inputs, property.New(liveInputs(o.kind, obj, oldInputs[it.id])))
+	}
+	if len(live) == 0 && len(recorded) > 0 {
+		return p.ReadResponse{}, nil
+	}
+	newInputs := map[string]property.Value{"items": property.New(inputs)}
+	if v, ok := req.Inputs.GetOk("metadata"); ok {
+		newInputs["metadata"] = v
+	}
+	return p.ReadResponse{
+		ID:         req.ID,
+		Properties: r.state(live, req.Properties.Get("metadata")),
+		Inputs:     property.NewMap(newInputs),
+	}, nil
+}
+
+// importSet lists the Endpoints an import ID selects, following continue tokens.
+func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.ReadResponse, error) {
+	namespace, opts, err := parseImportID(id, o.client.Namespace)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	var (
+		live            []listItem
+		inputs          []property.Value
+		resourceVersion string
+	)
+	for {
+		list, err := o.api(namespace).List(ctx, opts)
+		if err != nil {
+			return p.ReadResponse{}, apiError("list", o.kind, objectID{namespace: namespace, name: "*"}, err)
+		}
+		if resourceVersion == "" {
+			resourceVersion = list.GetResourceVersion()
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			live = append(live, listItem{id: idOf(obj), output: outputs(o.kind, obj)})
+			inputs = append(inputs, property.New(liveInputs(o.kind, obj, property.Map{})))
+		}
+		if list.GetContinue() == "" {
+			break
+		}
+		opts.Continue = list.GetContinue()
+	}
+	if len(live) == 0 {
+		return p.ReadResponse{}, fmt.Errorf("import %q: no Endpoints in namespace %s match %q", id, namespace,
+			opts.LabelSelector)
+	}
+	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+	return p.ReadResponse{
+		ID:         id,
+		Properties: r.state(live, meta),
+		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
+	}, nil
+}
+
+// parseImportID reads `namespace?labelSelector=...&limit=N`.
+func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, error) {
+	namespace, rawQuery, _ := strings.Cut(id, "?")
+	if namespace == "" {
+		namespace = defaultNamespace
+	}
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want namespace?labelSelector=<selector>&limit=<n>: %w", id, err)
+	}
+	opts := metav1.ListOptions{LabelSelector: query.Get("labelSelector"), Limit: defaultImportPageSize}
+	for key := range query {
+		if key != "labelSelector" && key != "limit" {
+			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, limit)", id, key)
+		}
+	}
+	if l := query.Get("limit"); l != "" {
+		n, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || n <= 0 {
+			return "", opts, fmt.Errorf("import ID %q: limit must be a positive integer", id)
+		}
+		opts.Limit = n
+	}
+	return namespace, opts, nil
+}
+
+// Update brings the set to the new items: items it did not have are created, items
+// it keeps are updated in place, items it lost are deleted (after the writes, so a
+// failed write deletes nothing). On a failure the partial state is the set as it is.
+func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	metadata := req.Inputs.Get("metadata")
+	if req.DryRun && hasUnknowns(req.Inputs) {
+		return p.UpdateResponse{Properties: req.Inputs}, nil
+	}
+	o, err := r.objects(ctx)
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	current := map[objectID]listItem{}
+	var order []objectID
+	for _, it := range itemsOf(req.State) {
+		it.output = it.inputs
+		current[it.id] = it
+		order = append(order, it.id)
+	}
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.OldInputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	fail := func(err error) (p.UpdateResponse, error) {
+		if req.DryRun {
+			return p.UpdateResponse{}, err
+		}
+		items := make([]listItem, 0, len(order))
+		for _, id := range order {
+			if it, ok := current[id]; ok {
+				items = append(items, it)
+			}
+		}
+		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: partial(err, items)}, nil
+	}
+	desired := itemsOf(req.Inputs)
+	wanted := map[objectID]bool{}
+	var written []listItem
+	for i, it := range desired {
+		wanted[it.id] = true
+		var obj *unstructured.Unstructured
+		if _, exists := current[it.id]; exists {
+			obj, err = o.update(ctx, it.id, oldInputs[it.id], it.inputs, req.DryRun)
+		} else {
+			obj, err = o.create(ctx, o.newObject(it.inputs), req.DryRun)
+			if err == nil && !req.DryRun {
+				order = append(order, it.id)
+			}
+		}
+		if err != nil {
+			return fail(fmt.Errorf("items[%d]: %w", i, err))
+		}
+		it.output = outputs(o.kind, obj)
+		if !req.DryRun {
+			current[it.id] = it
+		}
+		written = append(written, it)
+	}
+	if !req.DryRun {
+		var gone []objectID
+		for _, id := range order {
+			if !wanted[id] {
+				gone = append(gone, id)
+			}
+		}
+		removed, err := o.removeAll(ctx, gone, r.options().DeletePolicy, timeout(req.Timeout))
+		for _, id := range removed {
+			delete(current, id)
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
+	return p.UpdateResponse{Properties: r.state(written, metadata)}, nil
+}
+
+// Delete deletes every item and waits until all are gone; it reports every item that
+// could not be deleted.
+func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
+	o, err := r.objects(ctx)
+	if err != nil {
+		return err
+	}
+	var ids []objectID
+	for _, it := range itemsOf(req.Properties) {
+		ids = append(ids, it.id)
+	}
+	_, err = o.removeAll(ctx, ids, r.options().DeletePolicy, timeout(req.Timeout))
+	return err
+}

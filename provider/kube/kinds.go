@@ -1,0 +1,63 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Tokens of the resources this package serves.
+const (
+	EndpointSliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	EndpointsListToken = "endpoints:core/v1:EndpointsList"
+)
+
+// kind is one Kubernetes object kind the provider manages.
+type kind struct {
+	name       string
+	apiVersion string
+	resource   schema.GroupVersionResource
+	// token is the Pulumi type that manages objects of this kind, for import hints.
+	token string
+	// fields are the top-level fields, besides metadata, that the resource sets.
+	fields []string
+	// immutable are the top-level fields whose change replaces the object.
+	immutable []string
+}
+
+var (
+	endpointSliceKind = kind{
+		name:       "EndpointSlice",
+		apiVersion: "discovery.k8s.io/v1",
+		resource:   schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
+		token:      EndpointSliceToken,
+		fields:     []string{"addressType", "endpoints", "ports"},
+		immutable:  []string{"addressType"},
+	}
+	endpointsKind = kind{
+		name:       "Endpoints",
+		apiVersion: "v1",
+		resource:   schema.GroupVersionResource{Version: "v1", Resource: "endpoints"},
+		token:      EndpointsListToken,
+		fields:     []string{"subsets"},
+	}
+)
+
+// objectID is the namespace/name identity of one object.
+type objectID struct{ namespace, name string }
+
+func (id objectID) String() string { return id.namespace + "/" + id.name }
+
+// parseObjectID reads a `namespace/name` resource ID (a bare name means the default
+// namespace given).
+func parseObjectID(id, defaultNamespace string) (objectID, error) {
+	ns, name, found := strings.Cut(id, "/")
+	if !found {
+		ns, name = defaultNamespace, id
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return objectID{}, fmt.Errorf("invalid ID %q: want namespace/name", id)
+	}
+	return objectID{namespace: ns, name: name}, nil
+}

@@ -1,0 +1,276 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// FieldManager names the provider in the objects' managedFields.
+const FieldManager = "pulumi-resource-endpoints"
+
+// objects runs one kind's API calls on one cluster.
+type objects struct {
+	kind   kind
+	client *Client
+}
+
+func (o objects) api(namespace string) dynamic.ResourceInterface {
+	return o.client.Dynamic.Resource(o.kind.resource).Namespace(namespace)
+}
+
+// newObject builds the object to send from the resource's inputs.
+func (o objects) newObject(inputs property.Map) *unstructured.Unstructured {
+	obj := map[string]any{"apiVersion": o.kind.apiVersion, "kind": o.kind.name}
+	for _, f := range append([]string{"metadata"}, o.kind.fields...) {
+		if v, ok := inputs.GetOk(f); ok {
+			if x := toPlain(v); x != nil {
+				obj[f] = x
+			}
+		}
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+func idOf(obj *unstructured.Unstructured) objectID {
+	return objectID{namespace: obj.GetNamespace(), name: obj.GetName()}
+}
+
+// create creates the object; dryRun asks the server to validate and default it only.
+func (o objects) create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	opts := metav1.CreateOptions{FieldManager: FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	id := idOf(obj)
+	if id.name == "" {
+		id.name = obj.GetGenerateName() + "*"
+	}
+	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
+	if err != nil {
+		return nil, apiError("create", o.kind, id, err)
+	}
+	return out, nil
+}
+
+// get reads the object; a missing object is (nil, nil).
+func (o objects) get(ctx context.Context, id objectID) (*unstructured.Unstructured, error) {
+	out, err := o.api(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apiError("get", o.kind, id, err)
+	}
+	return out, nil
+}
+
+// conflictRetries bounds how often update re-reads and retries after another client
+// wrote the object between the read and the write.
+const conflictRetries = 5
+
+// update writes the inputs onto the live object: a read-modify-write guarded by the
+// object's resourceVersion. Fields the resource sets are replaced; labels and
+// annotations are merged three-way (keys the previous inputs set and the new ones
+// drop are removed; keys other clients added are kept). A write that loses a race is
+// retried on a fresh read.
+func (o objects) update(ctx context.Context, id objectID, oldInputs, inputs property.Map, dryRun bool,
+) (*unstructured.Unstructured, error) {
+	opts := metav1.UpdateOptions{FieldManager: FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	for attempt := 1; ; attempt++ {
+		live, err := o.get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if live == nil {
+			return nil, fmt.Errorf("update %s %s: the object no longer exists; run `pulumi refresh` to record that, "+
+				"then `pulumi up` recreates it", o.kind.name, id)
+		}
+		merged := o.merge(live, oldInputs, inputs)
+		out, err := o.api(id.namespace).Update(ctx, merged, opts)
+		if apierrors.IsConflict(err) && attempt < conflictRetries {
+			continue
+		}
+		if err != nil {
+			return nil, apiError("update", o.kind, id, err)
+		}
+		return out, nil
+	}
+}
+
+// merge applies the desired inputs to a copy of the live object (see update).
+func (o objects) merge(live *unstructured.Unstructured, oldInputs, inputs property.Map) *unstructured.Unstructured {
+	out := live.DeepCopy()
+	desired := o.newObject(inputs).Object
+	for _, f := range o.kind.fields {
+		if v, ok := desired[f]; ok {
+			out.Object[f] = v
+		} else {
+			delete(out.Object, f)
+		}
+	}
+	oldMeta, _ := o.newObject(oldInputs).Object["metadata"].(map[string]any)
+	newMeta, _ := desired["metadata"].(map[string]any)
+	out.SetLabels(merge3(live.GetLabels(), stringMap(oldMeta["labels"]), stringMap(newMeta["labels"])))
+	out.SetAnnotations(merge3(live.GetAnnotations(), stringMap(oldMeta["annotations"]), stringMap(newMeta["annotations"])))
+	for _, f := range []string{"ownerReferences", "finalizers"} {
+		_, inOld := oldMeta[f]
+		v, inNew := newMeta[f]
+		switch {
+		case inNew:
+			_ = unstructured.SetNestedField(out.Object, v, "metadata", f)
+		case inOld:
+			unstructured.RemoveNestedField(out.Object, "metadata", f)
+		}
+	}
+	return out
+}
+
+// merge3 sets the desired keys on the live map and removes the keys the previous
+// inputs set that the desired ones no longer have.
+func merge3(live, old, desired map[string]string) map[string]string {
+	out := make(map[string]string, len(live)+len(desired))
+	for k, v := range live {
+		if _, wasOurs := old[k]; wasOurs {
+			if _, still := desired[k]; !still {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	for k, v := range desired {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func stringMap(v any) map[string]string {
+	m, _ := v.(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		if s, ok := x.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// DeletePolicy says how a delete treats an object's dependents.
+type DeletePolicy = metav1.DeletionPropagation
+
+// DefaultDeletePolicy deletes dependents first: a delete that returns has removed the
+// object and everything the garbage collector would remove with it.
+const DefaultDeletePolicy = metav1.DeletePropagationForeground
+
+// defaultDeleteTimeout bounds a delete that the program gave no custom timeout.
+const defaultDeleteTimeout = 10 * time.Minute
+
+// remove deletes the object and waits until it is gone. A missing object counts as
+// deleted. When the wait ends first, the error says what holds the object: its
+// finalizers, by name.
+func (o objects) remove(ctx context.Context, id objectID, policy DeletePolicy, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = defaultDeleteTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errDeleteTimeout)
+	defer cancel()
+	err := o.api(id.namespace).Delete(ctx, id.name, metav1.DeleteOptions{PropagationPolicy: &policy})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return apiError("delete", o.kind, id, err)
+	}
+	wait := 25 * time.Millisecond
+	for {
+		live, err := o.get(ctx, id)
+		if err == nil && live == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return o.stillThere(ctx, id, live, timeout)
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			last, _ := o.get(context.WithoutCancel(ctx), id)
+			return o.stillThere(ctx, id, last, timeout)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, time.Second)
+	}
+}
+
+var errDeleteTimeout = errors.New("delete timed out")
+
+// deleteParallelism bounds the deletes of a set in flight at once.
+const deleteParallelism = 16
+
+// removeAll removes the objects concurrently and returns those that are gone, with
+// every failure joined.
+func (o objects) removeAll(ctx context.Context, ids []objectID, policy DeletePolicy, timeout time.Duration,
+) ([]objectID, error) {
+	var (
+		mu      sync.Mutex
+		wg      sync.WaitGroup
+		removed []objectID
+		errs    = make([]error, len(ids))
+		slots   = make(chan struct{}, deleteParallelism)
+	)
+	for i, id := range ids {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if errs[i] = o.remove(ctx, id, policy, timeout); errs[i] == nil {
+				mu.Lock()
+				removed = append(removed, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return removed, errors.Join(errs...)
+}
+
+// stillThere explains why a delete did not finish.
+func (o objects) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, timeout time.Duration) error {
+	cause := context.Cause(ctx)
+	what := fmt.Sprintf("%s %s was not deleted within %s", o.kind.name, id, timeout)
+	if !errors.Is(cause, errDeleteTimeout) {
+		what = fmt.Sprintf("deleting %s %s stopped before it was gone (%v)", o.kind.name, id, cause)
+	}
+	if live == nil {
+		return errors.New(what)
+	}
+	finalizers := live.GetFinalizers()
+	switch {
+	case len(finalizers) == 0:
+		return fmt.Errorf("%s; it is still present with no finalizers, so the API server has not finished deleting it", what)
+	case slices.Equal(finalizers, []string{metav1.FinalizerDeleteDependents}):
+		return fmt.Errorf("%s: finalizer %q holds it until the garbage collector has deleted its dependents "+
+			"(is kube-controller-manager running?)", what, metav1.FinalizerDeleteDependents)
+	default:
+		return fmt.Errorf("%s: finalizers %q hold it; the controllers that own them must remove them "+
+			"(or remove them yourself with `kubectl patch %s %s -n %s --type=merge -p '{\"metadata\":{\"finalizers\":null}}'`)",
+			what, finalizers, o.kind.resource.Resource, id.name, id.namespace)
+	}
+}

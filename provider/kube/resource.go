@@ -1,0 +1,52 @@
+package kube
+
+import (
+	"context"
+	"time"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// ClientFunc returns the cluster client, building it on first use.
+type ClientFunc func(context.Context) (*Client, error)
+
+// Options are the provider settings the resources read.
+type Options struct {
+	// DeletePolicy is the propagation policy of deletes.
+	DeletePolicy DeletePolicy
+}
+
+// OptionsFunc returns the settings in force.
+type OptionsFunc func() Options
+
+// defaultNamespace is the namespace for objects that name none. Check must work
+// without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
+// preview whose provider configuration is unknown): then it is "default", and Create
+// reports the configuration problem.
+func defaultNamespace(ctx context.Context, client ClientFunc) string {
+	if c, err := client(ctx); err == nil {
+		return c.Namespace
+	}
+	return "default"
+}
+
+// checkResult turns a validation result into Check's answer, logging its warnings.
+func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.CheckFailure) {
+	log := p.GetLogger(ctx)
+	for _, w := range res.Warnings {
+		log.Warning(w)
+	}
+	failures := make([]p.CheckFailure, 0, len(res.Failures))
+	for _, f := range res.Failures {
+		failures = append(failures, p.CheckFailure{Property: f.Path, Reason: f.Reason})
+	}
+	return res.Inputs, failures
+}
+
+// timeout converts an engine timeout in seconds (0: none given).
+func timeout(seconds float64) time.Duration {
+	return time.Duration(seconds * float64(time.Second))
+}

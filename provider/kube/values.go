@@ -1,0 +1,120 @@
+package kube
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// The schema's property names are the Kubernetes JSON field names, so an object and a
+// property map convert one to the other value by value.
+
+// toObject turns known property values into the plain JSON values of an unstructured
+// object. Secrets are unwrapped (the engine keeps them secret in state); unknown values,
+// which only previews carry, become nil.
+func toObject(m property.Map) map[string]any {
+	out := make(map[string]any, m.Len())
+	for k, v := range m.All {
+		if x := toPlain(v); x != nil {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+func toPlain(v property.Value) any {
+	switch {
+	case v.IsNull(), v.IsComputed():
+		return nil
+	case v.IsString():
+		return v.AsString()
+	case v.IsBool():
+		return v.AsBool()
+	case v.IsNumber():
+		n := v.AsNumber()
+		if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
+			return int64(n)
+		}
+		return n
+	case v.IsArray():
+		arr := v.AsArray()
+		out := make([]any, 0, arr.Len())
+		for _, e := range arr.All {
+			out = append(out, toPlain(e))
+		}
+		return out
+	case v.IsMap():
+		return toObject(v.AsMap())
+	default:
+		return nil
+	}
+}
+
+// fromObject turns an unstructured object into property values.
+func fromObject(obj map[string]any) property.Map {
+	out := make(map[string]property.Value, len(obj))
+	for k, v := range obj {
+		out[k] = fromPlain(v)
+	}
+	return property.NewMap(out)
+}
+
+func fromPlain(v any) property.Value {
+	switch x := v.(type) {
+	case nil:
+		return property.New(property.Null)
+	case string:
+		return property.New(x)
+	case bool:
+		return property.New(x)
+	case int64:
+		return property.New(float64(x))
+	case int:
+		return property.New(float64(x))
+	case int32:
+		return property.New(float64(x))
+	case float64:
+		return property.New(x)
+	case []any:
+		arr := make([]property.Value, len(x))
+		for i, e := range x {
+			arr[i] = fromPlain(e)
+		}
+		return property.New(arr)
+	case map[string]any:
+		return property.New(fromObject(x))
+	default:
+		return property.New(fmt.Sprint(x))
+	}
+}
+
+// nested reads a map-valued key of a property map; missing or non-map gives an empty map.
+func nested(m property.Map, key string) property.Map {
+	if v, ok := m.GetOk(key); ok && v.IsMap() {
+		return v.AsMap()
+	}
+	return property.Map{}
+}
+
+// str reads a known string key of a property map.
+func str(m property.Map, key string) (string, bool) {
+	v, ok := m.GetOk(key)
+	if !ok || !v.IsString() {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// hasUnknowns tells whether any value in the map is not known yet (previews only).
+func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }

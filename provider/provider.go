@@ -1,0 +1,301 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	endpoints "github.com/endpoints-provider/pulumi-endpoints"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// Name is the package name; the plugin binary is pulumi-resource-<Name>.
+const Name = "endpoints"
+
+// Resource is the lifecycle of one resource type.
+type Resource interface {
+	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
+	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
+	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
+	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
+	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
+	Delete(context.Context, p.DeleteRequest) error
+}
+
+// Function is one invoke.
+type Function func(context.Context, property.Map) (p.InvokeResponse, error)
+
+// errCanceled is the cause of contexts stopped by the engine's Cancel call.
+var errCanceled = errors.New("the operation was canceled by the engine")
+
+// server holds the configured state behind the provider's gRPC methods.
+type server struct {
+	// stopped is done once the engine calls Cancel; every operation's context ends with it.
+	stopped context.Context
+	cancel  context.CancelFunc
+
+	getenv func(string) string
+
+	mu     sync.RWMutex
+	config Config
+	kube   func() (*kube.Client, error)
+
+	resources map[tokens.Type]Resource
+	functions map[tokens.Type]Function
+}
+
+// New returns the provider. ctx bounds its whole life: when it ends, so does every
+// operation in flight.
+func New(ctx context.Context) p.Provider {
+	return newServer(ctx, os.Getenv).provider()
+}
+
+func newServer(ctx context.Context, getenv func(string) string) *server {
+	s := &server{getenv: getenv}
+	s.stopped, s.cancel = context.WithCancel(ctx)
+	s.resources = map[tokens.Type]Resource{
+		kube.EndpointSliceToken: kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
+		kube.EndpointsListToken: kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
+	}
+	s.functions = map[tokens.Type]Function{}
+	for token, fn := range google.Functions(func() google.Config { return s.currentConfig().Google }) {
+		s.functions[token] = fn
+	}
+	s.setConfig(Config{})
+	return s
+}
+
+func (s *server) provider() p.Provider {
+	return p.Provider{
+		Handshake: func(context.Context, p.HandshakeRequest) (p.HandshakeResponse, error) {
+			return p.HandshakeResponse{SupportsAutonamingConfiguration: true}, nil
+		},
+		GetSchema:   s.getSchema,
+		Cancel:      s.cancelAll,
+		CheckConfig: s.checkConfig,
+		DiffConfig:  s.diffConfig,
+		Configure:   s.configure,
+		Invoke:      s.invoke,
+		Check: func(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return p.CheckResponse{}, err
+			}
+			return r.Check(ctx, req)
+		},
+		Diff: func(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return p.DiffResponse{}, err
+			}
+			return r.Diff(ctx, req)
+		},
+		Create: func(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return p.CreateResponse{}, err
+			}
+			ctx, done := s.scope(ctx)
+			defer done()
+			return r.Create(ctx, req)
+		},
+		Read: func(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return p.ReadResponse{}, err
+			}
+			ctx, done := s.scope(ctx)
+			defer done()
+			return r.Read(ctx, req)
+		},
+		Update: func(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return p.UpdateResponse{}, err
+			}
+			ctx, done := s.scope(ctx)
+			defer done()
+			return r.Update(ctx, req)
+		},
+		Delete: func(ctx context.Context, req p.DeleteRequest) error {
+			r, err := s.resource(req.Urn.Type())
+			if err != nil {
+				return err
+			}
+			ctx, done := s.scope(ctx)
+			defer done()
+			return r.Delete(ctx, req)
+		},
+	}
+}
+
+// scope derives an operation's context: it ends with the request or with Cancel,
+// whichever comes first.
+func (s *server) scope(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
+}
+
+func (s *server) cancelAll(context.Context) error {
+	s.cancel()
+	return nil
+}
+
+func (s *server) resource(t tokens.Type) (Resource, error) {
+	if r, ok := s.resources[t]; ok {
+		return r, nil
+	}
+	return nil, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
+		t, Name, Version, served(s.resources))
+}
+
+func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
+	fn, ok := s.functions[req.Token]
+	if !ok {
+		return p.InvokeResponse{}, fmt.Errorf("unknown function %q: pulumi-resource-%s %s serves %s",
+			req.Token, Name, Version, served(s.functions))
+	}
+	ctx, done := s.scope(ctx)
+	defer done()
+	return fn(ctx, req.Args)
+}
+
+func served[V any](m map[tokens.Type]V) string {
+	if len(m) == 0 {
+		return "no tokens of that kind"
+	}
+	names := make([]string, 0, len(m))
+	for t := range m {
+		names = append(names, string(t))
+	}
+	return strings.Join(sortedKeys(toSet(names)), ", ")
+}
+
+func toSet(names []string) map[string]struct{} {
+	set := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		set[n] = struct{}{}
+	}
+	return set
+}
+
+// getSchema serves schema.json with the provider's version stamped in.
+func (s *server) getSchema(context.Context, p.GetSchemaRequest) (p.GetSchemaResponse, error) {
+	doc, err := versionedSchema()
+	if err != nil {
+		return p.GetSchemaResponse{}, err
+	}
+	return p.GetSchemaResponse{Schema: doc}, nil
+}
+
+var versionedSchema = sync.OnceValues(func() (string, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(endpoints.Schema(), &doc); err != nil {
+		return "", fmt.Errorf("internal error: embedded schema.json does not decode: %w", err)
+	}
+	version, err := json.Marshal(Version)
+	if err != nil {
+		return "", fmt.Errorf("internal error: encoding the version: %w", err)
+	}
+	doc["version"] = version
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("internal error: encoding the schema: %w", err)
+	}
+	return string(out), nil
+})
+
+func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	_, failures, warnings := parseConfig(req.Inputs, s.getenv)
+	for _, w := range warnings {
+		p.GetLogger(ctx).Warning(w)
+	}
+	return p.CheckResponse{Inputs: markSecrets(req.Inputs), Failures: failures}, nil
+}
+
+// diffConfig reports changed keys as updates. None forces the provider's replacement:
+// credentials rotate, and replacing every resource for that would be wrong.
+func (s *server) diffConfig(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	diff := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
+	for key := range spec.MustLoad().Config.Variables {
+		old, hadOld := req.OldInputs.GetOk(key)
+		cur, hasNew := req.Inputs.GetOk(key)
+		switch {
+		case hadOld && !hasNew:
+			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Delete, InputDiff: true}
+		case !hadOld && hasNew:
+			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Add, InputDiff: true}
+		case hadOld && !old.Equals(cur):
+			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Update, InputDiff: true}
+		}
+	}
+	diff.HasChanges = len(diff.DetailedDiff) > 0
+	return diff, nil
+}
+
+func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
+	cfg, failures, warnings := parseConfig(req.Args, s.getenv)
+	for _, w := range warnings {
+		p.GetLogger(ctx).Warning(w)
+	}
+	if len(failures) > 0 {
+		reasons := make([]string, len(failures))
+		for i, f := range failures {
+			reasons[i] = f.Reason
+		}
+		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
+	}
+	s.setConfig(cfg)
+	return nil
+}
+
+// setConfig installs a configuration and forgets the clients built from the previous
+// one; new clients are built on first use.
+func (s *server) setConfig(cfg Config) {
+	userAgent := fmt.Sprintf("pulumi-resource-%s/%s", Name, Version)
+	cfg.Kube.UserAgent = userAgent
+	cfg.Google.UserAgent = userAgent
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.config = cfg
+	kubeConfig := cfg.Kube
+	s.kube = sync.OnceValues(func() (*kube.Client, error) { return kube.NewClient(kubeConfig) })
+}
+
+// kubeClient returns the Kubernetes client, building it on first use.
+func (s *server) kubeClient(context.Context) (*kube.Client, error) {
+	s.mu.RLock()
+	get := s.kube
+	s.mu.RUnlock()
+	return get()
+}
+
+// kubeOptions returns the Kubernetes resources' settings in force.
+func (s *server) kubeOptions() kube.Options {
+	policy := kube.DeletePolicy(s.currentConfig().Kube.DeletePropagationPolicy)
+	if policy == "" {
+		policy = kube.DefaultDeletePolicy
+	}
+	return kube.Options{DeletePolicy: policy}
+}
+
+// currentConfig returns the configuration in force.
+func (s *server) currentConfig() Config {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.config
+}

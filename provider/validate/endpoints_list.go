@@ -1,0 +1,172 @@
+package validate
+
+import (
+	"strconv"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	netutils "k8s.io/utils/net"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// EndpointsList rules. The list itself is not a Kubernetes object: each item is a v1
+// Endpoints object, checked as kube-apiserver 1.34 validates Endpoints on create
+// (ValidateEndpointsCreate), and no two items may name the same object.
+
+const (
+	endpointsListToken    = "endpoints:core/v1:EndpointsList"
+	coreEndpointPortToken = "endpoints:core/v1:EndpointPort"
+	// defaultNamespace is the namespace of items that do not set one, unless the
+	// caller says otherwise (EndpointsListIn).
+	defaultNamespace = "default"
+)
+
+// EndpointsList validates the inputs of an endpoints:core/v1:EndpointsList resource
+// and returns them normalized. Items without metadata.namespace are taken to be in
+// the namespace "default" when checking that no two items name the same object.
+//
+// An empty items list is valid: the resource then manages no objects.
+func EndpointsList(inputs property.Map) Result {
+	return EndpointsListIn(inputs, defaultNamespace)
+}
+
+// EndpointsListIn is EndpointsList for a provider whose default namespace, used for
+// items without metadata.namespace, is namespace.
+func EndpointsListIn(inputs property.Map, namespace string) Result {
+	if namespace == "" {
+		namespace = defaultNamespace
+	}
+	c := &checker{}
+	w := walker{checker: c, pkg: spec.MustLoad()}
+	normalized := w.resource(endpointsListToken, inputs)
+
+	items, _ := rootNode(normalized).get("items").items()
+	type identity struct{ namespace, name string }
+	seen := map[identity]int{}
+	for i, item := range items {
+		meta := item.get("metadata")
+		c.objectMeta(meta)
+		if subsets, ok := item.get("subsets").items(); ok {
+			for _, ss := range subsets {
+				c.endpointSubset(ss)
+			}
+		}
+
+		name, ok := meta.get("name").str()
+		if !ok || name == "" {
+			continue // the provider names it
+		}
+		ns := namespace
+		if nsNode := meta.get("namespace"); !nsNode.absent() {
+			s, ok := nsNode.str()
+			if !ok {
+				continue
+			}
+			if s != "" {
+				ns = s
+			}
+		}
+		id := identity{ns, name}
+		if first, dup := seen[id]; dup {
+			object := meta.get("name").show(ns + "/" + name)
+			if meta.get("namespace").secret {
+				object = "the same object (secret)"
+			}
+			c.fail(meta.get("name").path, "items[%d] and items[%d] both name the Endpoints object %s; "+
+				"each item must manage a different object", first, i, object)
+		} else {
+			seen[id] = i
+		}
+	}
+	return c.result(normalized)
+}
+
+// endpointSubset checks one subset of an Endpoints object.
+func (c *checker) endpointSubset(ss node) {
+	addresses, notReady := ss.get("addresses"), ss.get("notReadyAddresses")
+	ready, _ := addresses.items()
+	notReadyItems, _ := notReady.items()
+	if isEmptyList(addresses) && isEmptyList(notReady) {
+		c.fail(ss.path, "a subset needs at least one address, in addresses or notReadyAddresses")
+	}
+
+	readyIPs := map[string]int{}
+	for i, a := range ready {
+		c.endpointAddress(a)
+		if ip, ok := parsedIP(a.get("ip")); ok {
+			if _, dup := readyIPs[ip]; !dup {
+				readyIPs[ip] = i
+			}
+		}
+	}
+	for _, a := range notReadyItems {
+		c.endpointAddress(a)
+		if ip, ok := parsedIP(a.get("ip")); ok {
+			if first, both := readyIPs[ip]; both {
+				c.warn(a.get("ip").path, "%s is also listed as ready (addresses[%d]) in this subset; the specification "+
+					"says an address is never both ready and not ready (the API server accepts it)",
+					a.get("ip").show(ip), first)
+			}
+		}
+	}
+
+	ports, _ := ss.get("ports").items()
+	names := map[string]int{}
+	for i, p := range ports {
+		name := p.get("name")
+		s, known := name.str()
+		if name.absent() {
+			s, known = "", true
+		}
+		switch {
+		case !known:
+		case s == "" && len(ports) > 1:
+			c.fail(name.path, "a port name is required when the subset has more than one port")
+		case s != "" && !isDNSLabel(s):
+			c.fail(name.path, "port name %s (got %s)", dnsLabelRule, name.quote(s))
+		case s != "":
+			if first, dup := names[s]; dup {
+				c.warn(name.path, "port name %s is also used by ports[%d] of this subset; names should tell the ports "+
+					"apart (the API server accepts it)", name.quote(s), first)
+			} else {
+				names[s] = i
+			}
+		}
+		if v, ok := p.get("port").integer(); ok && (v < 1 || v > 65535) {
+			c.fail(p.get("port").path, "must be a port number between 1 and 65535 (got %s)",
+				p.get("port").show(strconv.FormatFloat(v, 'f', -1, 64)))
+		}
+		c.checkAppProtocol(p.get("appProtocol"))
+	}
+}
+
+// endpointAddress checks one address of a subset.
+func (c *checker) endpointAddress(a node) {
+	c.checkEndpointIP(a.get("ip"), legacyIP)
+	if s, ok := a.get("hostname").str(); ok && s != "" {
+		c.checkDNSLabel(a.get("hostname"))
+	}
+	c.checkDNSSubdomain(a.get("nodeName"))
+}
+
+// isEmptyList reports whether n is known to hold no elements: absent or [].
+func isEmptyList(n node) bool {
+	if n.absent() {
+		return true
+	}
+	items, ok := n.items()
+	return ok && len(items) == 0
+}
+
+// parsedIP returns the canonical form of a known, parseable IP.
+func parsedIP(n node) (string, bool) {
+	s, ok := n.str()
+	if !ok {
+		return "", false
+	}
+	ip := netutils.ParseIPSloppy(s)
+	if ip == nil {
+		return "", false
+	}
+	return ip.String(), true
+}

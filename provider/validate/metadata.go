@@ -1,0 +1,170 @@
+package validate
+
+import (
+	"strings"
+
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Object metadata, as kube-apiserver validates it on create for EndpointSlice and
+// Endpoints (ValidateObjectMeta with NameIsDNSSubdomain, plus the finalizer rule of
+// the core API).
+
+const (
+	objectMetaToken = "endpoints:meta/v1:ObjectMeta"
+	listMetaToken   = "endpoints:meta/v1:ListMeta"
+)
+
+// serverOwnedObjectMeta are the ObjectMeta fields that the server sets, clears or
+// rejects on create; Check drops them.
+var serverOwnedObjectMeta = map[string]string{
+	"uid":                        "metadata.uid is set by the API server when the object is created",
+	"resourceVersion":            "metadata.resourceVersion is set by the API server (a create must not carry one)",
+	"creationTimestamp":          "metadata.creationTimestamp is set by the API server when the object is created",
+	"deletionTimestamp":          "metadata.deletionTimestamp is set by the API server when deletion is requested",
+	"deletionGracePeriodSeconds": "metadata.deletionGracePeriodSeconds is set by the API server when deletion is requested",
+	"generation":                 "metadata.generation is set by the API server",
+	"selfLink":                   "metadata.selfLink is deprecated and no longer populated",
+	"managedFields":              "metadata.managedFields is maintained by the API server's field management",
+	"clusterName":                "metadata.clusterName is not part of the Kubernetes API any more (removed in 1.25)",
+}
+
+// serverOwnedListMeta are the ListMeta fields, all set by the server on list
+// responses; an EndpointsList manages its items, so Check drops them.
+var serverOwnedListMeta = map[string]string{
+	"continue":           "metadata.continue is a paging token that the API server returns",
+	"remainingItemCount": "metadata.remainingItemCount is set by the API server on paged lists",
+	"resourceVersion":    "metadata.resourceVersion of a list is set by the API server",
+	"selfLink":           "metadata.selfLink is deprecated and no longer populated",
+}
+
+// maxAnnotationsBytes is the limit on the total size of an object's annotations
+// (keys plus values).
+const maxAnnotationsBytes = apimachineryvalidation.TotalAnnotationSizeLimitB
+
+// standardFinalizers are the finalizer names without a '/' that the core API
+// accepts.
+var standardFinalizers = []string{"kubernetes", "orphan", "foregroundDeletion"}
+
+// objectMeta checks the metadata node n of an object of the given kind.
+func (c *checker) objectMeta(n node) {
+	name, generateName := n.get("name"), n.get("generateName")
+	if s, ok := name.str(); ok {
+		switch {
+		case s == "":
+			if g, ok := generateName.str(); ok && g == "" || generateName.absent() {
+				c.fail(name.path, "must not be empty: set a name, or leave it out to have one generated")
+			}
+		case !isDNSSubdomain(s):
+			c.fail(name.path, "%s (got %s)", dnsSubdomainRule, name.quote(s))
+		}
+	}
+	if s, ok := generateName.str(); ok && s != "" && !isNamePrefix(s) {
+		c.fail(generateName.path, "%s (got %s)", dnsSubdomainPrefixRule, generateName.quote(s))
+	}
+	if s, ok := n.get("namespace").str(); ok && s != "" {
+		c.checkDNSLabel(n.get("namespace"))
+	}
+	c.labels(n.get("labels"))
+	c.annotations(n.get("annotations"))
+	c.finalizers(n.get("finalizers"))
+	c.ownerReferences(n.get("ownerReferences"))
+}
+
+func (c *checker) labels(n node) {
+	entries, _ := n.entries()
+	for _, e := range entries {
+		if !isQualifiedName(e.key) {
+			c.fail(e.path, "label key %s", qualifiedNameRule)
+		}
+		if s, ok := e.str(); ok && !isLabelValue(s) {
+			c.fail(e.path, "label value %s (got %s)", labelValueRule, e.quote(s))
+		}
+	}
+}
+
+func (c *checker) annotations(n node) {
+	entries, _ := n.entries()
+	size, sizeKnown := 0, true
+	for _, e := range entries {
+		// The server compares keys case-insensitively.
+		if !isQualifiedName(strings.ToLower(e.key)) {
+			c.fail(e.path, "annotation key %s; letter case does not matter", qualifiedNameRule)
+		}
+		size += len(e.key)
+		if s, ok := e.str(); ok {
+			size += len(s)
+		} else if e.unknown() {
+			sizeKnown = false
+		}
+	}
+	if size > maxAnnotationsBytes {
+		c.fail(n.path, "annotations may total at most 256 KiB (%d bytes of keys and values; got %d%s)",
+			maxAnnotationsBytes, size, map[bool]string{true: "", false: " or more"}[sizeKnown])
+	}
+}
+
+func (c *checker) finalizers(n node) {
+	items, _ := n.items()
+	orphan, foreground := false, false
+	for _, f := range items {
+		s, ok := f.str()
+		if !ok {
+			continue
+		}
+		switch {
+		case !isQualifiedName(s):
+			c.fail(f.path, "finalizer %s (got %s)", qualifiedNameRule, f.quote(s))
+		case !strings.Contains(s, "/") && !isStandardFinalizer(s):
+			c.fail(f.path, "finalizer %s has no domain prefix: only the standard finalizers kubernetes, orphan and "+
+				"foregroundDeletion may go without one; use a name like example.com/my-finalizer", f.quote(s))
+		}
+		orphan = orphan || s == "orphan"
+		foreground = foreground || s == "foregroundDeletion"
+	}
+	if orphan && foreground {
+		c.fail(n.path, "the finalizers orphan and foregroundDeletion cannot both be set")
+	}
+}
+
+func isStandardFinalizer(s string) bool {
+	for _, f := range standardFinalizers {
+		if s == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) ownerReferences(n node) {
+	refs, _ := n.items()
+	controller := -1
+	for i, ref := range refs {
+		apiVersion, kind := ref.get("apiVersion"), ref.get("kind")
+		av, avKnown := apiVersion.str()
+		k, kKnown := kind.str()
+		if avKnown {
+			gv, err := schema.ParseGroupVersion(av)
+			if err != nil || gv.Version == "" {
+				c.fail(apiVersion.path, "must be an API version, <group>/<version> or <version> for the core group "+
+					"(e.g. apps/v1 or v1; got %s)", apiVersion.quote(av))
+			} else if kKnown && gv.Group == "" && gv.Version == "v1" && k == "Event" {
+				c.fail(kind.path, "v1 Event objects cannot be owners")
+			}
+		}
+		for _, field := range []string{"kind", "name", "uid"} {
+			if s, ok := ref.get(field).str(); ok && s == "" {
+				c.fail(ref.get(field).path, "must not be empty")
+			}
+		}
+		if b, ok := ref.get("controller").boolean(); ok && b {
+			if controller >= 0 {
+				c.fail(ref.get("controller").path, "only one owner reference may be the managing controller, "+
+					"and ownerReferences[%d] already is", controller)
+			} else {
+				controller = i
+			}
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package validate
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// The schema walk: rules derived from schema.json, never written per field. It checks
+// required properties, types, enum values and property names, applies defaults, and
+// drops the fields listed in droppedFields. Kubernetes rules run afterwards on the
+// normalized value (see endpointslice.go, endpoints_list.go, metadata.go).
+
+// anyRef is the schema reference that accepts any value.
+const anyRef = "pulumi.json#/Any"
+
+// droppedFields lists, per type token, the properties that Check removes from the
+// inputs with a warning, and why. Their values are not validated: they are never sent.
+var droppedFields = map[string]map[string]string{
+	objectMetaToken:    serverOwnedObjectMeta,
+	listMetaToken:      serverOwnedListMeta,
+	sliceEndpointToken: ignoredSliceEndpoint,
+}
+
+// serverOptional lists, per type or resource token, the properties that the schema
+// requires (as the interface specification does) but that the API server does not:
+// leaving them out draws a warning, not a failure, so that Check agrees with the
+// server. See endpointslice.go for the reasons.
+var serverOptional = map[string]map[string]string{
+	sliceToken:   {"endpoints": sliceEndpointsMissing},
+	forZoneToken: {"name": forZoneNameMissing},
+}
+
+// walker validates values against the schema.
+type walker struct {
+	*checker
+	pkg *spec.Package
+}
+
+// resource walks the inputs of the resource token and returns them normalized.
+func (w walker) resource(token string, inputs property.Map) property.Map {
+	res, ok := w.pkg.Resources[token]
+	if !ok {
+		w.fail(nil, "internal error: the provider's schema does not declare %s; please report this", token)
+		return inputs
+	}
+	out, _ := w.object(nil, token, res.InputProperties, res.RequiredInputs, inputs, false)
+	return out
+}
+
+// object walks the properties of an object of the type (or resource) token.
+func (w walker) object(p path, token string, props map[string]spec.Property, required []string, m property.Map, secret bool) (property.Map, bool) {
+	out, changed := m, false
+
+	drops := droppedFields[token]
+	for _, k := range slices.Sorted(maps.Keys(drops)) {
+		if v, ok := out.GetOk(k); ok {
+			out, changed = out.Delete(k), true
+			if !v.IsNull() {
+				w.warn(p.key(k), "%s; the value is ignored and not sent to the API server", drops[k])
+			}
+		}
+	}
+
+	for k, v := range out.AllStable {
+		prop, ok := props[k]
+		if !ok {
+			w.fail(p.key(k), "%s", unknownProperty(k, typeName(token), slices.Collect(maps.Keys(props))))
+			continue
+		}
+		if nv, ch := w.value(p.key(k), prop, v, secret || v.Secret()); ch {
+			out, changed = out.Set(k, nv), true
+		}
+	}
+
+	for _, k := range required {
+		if !out.Get(k).IsNull() {
+			continue
+		}
+		if msg, ok := serverOptional[token][k]; ok {
+			w.warn(p.key(k), "%s", msg)
+			continue
+		}
+		w.fail(p.key(k), "required property %q of %s is missing", k, typeName(token))
+	}
+
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if props[k].Default == nil || !out.Get(k).IsNull() {
+			continue
+		}
+		if v, ok := withDefault(out.Get(k), props[k].Default); ok {
+			out, changed = out.Set(k, v), true
+		}
+	}
+	return out, changed
+}
+
+// withDefault returns old (null, perhaps with markers) holding the schema default d.
+func withDefault(old property.Value, d any) (property.Value, bool) {
+	switch d := d.(type) {
+	case string:
+		return property.WithGoValue(old, d), true
+	case float64:
+		return property.WithGoValue(old, d), true
+	case bool:
+		return property.WithGoValue(old, d), true
+	}
+	return old, false
+}
+
+// value checks v against prop and returns it normalized, and whether it changed.
+// Unknown and null values pass: the caller decides whether null is allowed.
+func (w walker) value(p path, prop spec.Property, v property.Value, secret bool) (property.Value, bool) {
+	if v.IsComputed() || v.IsNull() {
+		return v, false
+	}
+	if prop.Ref != "" {
+		return w.ref(p, prop.Ref, v, secret)
+	}
+	switch prop.Type {
+	case "string":
+		if !v.IsString() {
+			w.fail(p, "must be a string (got %s)", kindOf(v))
+		}
+	case "boolean":
+		if !v.IsBool() {
+			w.fail(p, "must be a boolean (got %s)", kindOf(v))
+		}
+	case "number":
+		if !v.IsNumber() {
+			w.fail(p, "must be a number (got %s)", kindOf(v))
+		}
+	case "integer":
+		switch {
+		case !v.IsNumber():
+			w.fail(p, "must be an integer (got %s)", kindOf(v))
+		case v.AsNumber() != math.Trunc(v.AsNumber()):
+			w.fail(p, "must be an integer (got %s)", showNumber(v.AsNumber(), secret))
+		}
+	case "array":
+		if !v.IsArray() {
+			w.fail(p, "must be a list (got %s)", kindOf(v))
+			return v, false
+		}
+		if prop.Items == nil {
+			return v, false
+		}
+		elems, changed := v.AsArray().AsSlice(), false
+		for i, e := range elems {
+			if e.IsNull() {
+				w.fail(p.index(i), "must be %s (got null)", expected(w.pkg, *prop.Items))
+				continue
+			}
+			if ne, ch := w.value(p.index(i), *prop.Items, e, secret || e.Secret()); ch {
+				elems[i], changed = ne, true
+			}
+		}
+		if changed {
+			return property.WithGoValue(v, elems), true
+		}
+	case "object":
+		if !v.IsMap() {
+			w.fail(p, "must be an object (got %s)", kindOf(v))
+			return v, false
+		}
+		if prop.AdditionalProperties == nil {
+			return v, false
+		}
+		out, changed := v.AsMap(), false
+		for k, e := range v.AsMap().AllStable {
+			if ne, ch := w.value(p.key(k), *prop.AdditionalProperties, e, secret || e.Secret()); ch {
+				out, changed = out.Set(k, ne), true
+			}
+		}
+		if changed {
+			return property.WithGoValue(v, out), true
+		}
+	}
+	return v, false
+}
+
+// ref checks v against the type that ref names.
+func (w walker) ref(p path, ref string, v property.Value, secret bool) (property.Value, bool) {
+	token, ok := strings.CutPrefix(ref, "#/types/")
+	if !ok {
+		return v, false // pulumi.json#/Any and the like accept anything
+	}
+	t, ok := w.pkg.Types[token]
+	if !ok {
+		w.fail(p, "internal error: the provider's schema does not declare type %s; please report this", token)
+		return v, false
+	}
+	if len(t.Enum) > 0 {
+		w.enum(p, t, v, secret)
+		return v, false
+	}
+	if !v.IsMap() {
+		w.fail(p, "must be an object (%s; got %s)", typeName(token), kindOf(v))
+		return v, false
+	}
+	out, changed := w.object(p, token, t.Properties, t.Required, v.AsMap(), secret)
+	if changed {
+		return property.WithGoValue(v, out), true
+	}
+	return v, false
+}
+
+// enum checks v against the allowed values of the enum type t.
+func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
+	allowed := make([]string, len(t.Enum))
+	for i, e := range t.Enum {
+		allowed[i] = fmt.Sprint(e.Value)
+		if s, ok := e.Value.(string); ok {
+			allowed[i] = strconv.Quote(s)
+		}
+		switch ev := e.Value.(type) {
+		case string:
+			if v.IsString() && v.AsString() == ev {
+				return
+			}
+		case float64:
+			if v.IsNumber() && v.AsNumber() == ev {
+				return
+			}
+		case bool:
+			if v.IsBool() && v.AsBool() == ev {
+				return
+			}
+		}
+	}
+	got := kindOf(v)
+	if !secret && v.IsString() {
+		got = strconv.Quote(v.AsString())
+		for i, e := range t.Enum {
+			if s, ok := e.Value.(string); ok && strings.EqualFold(s, v.AsString()) {
+				got += "; values are case-sensitive: use " + allowed[i]
+				break
+			}
+		}
+	}
+	w.fail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
+}
+
+// expected describes what prop accepts, for messages.
+func expected(pkg *spec.Package, prop spec.Property) string {
+	if prop.Ref != "" {
+		token, ok := strings.CutPrefix(prop.Ref, "#/types/")
+		if !ok {
+			return "a value"
+		}
+		if t, ok := pkg.Types[token]; ok && len(t.Enum) > 0 {
+			return "one of the values of " + typeName(token)
+		}
+		return "an object (" + typeName(token) + ")"
+	}
+	switch prop.Type {
+	case "string":
+		return "a string"
+	case "integer":
+		return "an integer"
+	case "number":
+		return "a number"
+	case "boolean":
+		return "a boolean"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return "a value"
+}
+
+// kindOf names the kind of v, for messages. It never shows the value.
+func kindOf(v property.Value) string {
+	switch {
+	case v.IsNull():
+		return "null"
+	case v.IsString():
+		return "a string"
+	case v.IsNumber():
+		return "a number"
+	case v.IsBool():
+		return "a boolean"
+	case v.IsArray():
+		return "a list"
+	case v.IsMap():
+		return "an object"
+	case v.IsAsset():
+		return "an asset"
+	case v.IsArchive():
+		return "an archive"
+	case v.IsResourceReference():
+		return "a resource reference"
+	}
+	return "an unsupported value"
+}
+
+func showNumber(f float64, secret bool) string {
+	if secret {
+		return "a secret number that is not integral"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// typeName is the short name of a type token: "EndpointPort" for
+// "endpoints:discovery.k8s.io/v1:EndpointPort".
+func typeName(token string) string {
+	name := token[strings.LastIndexByte(token, ':')+1:]
+	if token == sliceEndpointPortToken {
+		return name + " (slice form)"
+	}
+	if token == coreEndpointPortToken {
+		return name + " (core form)"
+	}
+	return name
+}
+
+// unknownProperty explains that name is not a property of typ, naming the closest
+// of the known names.
+func unknownProperty(name, typ string, known []string) string {
+	slices.Sort(known)
+	msg := fmt.Sprintf("unknown property %q of %s", name, typ)
+	if len(known) == 0 {
+		return msg + ", which has no properties"
+	}
+	best, closest := math.MaxInt, []string(nil)
+	lower := strings.ToLower(name)
+	for _, k := range known {
+		d := editDistance(lower, strings.ToLower(k))
+		switch {
+		case d < best:
+			best, closest = d, []string{k}
+		case d == best:
+			closest = append(closest, k)
+		}
+	}
+	if best <= max(2, len(name)/3) {
+		return msg + "; did you mean " + quoteList(closest, " or ") + "?"
+	}
+	return msg + "; known properties are " + quoteList(known, ", ")
+}
+
+func quoteList(names []string, sep string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, sep)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

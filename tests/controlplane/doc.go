@@ -1,0 +1,23 @@
+// Package controlplane runs a real, local Kubernetes control plane for tests:
+// etcd, kube-apiserver and kube-controller-manager (garbage collector and
+// namespace controllers), each a child process listening on 127.0.0.1 only.
+//
+// The binaries come from the environment: TEST_ASSET_ETCD,
+// TEST_ASSET_KUBE_APISERVER and TEST_ASSET_KUBE_CONTROLLER_MANAGER. `make test`
+// sets them after `make tools` has built the binaries; when one is missing,
+// Start fails and says so. Tests never skip for want of a control plane.
+//
+// The API server authenticates an admin by a static token in group
+// system:masters, authorizes with RBAC, signs ServiceAccount tokens (the
+// TokenRequest API works), and runs the OwnerReferencesPermissionEnforcement
+// admission plugin, as many production clusters do: setting
+// ownerReferences[].blockOwnerDeletion requires permission to update the
+// owner's finalizers subresource. The ServiceAccount admission plugin is
+// off, so Pods need no ServiceAccount.
+//
+// Start one control plane per test binary where possible (start-up takes a
+// few seconds) and give each test its own namespace. StartT ties a control
+// plane to a test. Every process runs in its own process group and is killed
+// if the test binary dies; Stop ends them and removes the temporary directory
+// that holds their data, keys and logs.
+package controlplane

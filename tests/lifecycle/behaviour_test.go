@@ -1,0 +1,147 @@
+package lifecycle_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A finalizer that outlives the delete's timeout is named in the error.
+func TestDeleteNamesBlockingFinalizers(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	cs := clientset(t)
+	u := urn(sliceType, "held")
+	in := sliceInputs(ns, "IPv4", "10.0.0.2", 80)
+	in = in.Set("metadata", property.New(obj("namespace", ns, "finalizers", list("example.com/hold"))))
+	inputs := check(t, srv, u, property.Map{}, in)
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties, Timeout: 2})
+	if err == nil {
+		t.Fatal("Delete returned while a finalizer holds the object")
+	}
+	if !strings.Contains(err.Error(), `"example.com/hold"`) || !strings.Contains(err.Error(), "was not deleted within 2s") {
+		t.Errorf("Delete error does not name the finalizer and the timeout: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("Delete with a 2s timeout took %s", elapsed)
+	}
+
+	// Once the finalizer goes, a retried delete completes.
+	name := getString(t, inputs, "metadata.name")
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Patch(t.Context(), name, "application/merge-patch+json", patch,
+		metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties, Timeout: 30}); err != nil {
+		t.Errorf("Delete after the finalizer was removed: %v", err)
+	}
+}
+
+// An EndpointSlice owned by another object is collected when its owner goes, and the
+// next refresh drops it from the state.
+func TestOwnedSliceCollectedWithItsOwner(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	cs := clientset(t)
+	owner, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := urn(sliceType, "owned")
+	in := sliceInputs(ns, "IPv4", "10.0.0.3", 80).Set("metadata", property.New(obj(
+		"namespace", ns,
+		"ownerReferences", list(obj("apiVersion", "v1", "kind", "ConfigMap", "name", "owner", "uid", string(owner.UID))),
+	)))
+	inputs := check(t, srv, u, property.Map{}, in)
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().ConfigMaps(ns).Delete(t.Context(), "owner", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs})
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		if read.ID == "" {
+			return // collected, and refresh drops it
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the owned slice was not garbage collected within 30s of its owner's deletion")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// blockOwnerDeletion needs permission to set finalizers on the owner; the server's
+// refusal reaches the user as a clear message naming the object.
+func TestBlockOwnerDeletionWithoutPermission(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	cs := clientset(t)
+	kubeconfig, err := controlPlane(t).MintIdentity(t.Context(), "restricted", ns, []rbacv1.PolicyRule{{
+		APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"},
+		Verbs: []string{"get", "list", "create", "update", "delete"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newProvider(t, kubeconfig, nil)
+	u := urn(sliceType, "blocking")
+	in := sliceInputs(ns, "IPv4", "10.0.0.4", 80).Set("metadata", property.New(obj(
+		"namespace", ns, "name", "blocking",
+		"ownerReferences", list(obj("apiVersion", "v1", "kind", "ConfigMap", "name", "owner",
+			"uid", string(owner.UID), "blockOwnerDeletion", true)),
+	)))
+	inputs := check(t, srv, u, property.Map{}, in)
+	_, err = srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err == nil {
+		t.Fatal("Create with blockOwnerDeletion succeeded without permission on the owner")
+	}
+	for _, want := range []string{"not allowed to create EndpointSlice " + ns + "/blocking", "blockOwnerDeletion"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// API-server warnings reach the user, attached to the resource.
+func TestServerWarningsReachTheUser(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	u := urn(listType, "warned")
+	inputs := check(t, srv, u, property.Map{}, obj("items", list(obj(
+		"metadata", obj("namespace", ns, "name", "svc"),
+		"subsets", list(obj("addresses", list(obj("ip", "10.0.0.5")), "ports", list(obj("port", 80)))),
+	))))
+	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err != nil {
+		t.Fatal(err)
+	}
+	if got := logs.lines("WARN", "kubernetes API server: v1 Endpoints is deprecated", string(u)); len(got) == 0 {
+		t.Errorf("the API server's deprecation warning was not passed on for %s", u)
+	}
+}

@@ -1,0 +1,4 @@
+// Package lifecycle drives the provider's resource methods in-process (through
+// pulumi-go-provider's integration server) against a real kube-apiserver, etcd and
+// kube-controller-manager, and checks the objects in the API server after each step.
+package lifecycle

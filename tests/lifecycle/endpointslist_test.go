@@ -1,0 +1,204 @@
+package lifecycle_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func endpointsItem(namespace, name, ip string, port int, labels ...string) property.Map {
+	meta := obj("name", name)
+	if namespace != "" {
+		meta = meta.Set("namespace", property.New(namespace))
+	}
+	if len(labels) > 0 {
+		l := map[string]property.Value{}
+		for i := 0; i < len(labels); i += 2 {
+			l[labels[i]] = property.New(labels[i+1])
+		}
+		meta = meta.Set("labels", property.New(l))
+	}
+	return obj("metadata", meta,
+		"subsets", list(obj("addresses", list(obj("ip", ip)), "ports", list(obj("name", "http", "port", port)))))
+}
+
+func items(ms ...property.Map) property.Map {
+	arr := make([]any, len(ms))
+	for i, m := range ms {
+		arr[i] = m
+	}
+	return obj("items", arr)
+}
+
+// names lists namespace/name of the Endpoints objects in the namespaces.
+func liveEndpoints(t *testing.T, namespaces ...string) []string {
+	t.Helper()
+	var out []string
+	for _, ns := range namespaces {
+		l, err := clientset(t).CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range l.Items {
+			out = append(out, fmt.Sprintf("%s/%s=%s:%d", ns, e.Name, e.Subsets[0].Addresses[0].IP, e.Subsets[0].Ports[0].Port))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestEndpointsListLifecycle(t *testing.T) {
+	t.Parallel()
+	a, b := newNamespace(t), newNamespace(t)
+	srv := newProvider(t, nil, map[string]property.Value{"namespace": property.New(a)})
+	u := urn(listType, "set")
+
+	// Items without a namespace land in the provider's namespace.
+	inputs := check(t, srv, u, property.Map{}, items(
+		endpointsItem("", "one", "10.0.1.1", 80),
+		endpointsItem(b, "two", "10.0.1.2", 80),
+	))
+	if got := getString(t, inputs, "items[0].metadata.namespace"); got != a {
+		t.Errorf("item namespace defaulted to %q, want the provider's %q", got, a)
+	}
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	want := []string{a + "/one=10.0.1.1:80", b + "/two=10.0.1.2:80"}
+	if got := liveEndpoints(t, a, b); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("after Create the cluster has %v, want %v", got, want)
+	}
+
+	// Update by identity: change one, drop one, add one.
+	newInputs := check(t, srv, u, inputs, items(
+		endpointsItem("", "one", "10.0.1.1", 8080),
+		endpointsItem(b, "three", "10.0.1.3", 80),
+	))
+	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties,
+		OldInputs: inputs, Inputs: newInputs})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	want = []string{a + "/one=10.0.1.1:8080", b + "/three=10.0.1.3:80"}
+	if got := liveEndpoints(t, a, b); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("after Update the cluster has %v, want %v", got, want)
+	}
+
+	// Refresh: an item deleted behind our back leaves the set.
+	if err := clientset(t).CoreV1().Endpoints(b).Delete(t.Context(), "three", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: updated.Properties, Inputs: newInputs})
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if n := read.Properties.Get("items").AsArray().Len(); n != 1 {
+		t.Errorf("refreshed state has %d items, want 1", n)
+	}
+
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: read.Properties}); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if got := liveEndpoints(t, a, b); len(got) != 0 {
+		t.Errorf("after Delete the cluster still has %v", got)
+	}
+}
+
+// A failure part-way through Create records what was written; the next update
+// finishes the set; nothing is left untracked.
+func TestEndpointsListPartialCreate(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(listType, "partial")
+	missing := ns + "-missing"
+	inputs := check(t, srv, u, property.Map{}, items(
+		endpointsItem(ns, "first", "10.0.2.1", 80),
+		endpointsItem(missing, "second", "10.0.2.2", 80),
+		endpointsItem(ns, "third", "10.0.2.3", 80),
+	))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatalf("Create returned a plain error, want partial state: %v", err)
+	}
+	if created.PartialState == nil || created.ID == "" {
+		t.Fatalf("Create = %+v, want an ID and partial state", created)
+	}
+	reason := strings.Join(created.PartialState.Reasons, " ")
+	if !strings.Contains(reason, "items[1]") || !strings.Contains(reason, fmt.Sprintf("namespace %q does not exist", missing)) {
+		t.Errorf("partial-state reason %q does not say which item failed and why", reason)
+	}
+	if n := created.Properties.Get("items").AsArray().Len(); n != 1 {
+		t.Errorf("partial state records %d items, want the 1 created", n)
+	}
+	if got := liveEndpoints(t, ns); len(got) != 1 {
+		t.Errorf("cluster has %v, want only the first item", got)
+	}
+
+	// The namespace appears; the next update completes the set from the partial state.
+	createNamespace(t, missing)
+	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties,
+		OldInputs: inputs, Inputs: inputs})
+	if err != nil || updated.PartialState != nil {
+		t.Fatalf("Update after the fix = %+v, %v", updated.PartialState, err)
+	}
+	if got := liveEndpoints(t, ns, missing); len(got) != 3 {
+		t.Errorf("after the update the cluster has %v, want 3 items", got)
+	}
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveEndpoints(t, ns, missing); len(got) != 0 {
+		t.Errorf("orphans after Delete: %v", got)
+	}
+}
+
+// Import by namespace and label selector, following continue tokens page by page.
+func TestEndpointsListImportBySelector(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	seed := urn(listType, "seed")
+	var all []property.Map
+	for i := range 5 {
+		all = append(all, endpointsItem(ns, fmt.Sprintf("web-%d", i), fmt.Sprintf("10.0.3.%d", i+1), 80, "app", "web"))
+	}
+	all = append(all, endpointsItem(ns, "other", "10.0.3.9", 80, "app", "db"))
+	seedInputs := check(t, srv, seed, property.Map{}, items(all...))
+	if _, err := srv.Create(p.CreateRequest{Urn: seed, Properties: seedInputs}); err != nil {
+		t.Fatal(err)
+	}
+
+	u := urn(listType, "imported")
+	id := ns + "?labelSelector=app%3Dweb&limit=2"
+	read, err := srv.Read(p.ReadRequest{ID: id, Urn: u})
+	if err != nil {
+		t.Fatalf("import Read: %v", err)
+	}
+	got := read.Inputs.Get("items").AsArray()
+	if got.Len() != 5 {
+		t.Fatalf("imported %d items, want the 5 labelled app=web (paged 2 at a time)", got.Len())
+	}
+	for i := range got.Len() {
+		if name := getString(t, read.Inputs, fmt.Sprintf("items[%d].metadata.name", i)); !strings.HasPrefix(name, "web-") {
+			t.Errorf("imported item %s does not match the selector", name)
+		}
+	}
+	if getString(t, read.Properties, "metadata.resourceVersion") == "" {
+		t.Error("imported list metadata has no resourceVersion")
+	}
+	rechecked := check(t, srv, u, read.Inputs, read.Inputs)
+	if d, _ := srv.Diff(p.DiffRequest{ID: id, Urn: u, OldInputs: read.Inputs, Inputs: rechecked}); d.HasChanges {
+		t.Errorf("imported inputs checked again show a diff: %+v", d.DetailedDiff)
+	}
+	if _, err := srv.Read(p.ReadRequest{ID: ns + "?labelSelector=app%3Dnone", Urn: u}); err == nil ||
+		!strings.Contains(err.Error(), "no Endpoints") {
+		t.Errorf("import of an empty selection: err = %v, want a clear error", err)
+	}
+}
