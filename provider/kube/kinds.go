@@ -10,7 +10,7 @@ import (
 // Tokens of the resources this package serves.
 const (
 	EndpointSliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	EndpointsListToken = "endpoints:core/v1:EndpointsList"
+	EndpointsListToken = "endpoints:core/v1:EndpointsList" //nolint:gosec // a type token, not a credential
 )
 
 // kind is one Kubernetes object kind the provider manages.

@@ -36,8 +36,7 @@ const (
 // ignoredSliceEndpoint are the Endpoint properties that the server drops from
 // discovery.k8s.io/v1 writes (before validating them).
 var ignoredSliceEndpoint = map[string]string{
-	"deprecatedTopology": "deprecatedTopology is deprecated and the discovery.k8s.io/v1 API discards writes to it " +
-		"(use zone and nodeName instead)",
+	"deprecatedTopology": "deprecated, and the discovery.k8s.io/v1 API discards writes to it (use zone and nodeName instead)",
 }
 
 const (

@@ -25,7 +25,7 @@ const (
 		"starting with an alphanumeric, at most 253 characters; a trailing '-' is allowed"
 	qualifiedNameRule = "must be a qualified name: an optional DNS subdomain prefix and '/', then a name of at most 63 " +
 		"alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric (e.g. 'example.com/MyName')"
-	labelValueRule = "must be a label value: empty, or at most 63 alphanumerics, '-', '_' or '.', " +
+	labelValueRule = "must be empty or at most 63 alphanumerics, '-', '_' or '.', " +
 		"starting and ending with an alphanumeric"
 	fqdnRule = "must be a fully qualified domain name: at least two DNS labels (lowercase alphanumerics or '-', " +
 		"starting and ending with an alphanumeric, at most 63 characters each) separated by '.', " +

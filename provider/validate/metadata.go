@@ -19,24 +19,24 @@ const (
 // serverOwnedObjectMeta are the ObjectMeta fields that the server sets, clears or
 // rejects on create; Check drops them.
 var serverOwnedObjectMeta = map[string]string{
-	"uid":                        "metadata.uid is set by the API server when the object is created",
-	"resourceVersion":            "metadata.resourceVersion is set by the API server (a create must not carry one)",
-	"creationTimestamp":          "metadata.creationTimestamp is set by the API server when the object is created",
-	"deletionTimestamp":          "metadata.deletionTimestamp is set by the API server when deletion is requested",
-	"deletionGracePeriodSeconds": "metadata.deletionGracePeriodSeconds is set by the API server when deletion is requested",
-	"generation":                 "metadata.generation is set by the API server",
-	"selfLink":                   "metadata.selfLink is deprecated and no longer populated",
-	"managedFields":              "metadata.managedFields is maintained by the API server's field management",
-	"clusterName":                "metadata.clusterName is not part of the Kubernetes API any more (removed in 1.25)",
+	"uid":                        "the API server sets it when it creates the object",
+	"resourceVersion":            "the API server sets it (a create must not carry one)",
+	"creationTimestamp":          "the API server sets it when it creates the object",
+	"deletionTimestamp":          "the API server sets it when deletion is requested",
+	"deletionGracePeriodSeconds": "the API server sets it when deletion is requested",
+	"generation":                 "the API server sets it",
+	"selfLink":                   "deprecated and no longer populated",
+	"managedFields":              "the API server's field management maintains it",
+	"clusterName":                "no longer part of the Kubernetes API (removed in 1.25)",
 }
 
 // serverOwnedListMeta are the ListMeta fields, all set by the server on list
 // responses; an EndpointsList manages its items, so Check drops them.
 var serverOwnedListMeta = map[string]string{
-	"continue":           "metadata.continue is a paging token that the API server returns",
-	"remainingItemCount": "metadata.remainingItemCount is set by the API server on paged lists",
-	"resourceVersion":    "metadata.resourceVersion of a list is set by the API server",
-	"selfLink":           "metadata.selfLink is deprecated and no longer populated",
+	"continue":           "a paging token that the API server returns with lists",
+	"remainingItemCount": "the API server sets it on paged lists",
+	"resourceVersion":    "the API server sets it on lists",
+	"selfLink":           "deprecated and no longer populated",
 }
 
 // maxAnnotationsBytes is the limit on the total size of an object's annotations

@@ -38,6 +38,13 @@ var serverOptional = map[string]map[string]string{
 	forZoneToken: {"name": forZoneNameMissing},
 }
 
+// emptyIsUnset lists, per type token, the string properties whose empty value the
+// API server reads as unset, applying the default: Check applies the schema default
+// to them too, with a warning.
+var emptyIsUnset = map[string]map[string]string{
+	coreEndpointPortToken: {"protocol": "the API server reads an empty protocol as unset and applies the default"},
+}
+
 // walker validates values against the schema.
 type walker struct {
 	*checker
@@ -66,6 +73,18 @@ func (w walker) object(p path, token string, props map[string]spec.Property, req
 			if !v.IsNull() {
 				w.warn(p.key(k), "%s; the value is ignored and not sent to the API server", drops[k])
 			}
+		}
+	}
+
+	empties := emptyIsUnset[token]
+	for _, k := range slices.Sorted(maps.Keys(empties)) {
+		v := out.Get(k)
+		if !v.IsString() || v.AsString() != "" {
+			continue
+		}
+		if d, ok := withDefault(v, props[k].Default); ok {
+			out, changed = out.Set(k, d), true
+			w.warn(p.key(k), "%s, %s", empties[k], d.AsString())
 		}
 	}
 

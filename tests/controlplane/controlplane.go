@@ -351,7 +351,7 @@ func waitReady(ctx context.Context, p *process, what string, probe func(context.
 		case <-p.exited:
 			return fmt.Errorf("%s did not become ready: %w", p.name, p.exitError())
 		case <-ctx.Done():
-			return fmt.Errorf("%s is not ready (waited for %s; last result: %v): %w\n%s",
+			return fmt.Errorf("%s is not ready (waited for %s; last result: %w): %w\n%s",
 				p.name, what, err, context.Cause(ctx), p.logTail())
 		case <-ticker.C:
 		}

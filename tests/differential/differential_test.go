@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,7 @@ type verdict struct {
 	accepted bool
 	detail   string   // our failures, or the server's message
 	warnings []string // what came with it
+	fields   []string // the paths of our failures, or the fields the server names
 }
 
 func TestDifferential(t *testing.T) {
@@ -124,6 +126,10 @@ func TestDifferential(t *testing.T) {
 				i, c.name, c.kind, acceptance(o.accepted), acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
 				o.detail, o.warnings, s.detail)
 		}
+		if !o.accepted && !s.accepted && len(s.fields) > 0 && !samePlace(o.fields, s.fields) {
+			t.Errorf("case %d %q (%v): Check and the API server reject it for different fields\nCheck: %s\nserver: %s",
+				i, c.name, c.kind, o.detail, s.detail)
+		}
 		if c.want == unspecified {
 			continue
 		}
@@ -142,6 +148,26 @@ func TestDifferential(t *testing.T) {
 	t.Logf("differential: %d/%d cases agree (%d accepted, %d of them with warnings; %d rejected) in %v",
 		agree, len(cases), accepted, warned, len(cases)-accepted, time.Since(began).Round(time.Millisecond))
 }
+
+// samePlace reports whether one of our failure paths and one of the server's fields
+// name the same place: one is a prefix of the other once indexes and keys are left
+// out (the server leaves some out: "metadata.ownerReferences.uid",
+// "endpoints[0].addresses" for an address, "metadata.labels" for a label).
+func samePlace(ours, theirs []string) bool {
+	for _, o := range ours {
+		o = subscripts.ReplaceAllString(o, "")
+		for _, f := range theirs {
+			f = subscripts.ReplaceAllString(f, "")
+			if strings.HasPrefix(o, f) || strings.HasPrefix(f, o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subscripts matches the index and key subscripts of a path.
+var subscripts = regexp.MustCompile(`\[(?:\d+|"(?:[^"\\]|\\.)*"|[^\]]*)\]`)
 
 func acceptance(ok bool) string {
 	if ok {
@@ -162,7 +188,11 @@ func ourVerdict(c testCase) verdict {
 	for i, f := range r.Failures {
 		lines[i] = f.Path + ": " + f.Reason
 	}
-	return verdict{accepted: len(r.Failures) == 0, detail: strings.Join(lines, "; "), warnings: r.Warnings}
+	fields := make([]string, len(r.Failures))
+	for i, f := range r.Failures {
+		fields[i] = f.Path
+	}
+	return verdict{accepted: len(r.Failures) == 0, detail: strings.Join(lines, "; "), warnings: r.Warnings, fields: fields}
 }
 
 // server asks a real API server for its verdicts.
@@ -213,7 +243,10 @@ func (s *server) verdict(ctx context.Context, c testCase) verdict {
 		v := s.create(ctx, s.core, "endpoints", obj, &corev1.Endpoints{}, true)
 		warnings = append(warnings, v.warnings...)
 		if !v.accepted {
-			return verdict{detail: fmt.Sprintf("items[%d]: %s", i, v.detail), warnings: warnings}
+			for j, f := range v.fields {
+				v.fields[j] = fmt.Sprintf("items[%d].%s", i, f)
+			}
+			return verdict{detail: fmt.Sprintf("items[%d]: %s", i, v.detail), warnings: warnings, fields: v.fields}
 		}
 		details = append(details, v.detail)
 	}
@@ -288,7 +321,16 @@ func (s *server) create(ctx context.Context, client rest.Interface, resource str
 	if retryable(err) {
 		s.t.Errorf("the API server could not judge a %s: %v", resource, err)
 	}
-	return verdict{detail: err.Error(), warnings: warnings}
+	var fields []string
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Details != nil {
+		for _, cause := range status.Status().Details.Causes {
+			if cause.Field != "" {
+				fields = append(fields, cause.Field)
+			}
+		}
+	}
+	return verdict{detail: err.Error(), warnings: warnings, fields: fields}
 }
 
 // retryable reports whether err says nothing about the object: the request did not

@@ -1,0 +1,212 @@
+package validate
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// Test helpers: inputs are written as JSON, with two markers for what JSON cannot
+// say: the string "$unknown" is an unknown (computed) value, and {"$secret": v} is
+// the secret value v.
+
+// inputs decodes a JSON document to a property map.
+func inputs(tb testing.TB, doc string) property.Map {
+	tb.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		tb.Fatalf("bad test input %s: %v", doc, err)
+	}
+	p, err := fromJSON(v)
+	if err != nil {
+		tb.Fatalf("bad test input %s: %v", doc, err)
+	}
+	if !p.IsMap() {
+		tb.Fatalf("bad test input %s: not an object", doc)
+	}
+	return p.AsMap()
+}
+
+// fromJSON converts a decoded JSON value to a property value, with the markers.
+func fromJSON(v any) (property.Value, error) {
+	switch v := v.(type) {
+	case string:
+		if v == "$unknown" {
+			return property.New(property.Computed), nil
+		}
+		return property.New(v), nil
+	case map[string]any:
+		if s, ok := v["$secret"]; ok && len(v) == 1 {
+			p, err := fromJSON(s)
+			return p.WithSecret(true), err
+		}
+		m := make(map[string]property.Value, len(v))
+		for k, e := range v {
+			p, err := fromJSON(e)
+			if err != nil {
+				return property.Value{}, err
+			}
+			m[k] = p
+		}
+		return property.New(m), nil
+	case []any:
+		a := make([]property.Value, len(v))
+		for i, e := range v {
+			p, err := fromJSON(e)
+			if err != nil {
+				return property.Value{}, err
+			}
+			a[i] = p
+		}
+		return property.New(a), nil
+	}
+	return property.Any(v)
+}
+
+// want describes an expected failure or warning: its exact path, and a part of its
+// text.
+type want struct {
+	path, text string
+}
+
+// checkResult compares r's failures and warnings with the expected ones, in order.
+func checkResult(t *testing.T, r Result, failures, warnings []want) {
+	t.Helper()
+	gotFailures := make([]want, len(r.Failures))
+	for i, f := range r.Failures {
+		gotFailures[i] = want{f.Path, f.Reason}
+	}
+	gotWarnings := make([]want, len(r.Warnings))
+	for i, w := range r.Warnings {
+		p, text, ok := strings.Cut(w, ": ")
+		if !ok {
+			p, text = "", w
+		}
+		gotWarnings[i] = want{p, text}
+	}
+	contains := cmp.Comparer(func(a, b want) bool {
+		return a.path == b.path && (strings.Contains(a.text, b.text) || strings.Contains(b.text, a.text))
+	})
+	if diff := cmp.Diff(failures, gotFailures, contains, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(warnings, gotWarnings, contains, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestPathString(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path path
+		want string
+	}{
+		{path{"endpoints", 3, "addresses", 0}, "endpoints[3].addresses[0]"},
+		{path{"metadata", "labels", "app.kubernetes.io/name"}, `metadata.labels["app.kubernetes.io/name"]`},
+		{path{"metadata", "labels", ""}, `metadata.labels[""]`},
+		{path{"metadata", "labels", `a"b`}, `metadata.labels["a\"b"]`},
+		{path{"metadata", "labels", "under_score9"}, "metadata.labels.under_score9"},
+		{path{"weird key"}, `["weird key"]`},
+		{path{"items", 10, "subsets", 2, "ports", 1, "name"}, "items[10].subsets[2].ports[1].name"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.path.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+			parsed, err := resource.ParsePropertyPath(tt.want)
+			if err != nil {
+				t.Fatalf("the engine cannot parse %q: %v", tt.want, err)
+			}
+			if diff := cmp.Diff([]any(tt.path), []any(parsed), cmp.Comparer(func(a, b []any) bool {
+				return fmt.Sprint(a) == fmt.Sprint(b)
+			})); diff != "" && len(tt.path) > 0 {
+				t.Errorf("the engine reads %q back differently (-want +got):\n%s", tt.want, diff)
+			}
+		})
+	}
+}
+
+func TestUnexpressibleKeyMovesToParent(t *testing.T) {
+	t.Parallel()
+	// The engine's path grammar cannot express a key that ends in a backslash.
+	n := expressible(path{"metadata", "labels", `a\`}, "bad")
+	if diff := cmp.Diff(want{"metadata.labels", `at key "a\\": bad`}, want{n.path.String(), n.text},
+		cmp.AllowUnexported(want{})); diff != "" {
+		t.Errorf("expressible (-want +got):\n%s", diff)
+	}
+}
+
+func TestComparePaths(t *testing.T) {
+	t.Parallel()
+	ordered := []path{
+		nil,
+		{"endpoints"},
+		{"endpoints", 2},
+		{"endpoints", 2, "addresses"},
+		{"endpoints", 10},
+		{"endpoints", "x"},
+		{"metadata"},
+		{"metadata", "labels", "a"},
+		{"metadata", "labels", "b"},
+	}
+	for i := range ordered {
+		for j := range ordered {
+			got := comparePaths(ordered[i], ordered[j])
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got != want {
+				t.Errorf("comparePaths(%v, %v) = %d, want %d", ordered[i], ordered[j], got, want)
+			}
+		}
+	}
+}
+
+func TestFailuresSortedNumerically(t *testing.T) {
+	t.Parallel()
+	eps := make([]string, 12)
+	for i := range eps {
+		eps[i] = `{"addresses":["127.0.0.1"]}`
+	}
+	r := EndpointSlice(inputs(t, `{"addressType":"IPv4","endpoints":[`+strings.Join(eps, ",")+`]}`))
+	var paths []string
+	for _, f := range r.Failures {
+		paths = append(paths, f.Path)
+	}
+	var want []string
+	for i := range eps {
+		want = append(want, fmt.Sprintf("endpoints[%d].addresses[0]", i))
+	}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("failure paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	doc := `{"metadata":{"name":"X","labels":{"b":"x y","a":"-"},"annotations":{"bad key":"1","also bad":"2"}},
+		"addressType":"IPv4","endpoints":[{"addresses":["127.0.0.1","0.0.0.0"],"zz":1,"aa":2}],
+		"ports":[{"port":1.5},{"protocol":"x"}],"extra":true}`
+	first := EndpointSlice(inputs(t, doc))
+	for range 20 {
+		again := EndpointSlice(inputs(t, doc))
+		if diff := cmp.Diff(first.Failures, again.Failures); diff != "" {
+			t.Fatalf("failures differ between runs (-first +again):\n%s", diff)
+		}
+		if diff := cmp.Diff(first.Warnings, again.Warnings); diff != "" {
+			t.Fatalf("warnings differ between runs (-first +again):\n%s", diff)
+		}
+	}
+}
