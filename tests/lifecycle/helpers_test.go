@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/blang/semver"
 	p "github.com/pulumi/pulumi-go-provider"
@@ -25,35 +24,18 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
-var (
-	cluster     *controlplane.ControlPlane
-	clusterErr  error
-	clusterOnce sync.Once
-	logs        = &logRecorder{}
-)
+var logs = &logRecorder{}
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(logs))
 	code := m.Run()
-	if cluster != nil {
-		_ = cluster.Stop()
+	if err := controlplane.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 	}
 	os.Exit(code)
 }
 
-// controlPlane starts the package's control plane on first use.
-func controlPlane(t *testing.T) *controlplane.ControlPlane {
-	t.Helper()
-	clusterOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
-		defer cancel()
-		cluster, clusterErr = controlplane.Start(ctx, controlplane.Options{})
-	})
-	if clusterErr != nil {
-		t.Fatalf("starting the control plane: %v", clusterErr)
-	}
-	return cluster
-}
+func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }
 
 // newProvider returns a provider configured for the control plane with the given
 // kubeconfig (the admin's when nil).

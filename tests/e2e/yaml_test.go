@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+const yamlProgram = `name: e2e-yaml
+runtime: yaml
+resources:
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %[1]s
+        labels:
+          app: web
+      addressType: %[2]s
+      endpoints:
+        - addresses: ["%[3]s"]
+          conditions:
+            ready: true
+      ports:
+        - name: http
+          port: %[4]d
+  list:
+    type: endpoints:core/v1:EndpointsList
+    properties:
+      items:
+        - metadata:
+            name: web
+            namespace: %[1]s
+          subsets:
+            - addresses:
+                - ip: 10.0.0.2
+              ports:
+                - name: http
+                  port: %[4]d
+outputs:
+  sliceName: ${slice.metadata.name}
+  sliceUid: ${slice.metadata.uid}
+`
+
+func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
+	t.Helper()
+	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// preview -> up -> refresh (no changes) -> update in place -> replace -> destroy, with
+// the real CLI and YAML host, checking the API server after each step.
+func TestYAMLProgramLifecycle(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	cs := cp.Clientset()
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
+	s.run("stack", "init", "dev")
+
+	out := s.run("preview", "--non-interactive", "--diff")
+	if !strings.Contains(out, "endpoints:discovery.k8s.io/v1:EndpointSlice") {
+		t.Errorf("preview does not show the slice:\n%s", out)
+	}
+	if l, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {
+		t.Fatalf("preview created %d slices", len(l.Items))
+	}
+
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	outputs := stackOutputs(t, s)
+	name := outputs["sliceName"]
+	live, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("after up, slice %s/%s: %v", ns, name, err)
+	}
+	if string(live.UID) != outputs["sliceUid"] {
+		t.Errorf("stack output uid %s, live uid %s", outputs["sliceUid"], live.UID)
+	}
+	if _, err := cs.CoreV1().Endpoints(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
+		t.Fatalf("after up, Endpoints %s/web: %v", ns, err)
+	}
+
+	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.run("preview", "--non-interactive", "--expect-no-changes")
+
+	// Change a port: an in-place update.
+	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 8080))
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	updated, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil || updated.UID != live.UID || *updated.Ports[0].Port != 8080 {
+		t.Fatalf("after the port change: err=%v; want the same object (uid %s) with port 8080, got %+v", err, live.UID, updated)
+	}
+	endpoints, _ := cs.CoreV1().Endpoints(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if endpoints.Subsets[0].Ports[0].Port != 8080 {
+		t.Errorf("Endpoints port = %d, want 8080", endpoints.Subsets[0].Ports[0].Port)
+	}
+
+	// Change addressType: a replacement under a new name, the old slice gone.
+	s.write(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
+	out = s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	newName := stackOutputs(t, s)["sliceName"]
+	if newName == name {
+		t.Errorf("replacement kept the name %s", name)
+	}
+	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the replaced slice %s still exists (err=%v)\n%s", name, err, out)
+	}
+	replaced, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), newName, metav1.GetOptions{})
+	if err != nil || replaced.AddressType != "IPv6" {
+		t.Fatalf("replacement %s: %v %+v", newName, err, replaced)
+	}
+
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	if l, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {
+		t.Errorf("destroy left %d slices", len(l.Items))
+	}
+	if l, _ := cs.CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {
+		t.Errorf("destroy left %d Endpoints", len(l.Items))
+	}
+}
+
+// Invalid inputs fail the preview with every failure named by its property path.
+func TestYAMLPreviewReportsInvalidInputsByField(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(`name: e2e-invalid
+runtime: yaml
+resources:
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      addressType: IPv4
+      endpoints:
+        - addresses: ["fd00::1"]
+          hostname: Not_A_Label
+      ports:
+        - name: http
+          port: 80
+        - name: http
+          port: 81
+`)
+	s.run("stack", "init", "dev")
+	out, err := s.try("preview", "--non-interactive")
+	if err == nil {
+		t.Fatalf("preview of invalid inputs succeeded:\n%s", out)
+	}
+	for _, want := range []string{"endpoints[0].addresses[0]", "endpoints[0].hostname", "ports[1].name"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("preview output does not name %s:\n%s", want, out)
+		}
+	}
+}
+
+func stackOutputs(t *testing.T, s *stack) map[string]string {
+	t.Helper()
+	raw := s.run("stack", "output", "--json", "--show-secrets")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatalf("stack outputs %q: %v", raw, err)
+	}
+	m := map[string]string{}
+	for k, v := range out {
+		m[k] = fmt.Sprint(v)
+	}
+	return m
+}
