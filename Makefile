@@ -66,6 +66,21 @@ $(BIN_DIR)/.version: FORCE
 	@mkdir -p $(@D)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
+GOOS   := $(shell go env GOOS)
+GOARCH := $(shell go env GOARCH)
+PLUGIN_TARBALL := dist/pulumi-resource-endpoints-v$(VERSION)-$(GOOS)-$(GOARCH).tar.gz
+
+.PHONY: plugin
+plugin: $(PLUGIN_TARBALL) ## Package the plugin as dist/pulumi-resource-endpoints-v<version>-<os>-<arch>.tar.gz.
+
+$(PLUGIN_TARBALL): $(PROVIDER)
+	@mkdir -p $(@D)
+	tar -czf $@ -C $(BIN_DIR) pulumi-resource-endpoints
+
+.PHONY: install
+install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi plugin install` (PULUMI_HOME applies).
+	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
+
 .PHONY: tools
 tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, etcd) into the cache.
 
@@ -106,7 +121,22 @@ $(GOLANGCI_LINT): | tools/golangci-lint/go.mod
 
 .PHONY: gen
 gen: ## Regenerate the SDKs under sdk/ from schema.json.
-	@echo "gen: not written yet"; exit 1
+	go run ./cmd/pulumi-gen-endpoints -schema schema.json -out sdk -version $(VERSION) -dotnet-gen $(GEN_DOTNET)
+
+# The C# generator left pulumi's pkg/v3 codegen before v3.230.0: tools/gen-dotnet pins an
+# older release that has it, and pulumi-gen-endpoints runs the binary built from it. It
+# is our own code, so its sources are prerequisites too (a rebuild from the Go build
+# cache takes seconds).
+GEN_DOTNET_VERSION := $(call modver,github.com/pulumi/pulumi/pkg/v3,gen-dotnet)
+GEN_DOTNET         := $(CACHE)/gen-dotnet-$(GEN_DOTNET_VERSION)/pulumi-gen-dotnet
+
+gen: $(GEN_DOTNET)
+
+$(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools/gen-dotnet/go.mod
+	@echo "building pulumi-gen-dotnet with pulumi codegen $(GEN_DOTNET_VERSION) (about 2 minutes the first time)"
+	mkdir -p $(@D)
+	cd tools/gen-dotnet && go build -trimpath -o $@.tmp .
+	mv $@.tmp $@
 
 .PHONY: test
 test: tools provider ## Run every test: unit, control plane, provider and CLI tests.
@@ -117,9 +147,9 @@ lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml).
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: demo
-demo: ## Run the demo: `pulumi up` of the YAML example against a local control plane.
-	@echo "make demo: not available yet; the end-to-end example lands with the SDKs and examples."
-	@exit 1
+demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.
+	$(TEST_ENV) go run ./tests/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
+		-plugin $(PLUGIN_TARBALL) -version $(VERSION) -example examples/yaml -fixture examples/fixtures/google.json
 
 .PHONY: clean
 clean: ## Remove build outputs (not the tool cache).

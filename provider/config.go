@@ -44,7 +44,8 @@ var configChoices = map[string][]string{
 	"deletePropagationPolicy": {"Foreground", "Background", "Orphan"},
 }
 
-// engineKeys are provider inputs the engine itself adds; they are not configuration.
+// engineKeys are provider inputs the engine itself adds; they are not configuration
+// (nor are keys with a "__" prefix, which the engine and provider framework reserve).
 var engineKeys = []string{"version", "pluginDownloadURL"}
 
 // parseConfig reads the configuration from the engine's arguments, then falls back to
@@ -61,7 +62,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	for key, value := range args.AllStable {
 		field, known := fields[key]
 		switch {
-		case !known && slices.Contains(engineKeys, key):
+		case !known && (slices.Contains(engineKeys, key) || strings.HasPrefix(key, "__")):
 		case !known:
 			warnings = append(warnings, fmt.Sprintf("unknown provider configuration key %q is ignored; known keys: %s",
 				key, strings.Join(sortedKeys(vars), ", ")))

@@ -115,7 +115,7 @@ func TestParseConfig(t *testing.T) {
 		},
 		{
 			name: "engine keys are not configuration",
-			args: map[string]property.Value{"version": str("1.0.0")},
+			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},
 	}
 	for _, tt := range tests {

@@ -140,9 +140,9 @@ func (s *server) provider() p.Provider {
 }
 
 // scope derives an operation's context: it ends with the request or with Cancel,
-// whichever comes first.
+// whichever comes first, and shows each distinct API-server warning once.
 func (s *server) scope(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()

@@ -134,14 +134,17 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
 	u := urn(listType, "warned")
-	inputs := check(t, srv, u, property.Map{}, obj("items", list(obj(
-		"metadata", obj("namespace", ns, "name", "svc"),
-		"subsets", list(obj("addresses", list(obj("ip", "10.0.0.5")), "ports", list(obj("port", 80)))),
-	))))
+	item := func(name string) property.Map {
+		return obj("metadata", obj("namespace", ns, "name", name),
+			"subsets", list(obj("addresses", list(obj("ip", "10.0.0.5")), "ports", list(obj("port", 80)))))
+	}
+	// Two items draw the same warning twice in one operation.
+	inputs := check(t, srv, u, property.Map{}, obj("items", list(item("svc"), item("svc2"))))
 	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err != nil {
 		t.Fatal(err)
 	}
-	if got := logs.lines("WARN", "kubernetes API server: v1 Endpoints is deprecated", string(u)); len(got) == 0 {
-		t.Errorf("the API server's deprecation warning was not passed on for %s", u)
+	if got := logs.lines("WARN", "kubernetes API server: v1 Endpoints is deprecated", string(u)); len(got) != 1 {
+		t.Errorf("the API server's deprecation warning was shown %d times for %s, want once:\n%s",
+			len(got), u, strings.Join(got, "\n"))
 	}
 }
