@@ -75,8 +75,15 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	obj, err := o.create(ctx, o.newObject(req.Properties), req.DryRun)
+	desired := o.newObject(req.Properties)
+	obj, err := o.create(ctx, desired, req.DryRun)
 	if err != nil {
+		if !req.DryRun && ambiguous(err) && desired.GetName() != "" {
+			// The slice may exist now: record it, so it is never orphaned; the next
+			// update finds it or creates it.
+			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties,
+				PartialState: unconfirmed(o.kind, idOf(desired), err)}, nil
+		}
 		return p.CreateResponse{}, err
 	}
 	if req.DryRun {

@@ -166,6 +166,11 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 			if req.DryRun {
 				return p.CreateResponse{}, err
 			}
+			if ambiguous(err) {
+				// The item may exist now: record it so it is never orphaned.
+				it.output = it.inputs
+				done = append(done, it)
+			}
 			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: partial(err, done)}, nil
 		}
 		it.output = outputs(o.kind, obj)
@@ -338,8 +343,9 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 			obj, err = o.update(ctx, it.id, oldInputs[it.id], it.inputs, req.DryRun)
 		} else {
 			obj, err = o.create(ctx, o.newObject(it.inputs), req.DryRun)
-			if err == nil && !req.DryRun {
+			if !req.DryRun && (err == nil || ambiguous(err)) {
 				order = append(order, it.id)
+				current[it.id] = listItem{id: it.id, inputs: it.inputs, output: it.inputs}
 			}
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
@@ -96,8 +97,8 @@ func (o objects) update(ctx context.Context, id objectID, oldInputs, inputs prop
 			return nil, err
 		}
 		if live == nil {
-			return nil, fmt.Errorf("update %s %s: the object no longer exists; run `pulumi refresh` to record that, "+
-				"then `pulumi up` recreates it", o.kind.name, id)
+			// Deleted behind our back, or never confirmed created: create it.
+			return o.create(ctx, o.newObject(inputs), dryRun)
 		}
 		merged := o.merge(live, oldInputs, inputs)
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
@@ -169,6 +170,13 @@ func stringMap(v any) map[string]string {
 		}
 	}
 	return out
+}
+
+// unconfirmed explains a create whose outcome is unknown.
+func unconfirmed(k kind, id objectID, err error) *p.InitializationFailed {
+	return &p.InitializationFailed{Reasons: []string{fmt.Sprintf(
+		"%v; the API server gave no answer, so %s %s may or may not exist: it is recorded in the state "+
+			"and the next `pulumi up` finds it or creates it", err, k.name, id)}}
 }
 
 // DeletePolicy says how a delete treats an object's dependents.

@@ -73,6 +73,15 @@ type ControlPlane struct {
 
 	procs []*process // in start order: etcd, kube-apiserver, kube-controller-manager
 
+	// apiServer is how the API server was started, to start it again after
+	// StopAPIServer.
+	apiServer struct {
+		path string
+		args []string
+		out  io.Writer
+	}
+	procsMu sync.Mutex
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -160,6 +169,8 @@ func (c *ControlPlane) Clientset() kubernetes.Interface { return c.clientset }
 // call's result.
 func (c *ControlPlane) Stop() error {
 	c.stopOnce.Do(func() {
+		c.procsMu.Lock()
+		defer c.procsMu.Unlock()
 		for i := len(c.procs) - 1; i >= 0; i-- {
 			c.procs[i].stop()
 		}
@@ -224,7 +235,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	c.server = "https://127.0.0.1:" + strconv.Itoa(port)
 	c.kubeconfigPath = filepath.Join(c.dir, "admin.kubeconfig")
 
-	p, err := c.start("kube-apiserver", path, []string{
+	args := []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -242,7 +253,9 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 		"--allow-privileged=true",
 		"--profiling=false",
 		"--v=0",
-	}, out)
+	}
+	c.apiServer.path, c.apiServer.args, c.apiServer.out = path, args, out
+	p, err := c.start("kube-apiserver", path, args, out)
 	if err != nil {
 		return err
 	}
@@ -529,4 +542,34 @@ func processStartTime(pid int) (string, error) {
 		return "", fmt.Errorf("unexpected /proc/%d/stat: %q", pid, data)
 	}
 	return fields[19], nil
+}
+
+// StopAPIServer stops the API server alone (etcd and the controller manager keep
+// running), as an outage would; StartAPIServer brings it back on the same address
+// with the same identity and data.
+func (c *ControlPlane) StopAPIServer() {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	c.procs[1].stop()
+}
+
+// StartAPIServer starts the API server again after StopAPIServer and waits until
+// it is ready.
+func (c *ControlPlane) StartAPIServer(ctx context.Context) error {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	select {
+	case <-c.procs[1].exited:
+	default:
+		return errors.New("the API server is running")
+	}
+	p, err := startProcess("kube-apiserver", c.apiServer.path, c.apiServer.args, c.dir, c.apiServer.out)
+	if err != nil {
+		return err
+	}
+	c.procs[1] = p
+	return waitReady(ctx, p, "GET "+c.server+"/readyz", func(ctx context.Context) error {
+		_, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err
+	})
 }

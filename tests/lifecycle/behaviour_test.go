@@ -148,3 +148,40 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 			len(got), u, strings.Join(got, "\n"))
 	}
 }
+
+// A create whose answer never comes is recorded, not forgotten: the next update
+// creates the object (or finds it), so an outage leaves nothing orphaned.
+func TestUnansweredCreateIsRecordedAndCompleted(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	unreachable := []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`)
+	down := newProvider(t, unreachable, nil)
+	u := urn(sliceType, "outage")
+	inputs := check(t, down, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.6", 80))
+	created, err := down.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatalf("Create against an unreachable server returned a plain error, want partial state: %v", err)
+	}
+	name := getString(t, inputs, "metadata.name")
+	if created.ID != ns+"/"+name || created.PartialState == nil {
+		t.Fatalf("Create = %q %+v, want the ID recorded with partial state", created.ID, created.PartialState)
+	}
+	if reason := strings.Join(created.PartialState.Reasons, " "); !strings.Contains(reason, "may or may not exist") {
+		t.Errorf("partial-state reason does not explain the unknown outcome: %s", reason)
+	}
+
+	up := newProvider(t, nil, nil)
+	if _, err := up.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties,
+		OldInputs: inputs, Inputs: inputs}); err != nil {
+		t.Fatalf("Update after the outage: %v", err)
+	}
+	if _, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the recorded slice was not created by the update: %v", err)
+	}
+}
