@@ -89,7 +89,8 @@ tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, co
 $(PULUMI): | tools/pulumi/go.mod
 	@echo "building pulumi $(PULUMI_VERSION) (about 6 minutes on 2 cores)"
 	mkdir -p $(@D)
-	cd tools/pulumi && go build -trimpath -o $@.tmp github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+	cd tools/pulumi && go build -trimpath -ldflags "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$(PULUMI_VERSION)" \
+		-o $@.tmp github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
 	mv $@.tmp $@
 
 $(PULUMI_LANGUAGE_YAML): | tools/pulumi-yaml/go.mod
@@ -141,6 +142,11 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 .PHONY: test
 test: tools provider ## Run every test: unit, control plane, provider and CLI tests.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
+
+.PHONY: bench
+bench: tools provider ## Measure start-up, footprint, Check, overhead and scale; write BENCHMARKS.md.
+	$(TEST_ENV) go run ./tests/bench -out BENCHMARKS.md -version $(VERSION) \
+		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml).

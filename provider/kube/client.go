@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -32,9 +31,8 @@ type Config struct {
 
 // Client is a connection to one cluster.
 type Client struct {
-	REST      *rest.Config
-	Clientset kubernetes.Interface
-	Dynamic   dynamic.Interface
+	REST    *rest.Config
+	Dynamic dynamic.Interface
 	// Namespace is the namespace used for objects that name none.
 	Namespace string
 	// Server is the API server's URL, for messages.
@@ -70,15 +68,11 @@ func NewClient(cfg Config) (*Client, error) {
 	if namespace == "" {
 		namespace = "default"
 	}
-	clientset, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes configuration: %w", err)
-	}
 	dyn, err := dynamic.NewForConfig(restConfig)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
-	return &Client{REST: restConfig, Clientset: clientset, Dynamic: dyn, Namespace: namespace, Server: restConfig.Host}, nil
+	return &Client{REST: restConfig, Dynamic: dyn, Namespace: namespace, Server: restConfig.Host}, nil
 }
 
 // clientConfig resolves the kubeconfig: inline contents, a path, or the standard

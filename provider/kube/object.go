@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -205,25 +206,41 @@ func (o objects) remove(ctx context.Context, id objectID, policy DeletePolicy, t
 	if err != nil {
 		return apiError("delete", o.kind, id, err)
 	}
-	wait := 25 * time.Millisecond
+	return o.waitGone(ctx, id, timeout)
+}
+
+// waitGone waits until the object is gone: it watches the object from the version it
+// last read, so the wait ends as soon as the server deletes it. A watch that breaks
+// off is started again.
+func (o objects) waitGone(ctx context.Context, id objectID, timeout time.Duration) error {
 	for {
 		live, err := o.get(ctx, id)
-		if err == nil && live == nil {
+		switch {
+		case err == nil && live == nil:
 			return nil
-		}
-		if ctx.Err() != nil {
-			return o.stillThere(ctx, id, live, timeout)
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
+		case ctx.Err() != nil:
 			last, _ := o.get(context.WithoutCancel(ctx), id)
 			return o.stillThere(ctx, id, last, timeout)
-		case <-time.After(wait):
+		case err != nil:
+			return err
 		}
-		wait = min(wait*2, time.Second)
+		w, err := o.api(id.namespace).Watch(ctx, metav1.ListOptions{
+			FieldSelector:   "metadata.name=" + id.name,
+			ResourceVersion: live.GetResourceVersion(),
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				return apiError("watch", o.kind, id, err)
+			}
+			continue
+		}
+		for event := range w.ResultChan() {
+			if event.Type == watch.Deleted {
+				w.Stop()
+				return nil
+			}
+		}
+		w.Stop()
 	}
 }
 

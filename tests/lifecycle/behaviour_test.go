@@ -133,7 +133,7 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
-	u := urn(listType, "warned")
+	u := urn(listType, "warned-"+ns) // unique, so repeated runs (-count) count apart
 	item := func(name string) property.Map {
 		return obj("metadata", obj("namespace", ns, "name", name),
 			"subsets", list(obj("addresses", list(obj("ip", "10.0.0.5")), "ports", list(obj("port", 80)))))

@@ -71,6 +71,7 @@ func TestEndpointsListLifecycle(t *testing.T) {
 		t.Fatalf("Create: %v", err)
 	}
 	want := []string{a + "/one=10.0.1.1:80", b + "/two=10.0.1.2:80"}
+	sort.Strings(want)
 	if got := liveEndpoints(t, a, b); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("after Create the cluster has %v, want %v", got, want)
 	}
@@ -86,6 +87,7 @@ func TestEndpointsListLifecycle(t *testing.T) {
 		t.Fatalf("Update: %v", err)
 	}
 	want = []string{a + "/one=10.0.1.1:8080", b + "/three=10.0.1.3:80"}
+	sort.Strings(want)
 	if got := liveEndpoints(t, a, b); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("after Update the cluster has %v, want %v", got, want)
 	}

@@ -3,7 +3,9 @@ package plugin
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,6 +24,7 @@ type Plugin struct {
 	rpc.ResourceProviderClient
 	Cmd  *exec.Cmd
 	conn *grpc.ClientConn
+	done chan error
 }
 
 // Path returns the provider binary the Makefile built (TEST_ASSET_PROVIDER), failing
@@ -42,33 +45,50 @@ func Path(t testing.TB) string {
 // and waited for when the test ends.
 func Start(t testing.TB, path string, env ...string) *Plugin {
 	t.Helper()
+	p, err := Launch(path, env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return p
+}
+
+// Launch runs the binary in attach mode, as the engine does, and connects to it once
+// it has printed its port.
+func Launch(path string, env ...string) (*Plugin, error) {
 	cmd := exec.Command(path)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", path, err)
+		return nil, fmt.Errorf("starting %s: %w", path, err)
 	}
-	t.Cleanup(func() { stop(t, cmd) })
-
+	p := &Plugin{Cmd: cmd, done: make(chan error, 1)}
 	port, err := readPort(stdout)
+	go func() { p.done <- cmd.Wait() }()
 	if err != nil {
-		t.Fatalf("%s did not announce its port: %v", path, err)
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("%s did not announce its port: %w", path, err)
 	}
-	conn, err := grpc.NewClient("127.0.0.1:"+strconv.Itoa(port),
+	p.conn, err = grpc.NewClient("127.0.0.1:"+strconv.Itoa(port),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		t.Fatalf("dialing %s: %v", path, err)
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("dialing %s: %w", path, err)
 	}
-	t.Cleanup(func() { _ = conn.Close() })
-	return &Plugin{ResourceProviderClient: rpc.NewResourceProviderClient(conn), Cmd: cmd, conn: conn}
+	p.ResourceProviderClient = rpc.NewResourceProviderClient(p.conn)
+	return p, nil
 }
 
-func readPort(stdout interface{ Read([]byte) (int, error) }) (int, error) {
+func readPort(stdout io.Reader) (int, error) {
 	line := make(chan string, 1)
 	go func() {
 		s := bufio.NewScanner(stdout)
@@ -76,29 +96,30 @@ func readPort(stdout interface{ Read([]byte) (int, error) }) (int, error) {
 			line <- s.Text()
 		}
 		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	select {
 	case l, ok := <-line:
 		if !ok {
-			return 0, fmt.Errorf("exited before printing a port")
+			return 0, errors.New("exited before printing a port")
 		}
 		return strconv.Atoi(strings.TrimSpace(l))
 	case <-time.After(30 * time.Second):
-		return 0, fmt.Errorf("no port after 30s")
+		return 0, errors.New("no port after 30s")
 	}
 }
 
-// stop interrupts the plugin as the engine does, then kills it if it lingers.
-func stop(t testing.TB, cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+// Close interrupts the plugin as the engine does, then kills it if it lingers.
+func (p *Plugin) Close() error {
+	_ = p.conn.Close()
+	_ = p.Cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-done:
+	case <-p.done:
+		return nil
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Errorf("plugin %d did not exit within 10s of an interrupt", cmd.Process.Pid)
+		_ = p.Cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("plugin %d did not exit within 10s of an interrupt", p.Cmd.Process.Pid)
 	}
 }
 

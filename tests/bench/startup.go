@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	rpcplugin "github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+)
+
+type startupFigures struct {
+	toSchema     []time.Duration // exec to the first GetSchema answer
+	configure    []time.Duration
+	rssConfigure int64 // KiB, after Configure
+	hwmConfigure int64 // KiB, peak up to then
+	binarySize   int64 // bytes
+}
+
+// measureStartup starts the plugin runs times: exec to first GetSchema answer, then
+// Configure, then its memory.
+func measureStartup(ctx context.Context, bin, kubeconfig string, runs int) (startupFigures, error) {
+	var f startupFigures
+	st, err := os.Stat(bin)
+	if err != nil {
+		return f, err
+	}
+	f.binarySize = st.Size()
+	args, err := configArgs(map[string]any{"kubeconfig": kubeconfig})
+	if err != nil {
+		return f, err
+	}
+	for range runs {
+		start := time.Now()
+		p, err := plugin.Launch(bin)
+		if err != nil {
+			return f, err
+		}
+		if _, err := p.GetSchema(ctx, &rpc.GetSchemaRequest{}); err != nil {
+			_ = p.Close()
+			return f, fmt.Errorf("GetSchema: %w", err)
+		}
+		f.toSchema = append(f.toSchema, time.Since(start))
+		start = time.Now()
+		if _, err := p.Configure(ctx, &rpc.ConfigureRequest{Args: args, AcceptSecrets: true, AcceptResources: true}); err != nil {
+			_ = p.Close()
+			return f, fmt.Errorf("Configure: %w", err)
+		}
+		f.configure = append(f.configure, time.Since(start))
+		rss, _ := procStatus(p.Cmd.Process.Pid, "VmRSS")
+		hwm, _ := procStatus(p.Cmd.Process.Pid, "VmHWM")
+		f.rssConfigure, f.hwmConfigure = max(f.rssConfigure, rss), max(f.hwmConfigure, hwm)
+		if err := p.Close(); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+func configArgs(m map[string]any) (*structpb.Struct, error) {
+	return rpcplugin.MarshalProperties(resource.NewPropertyMapFromMap(m), rpcplugin.MarshalOptions{KeepSecrets: true})
+}
