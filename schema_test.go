@@ -378,6 +378,7 @@ var configTable = map[string]configWant{
 	"context":                 {},
 	"namespace":               {},
 	"deletePropagationPolicy": {},
+	"lookupTimeout":           {},
 	"project": {env: []string{
 		"GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT",
 	}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -18,6 +19,8 @@ import (
 type Config struct {
 	Kube   kube.Config
 	Google google.Config
+	// LookupTimeout is the lookupTimeout setting as given; parsed into Google.Timeout.
+	LookupTimeout string
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
@@ -36,6 +39,7 @@ func (c *Config) fields() map[string]*string {
 		"impersonateServiceAccount":     &c.Google.ImpersonateServiceAccount,
 		"migrationCenterCustomEndpoint": &c.Google.MigrationCenterEndpoint,
 		"beyondcorpCustomEndpoint":      &c.Google.BeyondcorpEndpoint,
+		"lookupTimeout":                 &c.LookupTimeout,
 	}
 }
 
@@ -95,6 +99,16 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 				break
 			}
 		}
+	}
+	if cfg.LookupTimeout != "" {
+		d, err := time.ParseDuration(cfg.LookupTimeout)
+		if err != nil || d <= 0 {
+			failures = append(failures, p.CheckFailure{
+				Property: "lookupTimeout",
+				Reason:   fmt.Sprintf("lookupTimeout must be a positive duration such as 30s or 2m, not %q", cfg.LookupTimeout),
+			})
+		}
+		cfg.Google.Timeout = d
 	}
 	return cfg, failures, warnings
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -101,6 +102,17 @@ func TestParseConfig(t *testing.T) {
 				Property: "deletePropagationPolicy",
 				Reason:   `deletePropagationPolicy must be one of Foreground, Background, Orphan, not "background"`,
 			}},
+		},
+		{
+			name: "a lookup timeout",
+			args: map[string]property.Value{"lookupTimeout": str("90s")},
+			want: Config{LookupTimeout: "90s", Google: google.Config{Timeout: 90 * time.Second}},
+		},
+		{
+			name:         "a lookup timeout that is not a duration",
+			args:         map[string]property.Value{"lookupTimeout": str("soon")},
+			want:         Config{LookupTimeout: "soon"},
+			wantFailures: []p.CheckFailure{{Property: "lookupTimeout", Reason: `lookupTimeout must be a positive duration such as 30s or 2m, not "soon"`}},
 		},
 		{
 			name: "unknown values are recorded, not defaulted",

@@ -16,6 +16,8 @@ import (
 type Function = func(context.Context, property.Map) (p.InvokeResponse, error)
 
 // The tokens of the lookups, as schema.json declares them.
+//
+//nolint:gosec // G101: function tokens, not credentials
 const (
 	ImportDataFileToken       tokens.Type = "endpoints:migration/v1alpha1:getImportDataFile"
 	ProxyConfigIamPolicyToken tokens.Type = "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"

@@ -25,6 +25,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
 )
 
+//nolint:gosec // G101: fake tokens the doubles check
 const (
 	// token is the access token the doubles expect; it must never appear in an error,
 	// a failure or a log line.
@@ -164,6 +165,30 @@ func (h *harness) mustInvoke(tok tokens.Type, args map[string]property.Value) ma
 	return out
 }
 
+// invokeWithin is invoke for calls that must fail, bounded so a lookup that never
+// returns fails the test instead of hanging it.
+func (h *harness) invokeWithin(limit time.Duration, tok tokens.Type, args map[string]property.Value) error {
+	h.t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		resp, err := h.srv.Invoke(p.InvokeRequest{Token: tok, Args: property.NewMap(args)})
+		if err == nil && len(resp.Failures) > 0 {
+			err = fmt.Errorf("unexpected failures: %v", resp.Failures)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			assertNoSecret(h.t, "error", err.Error())
+		}
+		return err
+	case <-time.After(limit):
+		h.t.Fatalf("Invoke %s did not return within %s", tok, limit)
+		return nil
+	}
+}
+
 func (h *harness) requests() int { return len(h.double.Requests()) }
 
 // wire round-trips a result through the encoding the gRPC server uses.
@@ -190,7 +215,7 @@ func assertNoSecret(t *testing.T, what, text string) {
 	}
 }
 
-func str(s string) property.Value { return property.New(s) }
+func str(s string) property.Value  { return property.New(s) }
 func num(n float64) property.Value { return property.New(n) }
 
 // fileArgs are the arguments of getImportDataFile for projects/proj/locations/l/importJobs/j/importDataFiles/f.
@@ -295,8 +320,14 @@ func TestArgumentFailures(t *testing.T) {
 			}}},
 	}
 	h := start(t, nil)
+	t.Cleanup(func() {
+		if n := h.requests(); n != 0 {
+			t.Errorf("the double received %d requests; argument failures must stop calls before any request", n)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			out, failures, err := h.invoke(tt.token, tt.args)
 			if err != nil {
 				t.Fatalf("Invoke returned an error, want failures: %v", err)
@@ -309,9 +340,6 @@ func TestArgumentFailures(t *testing.T) {
 			}
 		})
 	}
-	if n := h.requests(); n != 0 {
-		t.Errorf("the double received %d requests; argument failures must stop calls before any request", n)
-	}
 }
 
 // clearProjectEnv unsets the project environment variables; tests that call it cannot be
@@ -322,7 +350,7 @@ func clearProjectEnv(t *testing.T) {
 	}
 }
 
-// Not parallel: it clears the project environment variables provider.New reads.
+//nolint:paralleltest // it clears the project environment variables provider.New reads
 func TestMissingProjectFailsClearly(t *testing.T) {
 	clearProjectEnv(t)
 	h := start(t, map[string]string{"project": ""})
@@ -340,7 +368,7 @@ func TestMissingProjectFailsClearly(t *testing.T) {
 	}
 }
 
-// Not parallel: it sets GOOGLE_PROJECT, which provider.New reads through os.Getenv.
+//nolint:paralleltest // it sets GOOGLE_PROJECT, which provider.New reads through os.Getenv
 func TestProjectFromEnvironment(t *testing.T) {
 	clearProjectEnv(t)
 	t.Setenv("GOOGLE_PROJECT", "env-proj")
@@ -765,7 +793,7 @@ func TestTimeout(t *testing.T) {
 			h := start(t, nil)
 			tt.setup(h.double)
 			began := time.Now()
-			_, _, err := h.invoke(importDataFile, fileArgs())
+			err := h.invokeWithin(lookupTimeout+5*time.Second, importDataFile, fileArgs())
 			took := time.Since(began)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v\nwant %s", err, tt.want)
@@ -789,8 +817,10 @@ func TestCancelStopsALookupPromptly(t *testing.T) {
 		_, _, err := h.invoke(importDataFile, fileArgs())
 		done <- err
 	}()
-	for h.requests() == 0 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(lookupTimeout); h.requests() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the lookup never reached the double")
+		}
 	}
 	canceled := time.Now()
 	if err := h.srv.Cancel(); err != nil {
@@ -852,7 +882,7 @@ func clearCredentialEnv(t *testing.T) {
 	t.Setenv("CLOUDSDK_CONFIG", dir)
 }
 
-// Not parallel: it clears the credential environment variables.
+//nolint:paralleltest // it clears the credential environment variables
 func TestServiceAccountKey(t *testing.T) {
 	clearCredentialEnv(t)
 	for _, form := range []string{"JSON contents", "file path"} {
@@ -885,7 +915,7 @@ func TestServiceAccountKey(t *testing.T) {
 	}
 }
 
-// Not parallel: it clears the credential environment variables.
+//nolint:paralleltest // it clears the credential environment variables
 func TestAccessTokenTakesPrecedenceOverCredentials(t *testing.T) {
 	clearCredentialEnv(t)
 	h := start(t, nil)
@@ -903,7 +933,7 @@ func TestAccessTokenTakesPrecedenceOverCredentials(t *testing.T) {
 	}
 }
 
-// Not parallel: it sets GOOGLE_APPLICATION_CREDENTIALS.
+//nolint:paralleltest // it sets GOOGLE_APPLICATION_CREDENTIALS
 func TestApplicationDefaultCredentials(t *testing.T) {
 	clearCredentialEnv(t)
 	double := startDouble(t, token)
@@ -926,7 +956,7 @@ func TestApplicationDefaultCredentials(t *testing.T) {
 	}
 }
 
-// Not parallel: it clears the credential environment variables.
+//nolint:paralleltest // it clears the credential environment variables
 func TestCredentialsAreNeededOnlyByLookups(t *testing.T) {
 	clearCredentialEnv(t)
 	double := startDouble(t, token)
@@ -949,7 +979,7 @@ func TestCredentialsAreNeededOnlyByLookups(t *testing.T) {
 	}
 }
 
-// Not parallel: it reads the log lines captured so far.
+//nolint:paralleltest // it reads the log lines captured while no parallel test runs
 func TestLogsShowRetriesButNoSecrets(t *testing.T) {
 	h := start(t, nil)
 	h.double.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{})

@@ -68,7 +68,7 @@ func retry[T any](ctx context.Context, policy RetryPolicy, t target, call func(c
 		last error
 	)
 	for attempt := 1; ; attempt++ {
-		v, err := attempt1(ctx, call)
+		v, err := runAttempt(ctx, call)
 		if err == nil {
 			return v, nil
 		}
@@ -99,8 +99,8 @@ func retry[T any](ctx context.Context, policy RetryPolicy, t target, call func(c
 	}
 }
 
-// attempt1 runs one call, returning early with the context's cause if ctx ends first.
-func attempt1[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+// runAttempt runs one call, returning early with the context's cause if ctx ends first.
+func runAttempt[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
 	type result struct {
 		v   T
 		err error

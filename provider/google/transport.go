@@ -51,19 +51,19 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 	// Both clients are built the way the generated clients build theirs, on one set of
 	// credentials. The BeyondCorp v1 proxy-config getIamPolicy method exists only in old
 	// releases of the generated client, so that call is made by hand on this transport.
-	httpClient := func(base, public string) (*http.Client, error) {
+	// The endpoint is always a full URL, so no default endpoint is needed.
+	httpClient := func(base string) (*http.Client, error) {
 		hc, _, err := htransport.NewClient(ctx,
 			creds.option,
 			option.WithScopes(cloudPlatformScope),
 			option.WithUserAgent(cfg.UserAgent),
 			option.WithEndpoint(base),
-			internaloption.WithDefaultEndpoint(public),
 			internaloption.WithDefaultScopes(cloudPlatformScope),
 			internaloption.EnableNewAuthLibrary(),
 		)
 		return hc, err
 	}
-	migrationHTTP, err := httpClient(migrationBase, DefaultMigrationCenterEndpoint)
+	migrationHTTP, err := httpClient(migrationBase)
 	if err != nil {
 		return nil, fmt.Errorf("building the Migration Center API client: %w", err)
 	}
@@ -71,7 +71,7 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the Migration Center API client: %w", err)
 	}
-	beyondcorp, err := httpClient(beyondcorpBase, DefaultBeyondcorpEndpoint)
+	beyondcorp, err := httpClient(beyondcorpBase)
 	if err != nil {
 		return nil, fmt.Errorf("building the BeyondCorp API client: %w", err)
 	}

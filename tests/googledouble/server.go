@@ -1,6 +1,7 @@
 package googledouble
 
 import (
+	"bytes"
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
@@ -220,14 +221,17 @@ func (s *Server) getIamPolicy(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, p)
 }
 
+// writeJSON answers 200 with v as JSON, without HTML escaping, as Google answers.
 func writeJSON(w http.ResponseWriter, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		writeError(w, http.StatusInternalServerError, "googledouble: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(body)
+	_, _ = w.Write(body.Bytes())
 }
 
 // writeError answers with Google's error envelope; an empty message uses Google's usual one.

@@ -1,0 +1,53 @@
+package google
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/api/googleapi"
+)
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	file := target{kind: "import data file", path: "projects/p/locations/l/importJobs/j/importDataFiles/f",
+		action: "reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f"}
+	html := strings.Repeat("<html><body>Not Found</body></html>\n", 20)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"404", &googleapi.Error{Code: 404, Message: "Resource was not found"},
+			"import data file projects/p/locations/l/importJobs/j/importDataFiles/f not found (404): Resource was not found"},
+		{"403", fmt.Errorf("wrapped: %w", &googleapi.Error{Code: 403, Message: "Permission denied on resource"}),
+			"permission denied (403) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: Permission denied on resource"},
+		{"401", &googleapi.Error{Code: 401, Message: "Request had invalid authentication credentials."},
+			"unauthenticated (401) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: " +
+				"Request had invalid authentication credentials.; check the provider's accessToken or credentials setting, or the Application Default Credentials"},
+		{"400", &googleapi.Error{Code: 400, Message: "Request contains an invalid argument."},
+			"invalid argument (400) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: Request contains an invalid argument."},
+		{"409", &googleapi.Error{Code: 409, Message: "m"},
+			"conflict (409) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: m"},
+		{"an HTML page, as from a wrong endpoint", &googleapi.Error{Code: 404, Body: html},
+			"import data file projects/p/locations/l/importJobs/j/importDataFiles/f not found (404): the answer carried no Google error message; it begins \"" +
+				strings.Repeat("<html><body>Not Found</body></html> ", 6)[:200] + "...\""},
+		{"an empty body", &googleapi.Error{Code: 502},
+			"bad gateway (502) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: the answer carried no Google error message"},
+		{"malformed JSON", &json.SyntaxError{},
+			"reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: the answer is not the JSON the API documents (is the endpoint a Google API?): "},
+		{"a transport failure", errors.New("dial tcp: no such host"),
+			"reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: dial tcp: no such host"},
+	}
+	for _, tt := range tests {
+		err := describe(file, tt.err)
+		if err.Error() != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, err, tt.want)
+		}
+		if !errors.Is(err, tt.err) && !errors.As(err, new(*googleapi.Error)) {
+			t.Errorf("%s: the library's error is not wrapped", tt.name)
+		}
+	}
+}
