@@ -45,7 +45,7 @@ func (c *Config) fields() map[string]*string {
 
 // configChoices are the keys whose value must be one of a few words.
 var configChoices = map[string][]string{
-	"deletePropagationPolicy": {"Foreground", "Background", "Orphan"},
+	"deletePropagationPolicy": {"Background", "Foreground", "Orphan"},
 }
 
 // engineKeys are provider inputs the engine itself adds; they are not configuration

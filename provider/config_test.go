@@ -92,15 +92,15 @@ func TestParseConfig(t *testing.T) {
 		},
 		{
 			name: "a setting with fixed choices",
-			args: map[string]property.Value{"deletePropagationPolicy": str("Background")},
-			want: Config{Kube: kube.Config{DeletePropagationPolicy: "Background"}},
+			args: map[string]property.Value{"deletePropagationPolicy": str("Foreground")},
+			want: Config{Kube: kube.Config{DeletePropagationPolicy: "Foreground"}},
 		},
 		{
 			name: "a value outside the choices fails naming them",
 			args: map[string]property.Value{"deletePropagationPolicy": str("background")},
 			wantFailures: []p.CheckFailure{{
 				Property: "deletePropagationPolicy",
-				Reason:   `deletePropagationPolicy must be one of Foreground, Background, Orphan, not "background"`,
+				Reason:   `deletePropagationPolicy must be one of Background, Foreground, Orphan, not "background"`,
 			}},
 		},
 		{

@@ -22,8 +22,8 @@ type Config struct {
 	// Namespace is the default namespace for objects that name none. Empty means the
 	// context's namespace, then "default".
 	Namespace string
-	// DeletePropagationPolicy is how deletes treat dependents: Foreground (the
-	// default: the object goes after its dependents), Background or Orphan.
+	// DeletePropagationPolicy is how deletes treat dependents: Background (the
+	// default), Foreground or Orphan.
 	DeletePropagationPolicy string
 	// UserAgent identifies the provider to the API server.
 	UserAgent string

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"maps"
 	"reflect"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -16,13 +17,24 @@ var serverMetadata = []string{"uid", "resourceVersion", "creationTimestamp", "ge
 // inputs of an imported object.
 var importedAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
-// outputs are a live object's properties: its fields without apiVersion and kind.
+// outputs are a live object's properties: its fields without apiVersion and kind, and
+// without metadata.managedFields, the server's bookkeeping of field ownership, which
+// changes on every write and would only weigh down the state.
 func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 	out := map[string]property.Value{}
 	for _, f := range append([]string{"metadata"}, k.fields...) {
-		if v, ok := obj.Object[f]; ok {
-			out[f] = fromPlain(v)
+		v, ok := obj.Object[f]
+		if !ok {
+			continue
 		}
+		if meta, isMap := v.(map[string]any); isMap && f == "metadata" {
+			if _, has := meta["managedFields"]; has {
+				meta = maps.Clone(meta)
+				delete(meta, "managedFields")
+				v = meta
+			}
+		}
+		out[f] = fromPlain(v)
 	}
 	return property.NewMap(out)
 }

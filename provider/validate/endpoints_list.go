@@ -42,7 +42,11 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 
 	items, _ := rootNode(normalized).get("items").items()
 	type identity struct{ namespace, name string }
-	seen := map[identity]int{}
+	type seenItem struct {
+		index  int
+		secret bool
+	}
+	seen := map[identity]seenItem{}
 	for i, item := range items {
 		meta := item.get("metadata")
 		c.objectMeta(meta)
@@ -52,12 +56,13 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 			}
 		}
 
-		name, ok := meta.get("name").str()
+		nameNode, nsNode := meta.get("name"), meta.get("namespace")
+		name, ok := nameNode.str()
 		if !ok || name == "" {
 			continue // the provider names it
 		}
 		ns := namespace
-		if nsNode := meta.get("namespace"); !nsNode.absent() {
+		if !nsNode.absent() {
 			s, ok := nsNode.str()
 			if !ok {
 				continue
@@ -66,17 +71,18 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 				ns = s
 			}
 		}
-		id := identity{ns, name}
-		if first, dup := seen[id]; dup {
-			object := meta.get("name").show(ns + "/" + name)
-			if meta.get("namespace").secret {
-				object = "the same object (secret)"
-			}
-			c.fail(meta.get("name").path, "items[%d] and items[%d] both name the Endpoints object %s; "+
-				"each item must manage a different object", first, i, object)
-		} else {
-			seen[id] = i
+		id, secret := identity{ns, name}, nameNode.secret || nsNode.secret
+		first, dup := seen[id]
+		if !dup {
+			seen[id] = seenItem{i, secret}
+			continue
 		}
+		object := ns + "/" + name
+		if secret || first.secret {
+			object = secretShown
+		}
+		c.fail(nameNode.path, "items[%d] and items[%d] both name the Endpoints object %s; "+
+			"each item must manage a different object", first.index, i, object)
 	}
 	return c.result(normalized)
 }
@@ -126,8 +132,8 @@ func (c *checker) endpointSubset(ss node) {
 			c.fail(name.path, "port name %s (got %s)", dnsLabelRule, name.quote(s))
 		case s != "":
 			if first, dup := names[s]; dup {
-				c.warn(name.path, "port name %s is also used by ports[%d] of this subset; names should tell the ports "+
-					"apart (the API server accepts it)", name.quote(s), first)
+				c.warn(name.path, "ports[%d] of this subset has the same name; names should tell the ports apart "+
+					"(the API server accepts it)", first)
 			} else {
 				names[s] = i
 			}

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -117,8 +116,7 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 				c.fail(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))
 			}
 			if first, dup := seen[s]; dup {
-				c.fail(name.path, "duplicate zone: %s names the same zone (%s)",
-					fmt.Sprintf("forZones[%d]", first), name.quote(s))
+				c.fail(name.path, "duplicate zone: forZones[%d] names the same zone", first)
 			} else {
 				seen[s] = i
 			}
@@ -148,11 +146,12 @@ func (c *checker) slicePorts(n node) {
 					"starting and ending with an alphanumeric, at most 63 characters (got %s)", name.quote(s))
 			}
 			if first, dup := seen[s]; dup {
-				what := "port name " + name.quote(s)
 				if s == "" {
-					what = "the empty port name"
+					c.fail(name.path, "port names must be unique within a slice: ports[%d] is unnamed too "+
+						"(at most one port may have an empty name)", first)
+				} else {
+					c.fail(name.path, "port names must be unique within a slice: ports[%d] has the same name", first)
 				}
-				c.fail(name.path, "port names must be unique within a slice: %s is also used by ports[%d]", what, first)
 			} else {
 				seen[s] = i
 			}

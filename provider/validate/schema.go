@@ -264,7 +264,7 @@ func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
 			}
 		}
 	}
-	w.fail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
+	w.noFail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
 }
 
 // expected describes what prop accepts, for messages.
@@ -323,7 +323,7 @@ func kindOf(v property.Value) string {
 
 func showNumber(f float64, secret bool) string {
 	if secret {
-		return "a secret number that is not integral"
+		return secretShown
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -284,18 +284,21 @@ type entry struct {
 	node
 }
 
-// show returns s for use in a message, or a neutral word when n is secret.
+// secretShown stands for a secret value in messages, as the Pulumi CLI shows secrets.
+const secretShown = "[secret]"
+
+// show returns s for use in a message, or [secret] when n is secret.
 func (n node) show(s string) string {
 	if n.secret {
-		return "the value (secret)"
+		return secretShown
 	}
 	return s
 }
 
-// quote returns s quoted for use in a message, or a neutral word when n is secret.
+// quote returns s quoted for use in a message, or [secret] when n is secret.
 func (n node) quote(s string) string {
 	if n.secret {
-		return "the value (secret)"
+		return secretShown
 	}
 	return strconv.Quote(s)
 }

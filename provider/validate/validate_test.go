@@ -210,3 +210,48 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// propertyValues lets go-cmp compare and print property values, markers included.
+var propertyValues = cmp.Options{
+	cmp.Transformer("property.Map", func(m property.Map) any { return marked(property.New(m)) }),
+	cmp.Transformer("property.Value", marked),
+}
+
+// marked returns v as plain values, with its markers spelled out as in the test
+// inputs ("$unknown", {"$secret": ...}), and dependencies as {"$dependencies": ...}.
+func marked(v property.Value) any {
+	var out any
+	switch {
+	case v.IsComputed():
+		out = "$unknown"
+	case v.IsArray():
+		a := []any{}
+		for _, e := range v.AsArray().All {
+			a = append(a, marked(e))
+		}
+		out = a
+	case v.IsMap():
+		m := map[string]any{}
+		for k, e := range v.AsMap().All {
+			m[k] = marked(e)
+		}
+		out = m
+	case v.IsNull():
+		out = nil
+	case v.IsString():
+		out = v.AsString()
+	case v.IsNumber():
+		out = v.AsNumber()
+	case v.IsBool():
+		out = v.AsBool()
+	default:
+		out = fmt.Sprint(v)
+	}
+	if v.Secret() {
+		out = map[string]any{"$secret": out}
+	}
+	if deps := v.Dependencies(); len(deps) > 0 {
+		out = map[string]any{"$dependencies": fmt.Sprint(deps), "value": out}
+	}
+	return out
+}

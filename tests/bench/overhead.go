@@ -100,7 +100,7 @@ func clientGo(ctx context.Context, cs kubernetes.Interface, ns string) (latencie
 			return err
 		},
 		"delete": func(i int) error {
-			policy := metav1.DeletePropagationForeground
+			policy := metav1.DeletePropagationBackground
 			if err := api.Delete(ctx, name(i), metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
 				return err
 			}

@@ -160,7 +160,7 @@ func render(r results, cfg config, t tools) string {
 	w("## Provider overhead")
 	w("")
 	w("%d EndpointSlices, %d calls in flight: each operation through the plugin's gRPC interface against the same", overheadObjects, overheadInFlight)
-	w("operation done directly with client-go (update = read then write; delete = foreground delete, then wait until gone).")
+	w("operation done directly with client-go (update = read then write; delete = background delete, then watch until gone).")
 	w("")
 	w("| operation | client-go p50 | client-go p99 | provider p50 | provider p99 | p50 ratio | target |")
 	w("|---|---|---|---|---|---|---|")

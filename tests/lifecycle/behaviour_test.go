@@ -9,7 +9,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A finalizer that outlives the delete's timeout is named in the error.
@@ -183,5 +185,36 @@ current-context: c
 	}
 	if _, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil {
 		t.Errorf("the recorded slice was not created by the update: %v", err)
+	}
+}
+
+// deletePropagationPolicy Foreground: a delete returns only once the object's
+// dependents are gone too; the default (Background) returns as soon as the object is.
+func TestForegroundDeleteWaitsForDependents(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	cs := clientset(t)
+	srv := newProvider(t, nil, map[string]property.Value{"deletePropagationPolicy": property.New("Foreground")})
+	u := urn(sliceType, "parent")
+	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.7", 80))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := getString(t, inputs, "metadata.name")
+	uid := getString(t, created.Properties, "metadata.uid")
+	blocking := true
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Name: "dependent",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice",
+			Name: name, UID: types.UID(uid), BlockOwnerDeletion: &blocking}},
+	}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties, Timeout: 60}); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(t.Context(), "dependent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a Foreground delete returned while its dependent still exists (err=%v)", err)
 	}
 }

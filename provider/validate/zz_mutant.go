@@ -1,0 +1,3 @@
+package validate
+
+func (c *checker) noFail(p path, format string, args ...any) {}
