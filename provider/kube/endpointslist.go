@@ -58,12 +58,12 @@ func (r *EndpointsList) objects(ctx context.Context) (objects, error) {
 
 // Check validates every item and defaults each item's namespace.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	inputs, failures := checkResult(ctx, validate.EndpointsList(req.Inputs))
+	namespace := defaultNamespace(ctx, r.client)
+	inputs, failures := checkResult(ctx, validate.EndpointsListIn(req.Inputs, namespace))
 	items, ok := inputs.GetOk("items")
 	if !ok || !items.IsArray() {
 		return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
 	}
-	namespace := defaultNamespace(ctx, r.client)
 	out := make([]property.Value, 0, items.AsArray().Len())
 	for i, item := range items.AsArray().All {
 		if !item.IsMap() {

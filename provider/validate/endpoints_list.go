@@ -14,8 +14,8 @@ import (
 // (ValidateEndpointsCreate), and no two items may name the same object.
 
 const (
-	endpointsListToken    = "endpoints:core/v1:EndpointsList"
-	coreEndpointPortToken = "endpoints:core/v1:EndpointPort"
+	endpointsListResource = "endpoints:core/v1:EndpointsList"
+	coreEndpointPortType  = "endpoints:core/v1:EndpointPort"
 	// defaultNamespace is the namespace of items that do not set one, unless the
 	// caller says otherwise (EndpointsListIn).
 	defaultNamespace = "default"
@@ -38,7 +38,7 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 	}
 	c := &checker{}
 	w := walker{checker: c, pkg: spec.MustLoad()}
-	normalized := w.resource(endpointsListToken, inputs)
+	normalized := w.resource(endpointsListResource, inputs)
 
 	items, _ := rootNode(normalized).get("items").items()
 	type identity struct{ namespace, name string }

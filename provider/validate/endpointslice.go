@@ -12,10 +12,10 @@ import (
 // EndpointSlice on create (pkg/apis/discovery/validation and the registry strategy).
 
 const (
-	sliceToken             = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	sliceEndpointToken     = "endpoints:discovery.k8s.io/v1:Endpoint"
-	sliceEndpointPortToken = "endpoints:discovery.k8s.io/v1:EndpointPort"
-	forZoneToken           = "endpoints:discovery.k8s.io/v1:ForZone"
+	sliceResource         = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	sliceEndpointType     = "endpoints:discovery.k8s.io/v1:Endpoint"
+	sliceEndpointPortType = "endpoints:discovery.k8s.io/v1:EndpointPort"
+	forZoneType           = "endpoints:discovery.k8s.io/v1:ForZone"
 )
 
 const (
@@ -39,10 +39,10 @@ var ignoredSliceEndpoint = map[string]string{
 }
 
 const (
-	sliceEndpointsMissing = "endpoints is required by the schema but not set; the slice is created with no endpoints " +
-		"(set endpoints: [] to say so)"
-	forZoneNameMissing = "name is required by the schema but not set; the API server stores the zone hint with an " +
-		"empty name, which matches no zone"
+	sliceEndpointsMissing = "required by the schema but not set; the API server accepts it and creates the slice " +
+		"with no endpoints (set endpoints: [] to say so)"
+	forZoneNameMissing = "required by the schema but not set; the API server accepts it and stores the zone hint " +
+		"with an empty name, which matches no zone"
 )
 
 // EndpointSlice validates the inputs of an endpoints:discovery.k8s.io/v1:EndpointSlice
@@ -50,7 +50,7 @@ const (
 func EndpointSlice(inputs property.Map) Result {
 	c := &checker{}
 	w := walker{checker: c, pkg: spec.MustLoad()}
-	normalized := w.resource(sliceToken, inputs)
+	normalized := w.resource(sliceResource, inputs)
 
 	root := rootNode(normalized)
 	c.objectMeta(root.get("metadata"))
@@ -105,12 +105,9 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 		for i, z := range zones {
 			name := z.get("name")
 			s, ok := name.str()
-			if !ok {
-				if z.v.IsMap() && name.absent() {
-					s, ok = "", true // the server reads a missing name as ""
-				} else {
-					continue
-				}
+			missing := z.v.IsMap() && name.absent() // the server reads a missing name as ""
+			if !ok && !missing {
+				continue // unknown, or not a string
 			}
 			if !isLabelValue(s) {
 				c.fail(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))

@@ -261,7 +261,7 @@ func TestEndpointSliceRules(t *testing.T) {
 			name:     "zone hints without names collide",
 			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forZones":[{},{"name":""}]}}`),
 			failures: []want{{"endpoints[0].hints.forZones[1].name", "duplicate zone"}},
-			warnings: []want{{"endpoints[0].hints.forZones[0].name", "name is required by the schema but not set"}},
+			warnings: []want{{"endpoints[0].hints.forZones[0].name", "required by the schema but not set; the API server accepts it and stores the zone hint"}},
 		},
 		{
 			name:     "deprecatedTopology is dropped, not validated",

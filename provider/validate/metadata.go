@@ -12,8 +12,8 @@ import (
 // the core API).
 
 const (
-	objectMetaToken = "endpoints:meta/v1:ObjectMeta"
-	listMetaToken   = "endpoints:meta/v1:ListMeta"
+	objectMetaType = "endpoints:meta/v1:ObjectMeta"
+	listMetaType   = "endpoints:meta/v1:ListMeta"
 )
 
 // serverOwnedObjectMeta are the ObjectMeta fields that the server sets, clears or
@@ -47,7 +47,7 @@ const maxAnnotationsBytes = apimachineryvalidation.TotalAnnotationSizeLimitB
 // accepts.
 var standardFinalizers = []string{"kubernetes", "orphan", "foregroundDeletion"}
 
-// objectMeta checks the metadata node n of an object of the given kind.
+// objectMeta checks the metadata n of an EndpointSlice or of an Endpoints item.
 func (c *checker) objectMeta(n node) {
 	name, generateName := n.get("name"), n.get("generateName")
 	if s, ok := name.str(); ok {

@@ -24,9 +24,9 @@ const anyRef = "pulumi.json#/Any"
 // droppedFields lists, per type token, the properties that Check removes from the
 // inputs with a warning, and why. Their values are not validated: they are never sent.
 var droppedFields = map[string]map[string]string{
-	objectMetaToken:    serverOwnedObjectMeta,
-	listMetaToken:      serverOwnedListMeta,
-	sliceEndpointToken: ignoredSliceEndpoint,
+	objectMetaType:    serverOwnedObjectMeta,
+	listMetaType:      serverOwnedListMeta,
+	sliceEndpointType: ignoredSliceEndpoint,
 }
 
 // serverOptional lists, per type or resource token, the properties that the schema
@@ -34,15 +34,15 @@ var droppedFields = map[string]map[string]string{
 // leaving them out draws a warning, not a failure, so that Check agrees with the
 // server. See endpointslice.go for the reasons.
 var serverOptional = map[string]map[string]string{
-	sliceToken:   {"endpoints": sliceEndpointsMissing},
-	forZoneToken: {"name": forZoneNameMissing},
+	sliceResource: {"endpoints": sliceEndpointsMissing},
+	forZoneType:   {"name": forZoneNameMissing},
 }
 
 // emptyIsUnset lists, per type token, the string properties whose empty value the
 // API server reads as unset, applying the default: Check applies the schema default
 // to them too, with a warning.
 var emptyIsUnset = map[string]map[string]string{
-	coreEndpointPortToken: {"protocol": "the API server reads an empty protocol as unset and applies the default"},
+	coreEndpointPortType: {"protocol": "the API server reads an empty protocol as unset and applies the default"},
 }
 
 // walker validates values against the schema.
@@ -264,7 +264,7 @@ func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
 			}
 		}
 	}
-	w.noFail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
+	w.fail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
 }
 
 // expected describes what prop accepts, for messages.
@@ -332,10 +332,10 @@ func showNumber(f float64, secret bool) string {
 // "endpoints:discovery.k8s.io/v1:EndpointPort".
 func typeName(token string) string {
 	name := token[strings.LastIndexByte(token, ':')+1:]
-	if token == sliceEndpointPortToken {
+	if token == sliceEndpointPortType {
 		return name + " (slice form)"
 	}
-	if token == coreEndpointPortToken {
+	if token == coreEndpointPortType {
 		return name + " (core form)"
 	}
 	return name

@@ -141,12 +141,12 @@ func TestSchemaRules(t *testing.T) {
 		{
 			name: "server-tolerated required property warns",
 			kind: "slice", doc: `{"addressType":"IPv4"}`,
-			warnings: []want{{"endpoints", "endpoints is required by the schema but not set"}},
+			warnings: []want{{"endpoints", "required by the schema but not set; the API server accepts it and creates the slice with no endpoints"}},
 		},
 		{
 			name: "server-tolerated required property of a type warns",
 			kind: "slice", doc: `{"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"hints":{"forZones":[{}]}}]}`,
-			warnings: []want{{"endpoints[0].hints.forZones[0].name", "name is required by the schema but not set"}},
+			warnings: []want{{"endpoints[0].hints.forZones[0].name", "required by the schema but not set; the API server accepts it and stores the zone hint"}},
 		},
 	}
 	for _, tt := range tests {
@@ -207,7 +207,7 @@ func TestSchemaReferencesResolve(t *testing.T) {
 			visit(token+"."+k, prop)
 		}
 	}
-	for _, token := range []string{sliceToken, endpointsListToken} {
+	for _, token := range []string{sliceResource, endpointsListResource} {
 		res, ok := pkg.Resources[token]
 		if !ok {
 			t.Fatalf("schema.json does not declare %s", token)
@@ -217,8 +217,8 @@ func TestSchemaReferencesResolve(t *testing.T) {
 		}
 	}
 	// Every token the rules name must be one the schema declares.
-	for _, token := range []string{objectMetaToken, listMetaToken, sliceEndpointToken, sliceEndpointPortToken,
-		forZoneToken, coreEndpointPortToken} {
+	for _, token := range []string{objectMetaType, listMetaType, sliceEndpointType, sliceEndpointPortType,
+		forZoneType, coreEndpointPortType} {
 		if !seen[token] {
 			t.Errorf("the rules name %s, which the resources do not reach", token)
 		}
@@ -259,4 +259,29 @@ func TestEditDistance(t *testing.T) {
 		unknownProperty("zne", "Endpoint", []string{"zone", "nodeName", "hostname"})); diff != "" {
 		t.Errorf("unknownProperty (-want +got):\n%s", diff)
 	}
+}
+
+// TestWalkerDefensivePaths covers what the provider's schema does not use today:
+// "number" properties, and references or tokens that the schema does not declare.
+func TestWalkerDefensivePaths(t *testing.T) {
+	t.Parallel()
+	pkg := &spec.Package{
+		Types: map[string]spec.Type{},
+		Resources: map[string]spec.Resource{
+			"test:index:Res": {InputProperties: map[string]spec.Property{
+				"ratio":   {Type: "number"},
+				"missing": {Ref: "#/types/test:index:Missing"},
+			}},
+		},
+	}
+	c := &checker{}
+	w := walker{checker: c, pkg: pkg}
+	w.resource("test:index:Res", inputs(t, `{"ratio":1.5}`))
+	w.resource("test:index:Res", inputs(t, `{"ratio":"1.5","missing":{}}`))
+	w.resource("test:index:Nope", inputs(t, `{}`))
+	checkResult(t, c.result(property.Map{}), []want{
+		{"", "internal error: the provider's schema does not declare test:index:Nope"},
+		{"missing", "internal error: the provider's schema does not declare type test:index:Missing"},
+		{"ratio", "must be a number (got a string)"},
+	}, nil)
 }

@@ -1,3 +1,0 @@
-package validate
-
-func (c *checker) noFail(p path, format string, args ...any) {}
