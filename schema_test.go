@@ -601,6 +601,11 @@ func TestSchemaLanguageOptions(t *testing.T) {
 					"meta/v1":             "Meta.V1",
 					"discovery.k8s.io/v1": "Discovery.V1",
 					"migration/v1alpha1":  "Migration.V1Alpha1",
+					"accessgateway":       "AccessGateway",
+					"core":                "Core",
+					"discovery.k8s.io":    "Discovery",
+					"meta":                "Meta",
+					"migration":           "Migration",
 					"accessgateway/v1":    "AccessGateway.V1",
 				},
 				"packageReferences":    map[string]any{"Pulumi": "3.*"},
@@ -721,8 +726,10 @@ func TestSchemaCoversSpec(t *testing.T) {
 					continue
 				}
 				gotValues = append(gotValues, s)
-				if v.Name != s {
-					t.Errorf("enum %s: value %q has name %q, want the value itself", token, s, v.Name)
+				// Names are the values, upper-cased so that every language's
+				// identifier is readable (Python would turn IPv4 into I_PV4).
+				if want := strings.ToUpper(s); v.Name != want && v.Name != s {
+					t.Errorf("enum %s: value %q has name %q, want %q", token, s, v.Name, want)
 				}
 			}
 			if diff := cmp.Diff(values, gotValues); diff != "" {

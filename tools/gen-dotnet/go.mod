@@ -2,6 +2,8 @@ module github.com/endpoints-provider/pulumi-endpoints/tools/gen-dotnet
 
 go 1.25.11
 
+// pulumi/pkg/v3's own go.mod replaces clipboard so; a dependency's replace does not
+// apply here, so it is repeated (as in tools/pulumi).
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
 require github.com/pulumi/pulumi/pkg/v3 v3.200.0
