@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -81,8 +82,9 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		if !req.DryRun && ambiguous(err) && desired.GetName() != "" {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it or creates it.
+			partial := unconfirmed(o.kind, idOf(desired), err)
 			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties,
-				PartialState: unconfirmed(o.kind, idOf(desired), err)}, nil
+				PartialState: partial}, errors.New(partial.Reasons[0])
 		}
 		return p.CreateResponse{}, err
 	}

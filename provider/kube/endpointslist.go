@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -171,7 +172,9 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 				it.output = it.inputs
 				done = append(done, it)
 			}
-			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: partial(err, done)}, nil
+			state := partial(err, done)
+			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state},
+				errors.New(state.Reasons[0])
 		}
 		it.output = outputs(o.kind, obj)
 		done = append(done, it)
@@ -331,7 +334,8 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 				items = append(items, it)
 			}
 		}
-		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: partial(err, items)}, nil
+		state := partial(err, items)
+		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: state}, errors.New(state.Reasons[0])
 	}
 	desired := itemsOf(req.Inputs)
 	wanted := map[objectID]bool{}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"testing"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider"
+)
+
+// The same Check benchmarks `make bench` reports, for `go test -bench` and pprof:
+//
+//	go test ./tests/bench -run '^$' -bench Check -cpuprofile cpu.out
+func goBenchmarkCheck(b *testing.B, token string, inputs property.Map) {
+	prov := provider.New(b.Context())
+	req := p.CheckRequest{Urn: resource.NewURN("bench", "bench", "", resourceType(token), "r"), Inputs: inputs}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := prov.Check(b.Context(), req)
+		if err != nil || len(resp.Failures) > 0 {
+			b.Fatalf("Check: %v %v", err, resp.Failures)
+		}
+	}
+}
+
+func BenchmarkCheckMaximalSlice(b *testing.B) {
+	goBenchmarkCheck(b, "endpoints:discovery.k8s.io/v1:EndpointSlice", maximalSlice())
+}
+
+func BenchmarkCheckEndpointsList1000(b *testing.B) {
+	goBenchmarkCheck(b, "endpoints:core/v1:EndpointsList", bigList(1000))
+}
+
+// The fixtures must pass Check, or the benchmarks measure the failure path.
+func TestBenchmarkInputsAreValid(t *testing.T) {
+	t.Parallel()
+	prov := provider.New(t.Context())
+	for token, inputs := range map[string]property.Map{
+		"endpoints:discovery.k8s.io/v1:EndpointSlice": maximalSlice(),
+		"endpoints:core/v1:EndpointsList":             bigList(1000),
+	} {
+		resp, err := prov.Check(t.Context(), p.CheckRequest{
+			Urn: resource.NewURN("bench", "bench", "", resourceType(token), "r"), Inputs: inputs,
+		})
+		if err != nil || len(resp.Failures) > 0 {
+			t.Errorf("%s: %v %v", token, err, resp.Failures)
+		}
+	}
+}
