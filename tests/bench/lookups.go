@@ -59,8 +59,11 @@ func measureLookups(ctx context.Context, bin string) (lookupFigures, error) {
 		resp, err := p.Invoke(ctx, &rpc.InvokeRequest{
 			Tok: "endpoints:migration/v1alpha1:getImportDataFile", Args: invokeArgs,
 		})
-		if err != nil || len(resp.GetFailures()) > 0 {
-			return f, fmt.Errorf("invoke: %v %v", err, resp.GetFailures())
+		if err != nil {
+			return f, fmt.Errorf("invoke: %w", err)
+		}
+		if len(resp.GetFailures()) > 0 {
+			return f, fmt.Errorf("invoke: %v", resp.GetFailures())
 		}
 		if i >= 20 {
 			f.invoke = append(f.invoke, time.Since(start))

@@ -65,8 +65,8 @@ func forAll(n, inFlight int, lat latencies, op string, fn func(i int) error) err
 	return errors.Join(errs...)
 }
 
-func sliceObject(ns string, i, port int) *discoveryv1.EndpointSlice {
-	name, proto, p := "http", corev1.ProtocolTCP, int32(port)
+func sliceObject(ns string, i int, port int32) *discoveryv1.EndpointSlice {
+	name, proto, p := "http", corev1.ProtocolTCP, port
 	return &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: fmt.Sprintf("s-%d", i), Namespace: ns},
 		AddressType: discoveryv1.AddressTypeIPv4,

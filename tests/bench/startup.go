@@ -43,13 +43,13 @@ func measureStartup(ctx context.Context, bin, kubeconfig string, runs int) (star
 		}
 		if _, err := p.GetSchema(ctx, &rpc.GetSchemaRequest{}); err != nil {
 			_ = p.Close()
-			return f, fmt.Errorf("GetSchema: %w", err)
+			return f, fmt.Errorf("get schema: %w", err)
 		}
 		f.toSchema = append(f.toSchema, time.Since(start))
 		start = time.Now()
 		if _, err := p.Configure(ctx, &rpc.ConfigureRequest{Args: args, AcceptSecrets: true, AcceptResources: true}); err != nil {
 			_ = p.Close()
-			return f, fmt.Errorf("Configure: %w", err)
+			return f, fmt.Errorf("configure: %w", err)
 		}
 		f.configure = append(f.configure, time.Since(start))
 		rss, _ := procStatus(p.Cmd.Process.Pid, "VmRSS")

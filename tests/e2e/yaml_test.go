@@ -177,3 +177,37 @@ func stackOutputs(t *testing.T, s *stack) map[string]string {
 	}
 	return m
 }
+
+// The stack's autonaming configuration reaches the provider: verbatim names objects
+// after their resources; disabled requires metadata.name.
+func TestYAMLAutonamingConfiguration(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(fmt.Sprintf(`name: e2e-autonaming
+runtime: yaml
+resources:
+  verbatim-slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %s
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.0.0.1"]
+`, ns))
+	s.run("stack", "init", "dev")
+	s.run("config", "set", "--path", "pulumi:autonaming.mode", "verbatim")
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), "verbatim-slice", metav1.GetOptions{}); err != nil {
+		t.Errorf("with autonaming mode verbatim the slice is not named after its resource: %v", err)
+	}
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+
+	s.run("config", "set", "--path", "pulumi:autonaming.mode", "disabled")
+	out, err := s.try("preview", "--non-interactive")
+	if err == nil || !strings.Contains(out, "metadata.name is required: autonaming is disabled") {
+		t.Errorf("with autonaming disabled, preview = %v:\n%s", err, out)
+	}
+}

@@ -215,3 +215,37 @@ func TestEndpointSliceNeverAdoptsAndImports(t *testing.T) {
 		t.Errorf("imported inputs checked again show a diff: %+v", d.DetailedDiff)
 	}
 }
+
+// generateName: the server picks the name; the resource's ID and outputs carry it.
+func TestEndpointSliceGenerateName(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	u := urn(sliceType, "generated")
+	inputs := check(t, srv, u, property.Map{},
+		sliceInputs(ns, "IPv4", "10.0.0.8", 80).Set("metadata", property.New(obj("namespace", ns, "generateName", "gen-"))))
+	if getPath(t, inputs, "metadata.name").IsString() {
+		t.Fatalf("Check assigned a name although generateName is set: %v", inputs)
+	}
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := getString(t, created.Properties, "metadata.name")
+	if !strings.HasPrefix(name, "gen-") || created.ID != ns+"/"+name {
+		t.Errorf("generated name %q, ID %q", name, created.ID)
+	}
+	if _, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the generated slice is not in the cluster: %v", err)
+	}
+	// An update keeps the generated name; no diff on the name.
+	again := check(t, srv, u, inputs, sliceInputs(ns, "IPv4", "10.0.0.9", 80).Set("metadata",
+		property.New(obj("namespace", ns, "generateName", "gen-"))))
+	d, _ := srv.Diff(p.DiffRequest{ID: created.ID, Urn: u, OldInputs: inputs, State: created.Properties, Inputs: again})
+	if _, replaces := d.DetailedDiff["metadata.name"]; replaces || d.DeleteBeforeReplace {
+		t.Errorf("diff after an address change touches the name: %+v", d.DetailedDiff)
+	}
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties}); err != nil {
+		t.Fatal(err)
+	}
+}
