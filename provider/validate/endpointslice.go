@@ -57,7 +57,7 @@ func EndpointSlice(inputs property.Map) Result {
 
 	addressType, _ := root.get("addressType").str()
 	if addressType == "FQDN" {
-		c.warn(path{"addressType"}, "FQDN endpoints are deprecated by Kubernetes")
+		c.warn(path{}.key("addressType"), "FQDN endpoints are deprecated by Kubernetes")
 	}
 	if endpoints, ok := root.get("endpoints").items(); ok {
 		if len(endpoints) > maxSliceEndpoints {

@@ -51,7 +51,7 @@ func serverAccepts(kind ipKind, s string) bool {
 func checkIP(kind ipKind, s string, secret bool) *checker {
 	c := &checker{}
 	v := property.New(s).WithSecret(secret)
-	c.checkEndpointIP(node{path: path{"ip"}, v: v, secret: secret}, kind)
+	c.checkEndpointIP(node{path: path{}.key("ip"), v: v, secret: secret}, kind)
 	return c
 }
 

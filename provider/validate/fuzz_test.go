@@ -71,7 +71,7 @@ func fuzzInputs(data []byte) (property.Map, bool) {
 func checkInvariants(t *testing.T, in property.Map, validate func(property.Map) Result) {
 	r := validate(in)
 
-	paths := make([]path, len(r.Failures))
+	paths := make([]segments, len(r.Failures))
 	for i, f := range r.Failures {
 		parsed, err := resource.ParsePropertyPath(f.Path)
 		if err != nil {
@@ -80,7 +80,7 @@ func checkInvariants(t *testing.T, in property.Map, validate func(property.Map) 
 		if f.Reason == "" {
 			t.Fatalf("failure at %q has no reason", f.Path)
 		}
-		paths[i] = path(parsed)
+		paths[i] = segments(parsed)
 	}
 	if !slices.IsSortedFunc(paths, comparePaths) {
 		t.Fatalf("failures are not sorted by path: %v", r.Failures)

@@ -55,10 +55,10 @@ type walker struct {
 func (w walker) resource(token string, inputs property.Map) property.Map {
 	res, ok := w.pkg.Resources[token]
 	if !ok {
-		w.fail(nil, "internal error: the provider's schema does not declare %s; please report this", token)
+		w.fail(path{}, "internal error: the provider's schema does not declare %s; please report this", token)
 		return inputs
 	}
-	out, _ := w.object(nil, token, res.InputProperties, res.RequiredInputs, inputs, false)
+	out, _ := w.object(path{}, token, res.InputProperties, res.RequiredInputs, inputs, false)
 	return out
 }
 
@@ -171,17 +171,22 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 		if prop.Items == nil {
 			return v, false
 		}
-		elems, changed := v.AsArray().AsSlice(), false
-		for i, e := range elems {
+		// The elements are copied only once one changes: most arrays pass unchanged.
+		var elems []property.Value
+		arr := v.AsArray()
+		for i, e := range arr.All {
 			if e.IsNull() {
 				w.fail(p.index(i), "must be %s (got null)", expected(w.pkg, *prop.Items))
 				continue
 			}
 			if ne, ch := w.value(p.index(i), *prop.Items, e, secret || e.Secret()); ch {
-				elems[i], changed = ne, true
+				if elems == nil {
+					elems = arr.AsSlice()
+				}
+				elems[i] = ne
 			}
 		}
-		if changed {
+		if elems != nil {
 			return property.WithGoValue(v, elems), true
 		}
 	case "object":

@@ -172,7 +172,7 @@ func TestAnyAcceptsAnything(t *testing.T) {
 	} {
 		c := &checker{}
 		w := walker{checker: c, pkg: spec.MustLoad()}
-		got, changed := w.value(path{"fieldsV1"}, spec.Property{Ref: anyRef}, v, false)
+		got, changed := w.value(path{}.key("fieldsV1"), spec.Property{Ref: anyRef}, v, false)
 		if len(c.failures) > 0 || changed || !got.Equals(v) {
 			t.Errorf("value %v: failures %v, changed %v, got %v", v, c.failures, changed, got)
 		}

@@ -34,18 +34,46 @@ type Result struct {
 	Warnings []string
 }
 
-// path is a property path under construction: string keys and int indexes.
-type path []any
+// path is a property path under construction. Extensions share their prefix (a path
+// is a pointer to its last step), so extending costs one small allocation; the
+// segments are only spelled out for a failure or warning. Checking a maximal
+// EndpointSlice builds over 100,000 paths and reports none.
+type path struct{ last *step }
+
+type step struct {
+	parent *step
+	seg    any // string key or int index
+}
 
 // key returns p extended by a map key; p is never modified.
-func (p path) key(k string) path { return append(slices.Clip(p), k) }
+func (p path) key(k string) path { return path{&step{p.last, k}} }
 
 // index returns p extended by an array index; p is never modified.
-func (p path) index(i int) path { return append(slices.Clip(p), i) }
+func (p path) index(i int) path { return path{&step{p.last, i}} }
+
+// segments spells p out: string keys and int indexes, from the root.
+func (p path) segments() segments {
+	var n int
+	for s := p.last; s != nil; s = s.parent {
+		n++
+	}
+	out := make(segments, n)
+	for s := p.last; s != nil; s = s.parent {
+		n--
+		out[n] = s.seg
+	}
+	return out
+}
+
+// String formats p as segments.String does.
+func (p path) String() string { return p.segments().String() }
+
+// segments is a spelled-out property path: string keys and int indexes.
+type segments []any
 
 // String formats p in Pulumi's property path syntax: bare names where the engine's
 // parser reads them back unchanged, `["..."]` otherwise.
-func (p path) String() string {
+func (p segments) String() string {
 	var b strings.Builder
 	for i, seg := range p {
 		switch seg := seg.(type) {
@@ -84,7 +112,7 @@ func isBareKey(k string) bool {
 
 // parsesBack reports whether the engine reads p's string form back as p. It does not
 // for keys that end in a backslash: the path grammar cannot express them.
-func (p path) parsesBack() bool {
+func (p segments) parsesBack() bool {
 	parsed, err := resource.ParsePropertyPath(p.String())
 	if err != nil || len(parsed) != len(p) {
 		return false
@@ -99,7 +127,7 @@ func (p path) parsesBack() bool {
 
 // comparePaths orders paths segment by segment: indexes numerically, keys
 // lexically, an index before a key, a path before its extensions.
-func comparePaths(a, b path) int {
+func comparePaths(a, b segments) int {
 	for i := range min(len(a), len(b)) {
 		if c := compareSegments(a[i], b[i]); c != 0 {
 			return c
@@ -126,7 +154,7 @@ func compareSegments(a, b any) int {
 
 // note is a failure or warning before formatting.
 type note struct {
-	path path
+	path segments
 	text string
 }
 
@@ -137,16 +165,16 @@ type checker struct {
 }
 
 func (c *checker) fail(p path, format string, args ...any) {
-	c.failures = append(c.failures, expressible(p, fmt.Sprintf(format, args...)))
+	c.failures = append(c.failures, expressible(p.segments(), fmt.Sprintf(format, args...)))
 }
 
 func (c *checker) warn(p path, format string, args ...any) {
-	c.warnings = append(c.warnings, expressible(p, fmt.Sprintf(format, args...)))
+	c.warnings = append(c.warnings, expressible(p.segments(), fmt.Sprintf(format, args...)))
 }
 
 // expressible moves a note whose path the engine cannot parse back to the closest
 // enclosing path that it can, naming the keys it had to leave out.
-func expressible(p path, text string) note {
+func expressible(p segments, text string) note {
 	for cut := len(p); cut > 0; cut-- {
 		if p[:cut].parsesBack() {
 			if cut < len(p) {
@@ -158,7 +186,7 @@ func expressible(p path, text string) note {
 	return note{path: nil, text: fmt.Sprintf("at %s: %s", describeSegments(p), text)}
 }
 
-func describeSegments(segs path) string {
+func describeSegments(segs segments) string {
 	parts := make([]string, len(segs))
 	for i, s := range segs {
 		if k, ok := s.(string); ok {

@@ -104,16 +104,16 @@ func checkResult(t *testing.T, r Result, failures, warnings []want) {
 func TestPathString(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		path path
+		path segments
 		want string
 	}{
-		{path{"endpoints", 3, "addresses", 0}, "endpoints[3].addresses[0]"},
-		{path{"metadata", "labels", "app.kubernetes.io/name"}, `metadata.labels["app.kubernetes.io/name"]`},
-		{path{"metadata", "labels", ""}, `metadata.labels[""]`},
-		{path{"metadata", "labels", `a"b`}, `metadata.labels["a\"b"]`},
-		{path{"metadata", "labels", "under_score9"}, "metadata.labels.under_score9"},
-		{path{"weird key"}, `["weird key"]`},
-		{path{"items", 10, "subsets", 2, "ports", 1, "name"}, "items[10].subsets[2].ports[1].name"},
+		{segments{"endpoints", 3, "addresses", 0}, "endpoints[3].addresses[0]"},
+		{segments{"metadata", "labels", "app.kubernetes.io/name"}, `metadata.labels["app.kubernetes.io/name"]`},
+		{segments{"metadata", "labels", ""}, `metadata.labels[""]`},
+		{segments{"metadata", "labels", `a"b`}, `metadata.labels["a\"b"]`},
+		{segments{"metadata", "labels", "under_score9"}, "metadata.labels.under_score9"},
+		{segments{"weird key"}, `["weird key"]`},
+		{segments{"items", 10, "subsets", 2, "ports", 1, "name"}, "items[10].subsets[2].ports[1].name"},
 		{nil, ""},
 	}
 	for _, tt := range tests {
@@ -138,7 +138,7 @@ func TestPathString(t *testing.T) {
 func TestUnexpressibleKeyMovesToParent(t *testing.T) {
 	t.Parallel()
 	// The engine's path grammar cannot express a key that ends in a backslash.
-	n := expressible(path{"metadata", "labels", `a\`}, "bad")
+	n := expressible(segments{"metadata", "labels", `a\`}, "bad")
 	if diff := cmp.Diff(want{"metadata.labels", `at key "a\\": bad`}, want{n.path.String(), n.text},
 		cmp.AllowUnexported(want{})); diff != "" {
 		t.Errorf("expressible (-want +got):\n%s", diff)
@@ -147,7 +147,7 @@ func TestUnexpressibleKeyMovesToParent(t *testing.T) {
 
 func TestComparePaths(t *testing.T) {
 	t.Parallel()
-	ordered := []path{
+	ordered := []segments{
 		nil,
 		{"endpoints"},
 		{"endpoints", 2},
@@ -254,4 +254,19 @@ func marked(v property.Value) any {
 		out = map[string]any{"$dependencies": fmt.Sprint(deps), "value": out}
 	}
 	return out
+}
+
+// Extending a path never changes the path it extends, and spells out in order.
+func TestPathExtensionsShareTheirPrefix(t *testing.T) {
+	t.Parallel()
+	base := path{}.key("endpoints").index(3)
+	a, b := base.key("addresses").index(0), base.key("hostname")
+	for _, tt := range []struct {
+		p    path
+		want string
+	}{{base, "endpoints[3]"}, {a, "endpoints[3].addresses[0]"}, {b, "endpoints[3].hostname"}, {path{}, ""}} {
+		if got := tt.p.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
 }
