@@ -128,6 +128,7 @@ func render(r results, cfg config, t tools) string {
 	w("Machine: %s; %d cores; %s memory; %s.", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
 	w("Versions: provider %s; %s; %s.", cfg.version, runtime.Version(), cfg.tools)
 	w("Control plane: kube-apiserver + etcd + kube-controller-manager (garbage collector) on 127.0.0.1; local file backend.")
+	w("What was profiled and changed to reach the targets, with before and after figures: [docs/performance.md](docs/performance.md).")
 	w("")
 
 	s := r.startup
