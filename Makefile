@@ -149,8 +149,10 @@ bench: tools provider ## Measure start-up, footprint, Check, overhead and scale;
 		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml).
+lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the examples' Go module too.
 	$(GOLANGCI_LINT) run ./...
+	cd examples/go && $(GOLANGCI_LINT) run --config ../../.golangci.yaml ./... && \
+		$(GOLANGCI_LINT) run --config ../../.golangci.yaml --build-tags runner ./...
 
 .PHONY: demo
 demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.

@@ -301,6 +301,8 @@ func (c *ControlPlane) setAdmin(ca []byte, token string) error {
 		return fmt.Errorf("internal error: parse the admin kubeconfig: %w", err)
 	}
 	restConfig.QPS, restConfig.Burst = 50, 100
+	// Tests create v1 Endpoints on purpose; the deprecation warning is not news.
+	restConfig.WarningHandler = rest.NoWarnings{}
 	clientset, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return fmt.Errorf("internal error: build the admin clientset: %w", err)

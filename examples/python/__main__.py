@@ -1,0 +1,5 @@
+"""A normal Pulumi program (`pulumi up`)."""
+
+from program import program
+
+program()
