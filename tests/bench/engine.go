@@ -18,6 +18,9 @@ import (
 
 type tools struct {
 	pulumi, yamlHost, provider string
+	// ambient is a directory holding a copy of the provider, put on PATH (see
+	// plugin.AmbientDir).
+	ambient string
 }
 
 type engineRun struct {
@@ -87,7 +90,7 @@ func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 			"PULUMI_SKIP_UPDATE_CHECK=true",
 			"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
 			"KUBECONFIG="+cp.KubeconfigPath(),
-			"PATH="+filepath.Dir(t.provider)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
+			"PATH="+t.ambient+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
 		)
 		pulumi := func(args ...string) (time.Duration, int64, error) {
 			cmd := exec.CommandContext(ctx, t.pulumi, args...)
@@ -95,7 +98,7 @@ func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			stop := make(chan struct{})
-			peak := peakRSS(t.provider, stop)
+			peak := peakRSS(filepath.Join(t.ambient, filepath.Base(t.provider)), stop)
 			start := time.Now()
 			err := cmd.Run()
 			d := time.Since(start)

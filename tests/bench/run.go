@@ -36,6 +36,12 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
 	}
 	var r results
+	ambient, err := plugin.AmbientDir(t.provider)
+	if err != nil {
+		return err
+	}
+	t.ambient = ambient
+	defer func() { _ = plugin.RemoveAmbientDir() }()
 
 	fmt.Println("==> starting the control plane")
 	cp, err := controlplane.Start(ctx, controlplane.Options{})

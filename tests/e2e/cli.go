@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
 
 // tool returns the path in an environment variable the Makefile sets, failing the
@@ -66,7 +68,7 @@ func newStack(t *testing.T, kubeconfig string, extraEnv ...string) *stack {
 		"PULUMI_BACKEND_URL=file://" + backend,
 		"PULUMI_CONFIG_PASSPHRASE=e2e",
 		"KUBECONFIG=" + kubeconfig,
-		"PATH=" + strings.Join([]string{filepath.Dir(provider), filepath.Dir(yamlHost), os.Getenv("PATH")}, ":"),
+		"PATH=" + strings.Join([]string{ambientDir(t, provider), filepath.Dir(yamlHost), os.Getenv("PATH")}, ":"),
 	}, extraEnv...)}
 	return s
 }
@@ -94,4 +96,14 @@ func (s *stack) try(args ...string) (string, error) {
 	s.t.Helper()
 	stdout, stderr, err := runPulumiEnv(s.t, s.dir, s.env, args...)
 	return stdout + stderr, err
+}
+
+// ambientDir is the directory holding the plugin copy the engine finds on PATH.
+func ambientDir(t *testing.T, provider string) string {
+	t.Helper()
+	dir, err := plugin.AmbientDir(provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

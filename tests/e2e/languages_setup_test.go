@@ -74,7 +74,7 @@ func installExample(t *testing.T, lang exampleLanguage, kubeconfig string, doubl
 		"GOOGLE_PROJECT=demo-project",
 	)
 	cli, provider := pulumiCLI(t), tool(t, "TEST_ASSET_PROVIDER")
-	s.env = append(s.env, "PATH="+strings.Join([]string{filepath.Dir(cli), filepath.Dir(provider), os.Getenv("PATH")}, ":"))
+	s.env = append(s.env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
 
 	start := time.Now()
 	argv := lang.install(t, filepath.Join(exampleRepoRoot(t), "examples", lang.dir), s.dir)

@@ -6,11 +6,15 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if err := controlplane.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	if err := plugin.RemoveAmbientDir(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
 	os.Exit(code)
