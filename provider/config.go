@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -69,7 +70,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		case !known && (slices.Contains(engineKeys, key) || strings.HasPrefix(key, "__")):
 		case !known:
 			warnings = append(warnings, fmt.Sprintf("unknown provider configuration key %q is ignored; known keys: %s",
-				key, strings.Join(sortedKeys(vars), ", ")))
+				key, strings.Join(slices.Sorted(maps.Keys(vars)), ", ")))
 		case value.IsComputed():
 			cfg.Unknown = append(cfg.Unknown, key)
 		case value.IsNull():
@@ -140,13 +141,4 @@ func kindOf(v property.Value) string {
 	default:
 		return "a value of another kind"
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

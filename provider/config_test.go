@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -20,8 +21,8 @@ import (
 func TestConfigFieldsMatchSchema(t *testing.T) {
 	t.Parallel()
 	var cfg Config
-	want := sortedKeys(spec.MustLoad().Config.Variables)
-	got := sortedKeys(cfg.fields())
+	want := slices.Sorted(maps.Keys(spec.MustLoad().Config.Variables))
+	got := slices.Sorted(maps.Keys(cfg.fields()))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config keys (-schema.json +Config.fields):\n%s", diff)
 	}

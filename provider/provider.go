@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -182,15 +183,8 @@ func served[V any](m map[tokens.Type]V) string {
 	for t := range m {
 		names = append(names, string(t))
 	}
-	return strings.Join(sortedKeys(toSet(names)), ", ")
-}
-
-func toSet(names []string) map[string]struct{} {
-	set := make(map[string]struct{}, len(names))
-	for _, n := range names {
-		set[n] = struct{}{}
-	}
-	return set
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // getSchema serves schema.json with the provider's version stamped in.

@@ -3,6 +3,7 @@ package kube
 import (
 	"maps"
 	"reflect"
+	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -133,7 +134,7 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	for _, f := range k.fields {
 		old, hadOld := olds.GetOk(f)
 		cur, hasNew := news.GetOk(f)
-		record(f, old, cur, hadOld, hasNew, contains(k.immutable, f))
+		record(f, old, cur, hadOld, hasNew, slices.Contains(k.immutable, f))
 	}
 	oldMeta, newMeta := nested(olds, "metadata"), nested(news, "metadata")
 	keys := map[string]struct{}{}
@@ -143,7 +144,7 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	for key := range newMeta.All {
 		keys[key] = struct{}{}
 	}
-	for _, key := range sortedMapKeys(keys) {
+	for _, key := range slices.Sorted(maps.Keys(keys)) {
 		old, hadOld := oldMeta.GetOk(key)
 		cur, hasNew := newMeta.GetOk(key)
 		identity := key == "name" || key == "namespace" || key == "generateName"
@@ -167,13 +168,4 @@ func sameValue(a, b property.Value) bool {
 		return false
 	}
 	return reflect.DeepEqual(toPlain(a), toPlain(b))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

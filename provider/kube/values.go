@@ -3,7 +3,6 @@ package kube
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
@@ -105,15 +104,6 @@ func str(m property.Map, key string) (string, bool) {
 		return "", false
 	}
 	return v.AsString(), true
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // hasUnknowns tells whether any value in the map is not known yet (previews only).

@@ -1,0 +1,98 @@
+package kube
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+func TestMerge3KeepsOthersKeysAndDropsOursRemoved(t *testing.T) {
+	t.Parallel()
+	live := map[string]string{"ours": "1", "dropped": "x", "theirs": "t"}
+	old := map[string]string{"ours": "1", "dropped": "x"}
+	desired := map[string]string{"ours": "2", "added": "a"}
+	want := map[string]string{"ours": "2", "added": "a", "theirs": "t"}
+	if diff := cmp.Diff(want, merge3(live, old, desired)); diff != "" {
+		t.Errorf("merge3 (-want +got):\n%s", diff)
+	}
+	if got := merge3(nil, map[string]string{"a": "1"}, nil); got != nil {
+		t.Errorf("merge3 of nothing left = %v, want nil (no empty map written)", got)
+	}
+}
+
+func TestParseImportID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		id, wantNS, wantSelector string
+		wantLimit                int64
+		wantErr                  bool
+	}{
+		{id: "apps?labelSelector=app%3Dweb&limit=2", wantNS: "apps", wantSelector: "app=web", wantLimit: 2},
+		{id: "apps", wantNS: "apps", wantLimit: defaultImportPageSize},
+		{id: "?labelSelector=tier+in+(a,b)", wantNS: "fallback", wantSelector: "tier in (a,b)", wantLimit: defaultImportPageSize},
+		{id: "apps?limit=0", wantErr: true},
+		{id: "apps?selector=x", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			t.Parallel()
+			ns, opts, err := parseImportID(tt.id, "fallback")
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && (ns != tt.wantNS || opts.LabelSelector != tt.wantSelector || opts.Limit != tt.wantLimit) {
+				t.Errorf("got %s %q %d, want %s %q %d", ns, opts.LabelSelector, opts.Limit, tt.wantNS, tt.wantSelector, tt.wantLimit)
+			}
+		})
+	}
+}
+
+func TestDiffInputs(t *testing.T) {
+	t.Parallel()
+	slice := func(addressType, name, port string) property.Map {
+		return property.NewMap(map[string]property.Value{
+			"addressType": property.New(addressType),
+			"metadata": property.New(map[string]property.Value{
+				"name": property.New(name), "namespace": property.New("default"),
+			}),
+			"ports": property.New([]property.Value{property.New(port)}),
+		})
+	}
+	tests := []struct {
+		name       string
+		olds, news property.Map
+		want       map[string]p.DiffKind
+		dbr        bool
+	}{
+		{"no change", slice("IPv4", "a", "80"), slice("IPv4", "a", "80"), map[string]p.DiffKind{}, false},
+		{"port", slice("IPv4", "a", "80"), slice("IPv4", "a", "81"), map[string]p.DiffKind{"ports": p.Update}, false},
+		{"address type, same fixed name", slice("IPv4", "a", "80"), slice("IPv6", "a", "80"),
+			map[string]p.DiffKind{"addressType": p.UpdateReplace}, true},
+		{"address type and a new name", slice("IPv4", "a", "80"), slice("IPv6", "b", "80"),
+			map[string]p.DiffKind{"addressType": p.UpdateReplace, "metadata.name": p.UpdateReplace}, false},
+		{"secret and plain values compare by value", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("addressType", property.New("IPv4").WithSecret(true)), map[string]p.DiffKind{}, false},
+		{"unknown is a change", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("ports", property.New(property.Computed)), map[string]p.DiffKind{"ports": p.Update}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := diffInputs(endpointSliceKind, tt.olds, tt.news)
+			got := map[string]p.DiffKind{}
+			for k, v := range d.DetailedDiff {
+				got[k] = v.Kind
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("detailed diff (-want +got):\n%s", diff)
+			}
+			if d.HasChanges != (len(tt.want) > 0) || d.DeleteBeforeReplace != tt.dbr {
+				t.Errorf("HasChanges %v, DeleteBeforeReplace %v; want %v, %v", d.HasChanges, d.DeleteBeforeReplace,
+					len(tt.want) > 0, tt.dbr)
+			}
+		})
+	}
+}
