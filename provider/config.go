@@ -13,6 +13,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // Config is the typed provider configuration. Every key of schema.json's
@@ -86,7 +87,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		default:
 			failures = append(failures, p.CheckFailure{
 				Property: key,
-				Reason:   fmt.Sprintf("%s must be a string, not %s", key, kindOf(value)),
+				Reason:   fmt.Sprintf("%s must be a string, not %s", key, validate.KindOf(value)),
 			})
 		}
 	}
@@ -126,19 +127,4 @@ func markSecrets(args property.Map) property.Map {
 		out[key] = value
 	}
 	return property.NewMap(out)
-}
-
-func kindOf(v property.Value) string {
-	switch {
-	case v.IsBool():
-		return "a boolean"
-	case v.IsNumber():
-		return "a number"
-	case v.IsArray():
-		return "a list"
-	case v.IsMap():
-		return "an object"
-	default:
-		return "a value of another kind"
-	}
 }

@@ -8,6 +8,8 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // argKind is the schema type of a function argument.
@@ -67,7 +69,7 @@ func parseArgs(function string, in property.Map, specs []argSpec) (args, []p.Che
 			out.unknown = true
 		case v.IsNull():
 		case spec.kind == stringArg && !v.IsString():
-			fail(name, "%s must be %s, not %s", name, spec.kind, kindOf(v))
+			fail(name, "%s must be %s, not %s", name, spec.kind, validate.KindOf(v))
 		case spec.kind == stringArg:
 			s := v.AsString()
 			if spec.id {
@@ -78,7 +80,7 @@ func parseArgs(function string, in property.Map, specs []argSpec) (args, []p.Che
 			}
 			out.strings[name] = s
 		case !v.IsNumber():
-			fail(name, "%s must be %s, not %s", name, spec.kind, kindOf(v))
+			fail(name, "%s must be %s, not %s", name, spec.kind, validate.KindOf(v))
 		case v.AsNumber() != math.Trunc(v.AsNumber()) || math.Abs(v.AsNumber()) > math.MaxInt32:
 			fail(name, "%s must be %s, not %v", name, spec.kind, v.AsNumber())
 		default:
@@ -119,27 +121,6 @@ func argNames(specs []argSpec) string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-func kindOf(v property.Value) string {
-	switch {
-	case v.IsString():
-		return "a string"
-	case v.IsNumber():
-		return "a number"
-	case v.IsBool():
-		return "a boolean"
-	case v.IsArray():
-		return "a list"
-	case v.IsMap():
-		return "an object"
-	case v.IsAsset(), v.IsArchive():
-		return "an asset or archive"
-	case v.IsResourceReference():
-		return "a resource reference"
-	default:
-		return "a value of another kind"
-	}
 }
 
 // projectOf returns the project of a call: the argument, else the provider's project

@@ -146,26 +146,26 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 	switch prop.Type {
 	case "string":
 		if !v.IsString() {
-			w.fail(p, "must be a string (got %s)", kindOf(v))
+			w.fail(p, "must be a string (got %s)", KindOf(v))
 		}
 	case "boolean":
 		if !v.IsBool() {
-			w.fail(p, "must be a boolean (got %s)", kindOf(v))
+			w.fail(p, "must be a boolean (got %s)", KindOf(v))
 		}
 	case "number":
 		if !v.IsNumber() {
-			w.fail(p, "must be a number (got %s)", kindOf(v))
+			w.fail(p, "must be a number (got %s)", KindOf(v))
 		}
 	case "integer":
 		switch {
 		case !v.IsNumber():
-			w.fail(p, "must be an integer (got %s)", kindOf(v))
+			w.fail(p, "must be an integer (got %s)", KindOf(v))
 		case v.AsNumber() != math.Trunc(v.AsNumber()):
 			w.fail(p, "must be an integer (got %s)", showNumber(v.AsNumber(), secret))
 		}
 	case "array":
 		if !v.IsArray() {
-			w.fail(p, "must be a list (got %s)", kindOf(v))
+			w.fail(p, "must be a list (got %s)", KindOf(v))
 			return v, false
 		}
 		if prop.Items == nil {
@@ -191,7 +191,7 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 		}
 	case "object":
 		if !v.IsMap() {
-			w.fail(p, "must be an object (got %s)", kindOf(v))
+			w.fail(p, "must be an object (got %s)", KindOf(v))
 			return v, false
 		}
 		if prop.AdditionalProperties == nil {
@@ -226,7 +226,7 @@ func (w walker) ref(p path, ref string, v property.Value, secret bool) (property
 		return v, false
 	}
 	if !v.IsMap() {
-		w.fail(p, "must be an object (%s; got %s)", typeName(token), kindOf(v))
+		w.fail(p, "must be an object (%s; got %s)", typeName(token), KindOf(v))
 		return v, false
 	}
 	out, changed := w.object(p, token, t.Properties, t.Required, v.AsMap(), secret)
@@ -259,7 +259,7 @@ func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
 			}
 		}
 	}
-	got := kindOf(v)
+	got := KindOf(v)
 	if !secret && v.IsString() {
 		got = strconv.Quote(v.AsString())
 		for i, e := range t.Enum {
@@ -301,8 +301,9 @@ func expected(pkg *spec.Package, prop spec.Property) string {
 	return "a value"
 }
 
-// kindOf names the kind of v, for messages. It never shows the value.
-func kindOf(v property.Value) string {
+// KindOf names the kind of v ("a string", "a list", ...) for messages. It never shows
+// the value, so it is safe for secrets.
+func KindOf(v property.Value) string {
 	switch {
 	case v.IsNull():
 		return "null"
