@@ -23,7 +23,7 @@ namespace EndpointsProvider.Endpoints.Meta.V1.Inputs
         public Input<string> ApiVersion { get; set; } = null!;
 
         /// <summary>
-        /// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+        /// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
         /// </summary>
         [Input("blockOwnerDeletion")]
         public Input<bool>? BlockOwnerDeletion { get; set; }

@@ -793,7 +793,7 @@ func (o ObjectMetaPtrOutput) Uid() pulumi.StringPtrOutput {
 type OwnerReference struct {
 	// API version of the owner.
 	ApiVersion string `pulumi:"apiVersion"`
-	// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+	// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
 	BlockOwnerDeletion *bool `pulumi:"blockOwnerDeletion"`
 	// True when the owner is the controller that manages this object.
 	Controller *bool `pulumi:"controller"`
@@ -820,7 +820,7 @@ type OwnerReferenceInput interface {
 type OwnerReferenceArgs struct {
 	// API version of the owner.
 	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
-	// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+	// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
 	BlockOwnerDeletion pulumi.BoolPtrInput `pulumi:"blockOwnerDeletion"`
 	// True when the owner is the controller that manages this object.
 	Controller pulumi.BoolPtrInput `pulumi:"controller"`
@@ -889,7 +889,7 @@ func (o OwnerReferenceOutput) ApiVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v OwnerReference) string { return v.ApiVersion }).(pulumi.StringOutput)
 }
 
-// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+// When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
 func (o OwnerReferenceOutput) BlockOwnerDeletion() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v OwnerReference) *bool { return v.BlockOwnerDeletion }).(pulumi.BoolPtrOutput)
 }

@@ -498,7 +498,7 @@ class OwnerReference(dict):
         :param _builtins.str kind: Kind of the owner.
         :param _builtins.str name: Name of the owner.
         :param _builtins.str uid: UID of the owner.
-        :param _builtins.bool block_owner_deletion: When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+        :param _builtins.bool block_owner_deletion: When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
         :param _builtins.bool controller: True when the owner is the controller that manages this object.
         """
         pulumi.set(__self__, "api_version", api_version)
@@ -546,7 +546,7 @@ class OwnerReference(dict):
     @pulumi.getter(name="blockOwnerDeletion")
     def block_owner_deletion(self) -> Optional[_builtins.bool]:
         """
-        When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission to delete the owner; otherwise the server answers with HTTP 422.
+        When true and the owner carries the `foregroundDeletion` finalizer, the owner cannot be removed from storage until this reference is gone. Defaults to false. Setting it requires permission on the owner: where the API server enforces it (the OwnerReferencesPermissionEnforcement admission plugin), permission to update the owner's finalizers; without it the write is refused (HTTP 403 from kube-apiserver 1.34).
         """
         return pulumi.get(self, "block_owner_deletion")
 
