@@ -10,10 +10,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := controlplane.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
+	code := controlplane.RunTests(m)
 	if err := plugin.RemoveAmbientDir(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}

@@ -28,11 +28,7 @@ var logs = &logRecorder{}
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(logs))
-	code := m.Run()
-	if err := controlplane.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
+	os.Exit(controlplane.RunTests(m))
 }
 
 func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }
