@@ -35,8 +35,6 @@ type Client struct {
 	Dynamic dynamic.Interface
 	// Namespace is the namespace used for objects that name none.
 	Namespace string
-	// Server is the API server's URL, for messages.
-	Server string
 }
 
 // NewClient builds a client from the configuration. It reads the kubeconfig but makes
@@ -72,7 +70,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
-	return &Client{REST: restConfig, Dynamic: dyn, Namespace: namespace, Server: restConfig.Host}, nil
+	return &Client{REST: restConfig, Dynamic: dyn, Namespace: namespace}, nil
 }
 
 // clientConfig resolves the kubeconfig: inline contents, a path, or the standard

@@ -12,22 +12,11 @@ import (
 
 // EndpointSlice manages one discovery.k8s.io/v1 EndpointSlice. Its ID is
 // namespace/name, which is also what `pulumi import` takes.
-type EndpointSlice struct {
-	client  ClientFunc
-	options OptionsFunc
-}
+type EndpointSlice struct{ base }
 
 // NewEndpointSlice returns the EndpointSlice resource.
 func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
-	return &EndpointSlice{client: client, options: options}
-}
-
-func (r *EndpointSlice) objects(ctx context.Context) (objects, error) {
-	c, err := r.client(ctx)
-	if err != nil {
-		return objects{}, err
-	}
-	return objects{kind: endpointSliceKind, client: c}, nil
+	return &EndpointSlice{base{client: client, options: options, kind: endpointSliceKind}}
 }
 
 // Check validates the inputs offline, applies defaults and assigns the name and

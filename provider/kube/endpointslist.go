@@ -37,25 +37,14 @@ import (
 // metadata: the list's own metadata is not stored in the cluster (a list is not an
 // object); its outputs are the inputs given, and after an import the resourceVersion
 // of the list the objects were read from.
-type EndpointsList struct {
-	client  ClientFunc
-	options OptionsFunc
-}
+type EndpointsList struct{ base }
 
 // NewEndpointsList returns the EndpointsList resource.
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{client: client, options: options}
+	return &EndpointsList{base{client: client, options: options, kind: endpointsKind}}
 }
 
 const defaultImportPageSize = 500
-
-func (r *EndpointsList) objects(ctx context.Context) (objects, error) {
-	c, err := r.client(ctx)
-	if err != nil {
-		return objects{}, err
-	}
-	return objects{kind: endpointsKind, client: c}, nil
-}
 
 // Check validates every item and defaults each item's namespace.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {

@@ -22,6 +22,23 @@ type Options struct {
 // OptionsFunc returns the settings in force.
 type OptionsFunc func() Options
 
+// base is what both resources hold: the client, their settings and the kind of object
+// they write.
+type base struct {
+	client  ClientFunc
+	options OptionsFunc
+	kind    kind
+}
+
+// objects returns the API calls for the resource's kind on the configured cluster.
+func (b base) objects(ctx context.Context) (objects, error) {
+	c, err := b.client(ctx)
+	if err != nil {
+		return objects{}, err
+	}
+	return objects{kind: b.kind, client: c}, nil
+}
+
 // defaultNamespace is the namespace for objects that name none. Check must work
 // without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
 // preview whose provider configuration is unknown): then it is "default", and Create
