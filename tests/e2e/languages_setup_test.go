@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,14 +15,7 @@ import (
 	"time"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-)
-
-// Versions the Node.js and Python SDKs are installed with, as tests/sdk installs them;
-// examples/typescript/package.json and examples/python/requirements.txt pin the same.
-const (
-	examplePulumiVersion    = "3.256.0"  // @pulumi/pulumi on npm, pulumi on PyPI
-	exampleTypescript       = "5.9.3"    // typescript on npm
-	exampleTypesNodeVersion = "20.19.43" // @types/node on npm
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // exampleLanguage is one example program under examples/<dir>, and how to install it
@@ -77,7 +69,7 @@ func installExample(t *testing.T, lang exampleLanguage, kubeconfig string, doubl
 	s.env = append(s.env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
 
 	start := time.Now()
-	argv := lang.install(t, filepath.Join(exampleRepoRoot(t), "examples", lang.dir), s.dir)
+	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.dir)
 	t.Logf("%s: example installed in %s", lang.dir, time.Since(start).Round(100*time.Millisecond))
 	return &exampleProgram{lang: lang.dir, argv: argv, stack: s}
 }
@@ -123,60 +115,26 @@ func (p *exampleProgram) run(t *testing.T, operation string) runnerResult {
 	return res
 }
 
-// installTypeScriptExample builds the Node.js SDK as tests/sdk does (npm install with
-// pinned versions, tsc, npm pack), installs the packed SDK and the example's
-// package.json dependencies into dst and compiles the example with its tsconfig.json.
+// installTypeScriptExample installs the packed Node.js SDK (built as tests/sdk builds
+// it) and the example's package.json dependencies into dst and compiles the example
+// with its tsconfig.json.
 func installTypeScriptExample(t *testing.T, src, dst string) []string {
 	t.Helper()
-	env := []string{
-		"npm_config_cache=" + exampleCacheDir(t, "npm"),
-		"npm_config_prefer_offline=true",
-		"npm_config_audit=false",
-		"npm_config_fund=false",
-		"npm_config_update_notifier=false",
-		"npm_config_loglevel=error",
-	}
-	pkg := filepath.Join(t.TempDir(), "sdk")
-	copyExampleTree(t, filepath.Join(exampleRepoRoot(t), "sdk", "nodejs"), pkg)
-	exampleRun(t, pkg, env, "npm", "install", "--no-save",
-		"@pulumi/pulumi@"+examplePulumiVersion, "typescript@"+exampleTypescript, "@types/node@"+exampleTypesNodeVersion)
-	exampleRun(t, pkg, env, filepath.Join(pkg, "node_modules", ".bin", "tsc"), "--strict")
-	bin := filepath.Join(pkg, "bin")
-	for _, f := range []string{"package.json", "README.md"} {
-		copyExampleFile(t, filepath.Join(pkg, f), filepath.Join(bin, f))
-	}
-	exampleRun(t, bin, env, "npm", "pack")
-	tarballs, err := filepath.Glob(filepath.Join(bin, "*.tgz"))
-	if err != nil || len(tarballs) != 1 {
-		t.Fatalf("npm pack made %d tarballs (%v), want 1", len(tarballs), err)
-	}
-
+	tarball := toolchain.PackNodeSDK(t)
+	env := toolchain.NodeEnv(t)
 	copyExampleFiles(t, src, dst)
-	exampleRun(t, dst, env, "npm", "install", "--no-save", tarballs[0])
-	exampleRun(t, dst, env, filepath.Join(dst, "node_modules", ".bin", "tsc"))
+	toolchain.Run(t, dst, env, "npm", "install", "--no-save", tarball)
+	toolchain.Run(t, dst, env, filepath.Join(dst, "node_modules", ".bin", "tsc"))
 	return []string{"node", filepath.Join(dst, "bin", "run.js")}
 }
 
-// installPythonExample makes a virtualenv with pulumi and the Python SDK installed
-// from a copy of sdk/python, as tests/sdk does, and copies the example into dst.
+// installPythonExample makes a virtualenv with pulumi and the Python SDK, as
+// tests/sdk does, and copies the example into dst.
 func installPythonExample(t *testing.T, src, dst string) []string {
 	t.Helper()
-	tmp := t.TempDir()
-	venv := filepath.Join(tmp, "venv")
-	exampleRun(t, tmp, nil, "python3", "-m", "venv", venv)
-	python := filepath.Join(venv, "bin", "python")
-	env := []string{
-		"PIP_CACHE_DIR=" + exampleCacheDir(t, "pip"),
-		"PIP_DISABLE_PIP_VERSION_CHECK=1",
-		"PIP_NO_INPUT=1",
-	}
-	// pip builds a local project in place, so install from a copy.
-	pkg := filepath.Join(tmp, "sdk")
-	copyExampleTree(t, filepath.Join(exampleRepoRoot(t), "sdk", "python"), pkg)
-	exampleRun(t, tmp, env, python, "-m", "pip", "install", "--quiet", "pulumi=="+examplePulumiVersion, pkg)
-
+	python := toolchain.PythonVenv(t)
 	copyExampleFiles(t, src, dst)
-	exampleRun(t, dst, nil, python, "-m", "py_compile", "__main__.py", "program.py", "run.py")
+	toolchain.Run(t, dst, nil, python, "-m", "py_compile", "__main__.py", "program.py", "run.py")
 	return []string{python, filepath.Join(dst, "run.py")}
 }
 
@@ -186,49 +144,10 @@ func installPythonExample(t *testing.T, src, dst string) []string {
 func installGoExample(t *testing.T, src, dst string) []string {
 	t.Helper()
 	runner := filepath.Join(t.TempDir(), "runner")
-	exampleRun(t, src, nil, "go", "build", "-tags", "runner", "-o", runner, ".")
-	exampleRun(t, src, nil, "go", "vet", ".")
-	copyExampleFile(t, filepath.Join(src, "Pulumi.yaml"), filepath.Join(dst, "Pulumi.yaml"))
+	toolchain.Run(t, src, nil, "go", "build", "-tags", "runner", "-o", runner, ".")
+	toolchain.Run(t, src, nil, "go", "vet", ".")
+	toolchain.CopyFile(t, filepath.Join(src, "Pulumi.yaml"), filepath.Join(dst, "Pulumi.yaml"))
 	return []string{runner}
-}
-
-// exampleRepoRoot returns the repository root (the tests run in tests/e2e).
-func exampleRepoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "schema.json")); err != nil {
-		t.Fatalf("repository root not found from the test directory: %v", err)
-	}
-	return root
-}
-
-// exampleCacheDir returns $HOME/.cache/pulumi-endpoints/<name>, created if needed:
-// the download caches of npm and pip that tests/sdk uses too.
-func exampleCacheDir(t *testing.T, name string) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatalf("no home directory for the download cache: %v", err)
-	}
-	dir := filepath.Join(home, ".cache", "pulumi-endpoints", name)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// exampleRun runs a command that must succeed in dir with the extra environment.
-func exampleRun(t *testing.T, dir string, env []string, name string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s (in %s): %v\n%s", name, strings.Join(args, " "), dir, err, out)
-	}
 }
 
 // copyExampleFiles copies the regular files at the top of an example directory:
@@ -245,39 +164,6 @@ func copyExampleFiles(t *testing.T, src, dst string) {
 		if !e.Type().IsRegular() || (strings.HasPrefix(name, "Pulumi.") && name != "Pulumi.yaml") {
 			continue
 		}
-		copyExampleFile(t, filepath.Join(src, name), filepath.Join(dst, name))
-	}
-}
-
-// copyExampleTree copies the regular files of src into dst.
-func copyExampleTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		copyExampleFile(t, path, filepath.Join(dst, rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("copy %s to %s: %v", src, dst, err)
-	}
-}
-
-func copyExampleFile(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Clean(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, data, 0o600); err != nil {
-		t.Fatal(err)
+		toolchain.CopyFile(t, filepath.Join(src, name), filepath.Join(dst, name))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -127,13 +128,7 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 func TestDotnetSDKSyntax(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	venv := filepath.Join(tmp, "venv")
-	if out, err := command(t.Context(), tmp, nil, "python3", "-m", "venv", venv); err != nil {
-		t.Fatalf("python3 -m venv failed (on Debian it needs the python3-venv package): %v\n%s", err, out)
-	}
-	python := filepath.Join(venv, "bin", "python")
-	env := []string{"PIP_CACHE_DIR=" + cacheDir(t, "pip"), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1"}
-	run(t, tmp, env, python, append([]string{"-m", "pip", "install", "--quiet"}, treeSitterVersions...)...)
+	python := toolchain.Venv(t, treeSitterVersions...)
 	script, err := filepath.Abs(filepath.Join("testdata", "dotnet", "parse_cs.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,12 +147,12 @@ func TestDotnetSDKSyntax(t *testing.T) {
 	if len(files) < 40 {
 		t.Fatalf("only %d C# files in sdk/dotnet", len(files))
 	}
-	run(t, tmp, env, python, append([]string{script}, files...)...)
+	run(t, tmp, nil, python, append([]string{script}, files...)...)
 
 	// The check itself must be able to fail.
 	broken := filepath.Join(tmp, "Broken.cs")
 	writeFile(t, broken, "namespace N { public class C { public void F( { } }\n")
-	if out, err := command(t.Context(), tmp, env, python, script, broken); err == nil {
+	if out, err := command(t.Context(), tmp, nil, python, script, broken); err == nil {
 		t.Errorf("the C# syntax check accepted a broken file:\n%s", out)
 	}
 }

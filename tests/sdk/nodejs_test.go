@@ -1,6 +1,7 @@
 package sdk_test
 
 import (
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,39 +16,18 @@ import (
 // fail to compile, and the installed package must load in node.
 func TestNodeSDK(t *testing.T) {
 	t.Parallel()
-	env := []string{
-		"npm_config_cache=" + cacheDir(t, "npm"),
-		"npm_config_prefer_offline=true",
-		"npm_config_audit=false",
-		"npm_config_fund=false",
-		"npm_config_update_notifier=false",
-		"npm_config_loglevel=error",
-	}
+	env := toolchain.NodeEnv(t)
+	tarball := toolchain.PackNodeSDK(t)
+	pins := toolchain.NodePins()
 	tmp := t.TempDir()
-	pkgDir := filepath.Join(tmp, "sdk")
-	copyDir(t, filepath.Join(sdkDir(t), "nodejs"), pkgDir)
-	pins := []string{"@pulumi/pulumi@" + pulumiVersion, "typescript@" + typescriptVersion, "@types/node@" + typesNodeVersion}
-
-	// Build the SDK: its package.json dependencies, with the versions pinned.
-	run(t, pkgDir, env, "npm", append([]string{"install", "--no-save"}, pins...)...)
-	run(t, pkgDir, env, filepath.Join(pkgDir, "node_modules", ".bin", "tsc"), "--strict")
-	bin := filepath.Join(pkgDir, "bin")
-	for _, f := range []string{"package.json", "README.md"} {
-		writeFile(t, filepath.Join(bin, f), readFile(t, filepath.Join(pkgDir, f)))
-	}
-	run(t, bin, env, "npm", "pack")
-	tarballs, err := filepath.Glob(filepath.Join(bin, "*.tgz"))
-	if err != nil || len(tarballs) != 1 {
-		t.Fatalf("npm pack made %d tarballs (%v), want 1", len(tarballs), err)
-	}
 
 	// A program that installs the packed SDK.
 	prog := filepath.Join(tmp, "program")
 	writeFile(t, filepath.Join(prog, "package.json"), `{"name": "program", "private": true}`+"\n")
 	writeFile(t, filepath.Join(prog, "program.ts"), readFile(t, filepath.Join("testdata", "nodejs", "program.ts")))
 	writeFile(t, filepath.Join(prog, "broken.ts"), readFile(t, filepath.Join("testdata", "nodejs", "broken.ts")))
-	writeFile(t, filepath.Join(prog, "readme.ts"), readmeExample(t, filepath.Join(pkgDir, "README.md"), "typescript"))
-	run(t, prog, env, "npm", append([]string{"install", tarballs[0]}, pins...)...)
+	writeFile(t, filepath.Join(prog, "readme.ts"), readmeExample(t, filepath.Join(sdkDir(t), "nodejs", "README.md"), "typescript"))
+	run(t, prog, env, "npm", append([]string{"install", tarball}, pins...)...)
 	tsc := filepath.Join(prog, "node_modules", ".bin", "tsc")
 	tscArgs := []string{"--strict", "--noEmit", "--target", "ES2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node"}
 	run(t, prog, env, tsc, append(tscArgs, "program.ts", "readme.ts")...)

@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"encoding/json"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,21 +16,8 @@ import (
 func TestPythonSDK(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	venv := filepath.Join(tmp, "venv")
-	if out, err := command(t.Context(), tmp, nil, "python3", "-m", "venv", venv); err != nil {
-		t.Fatalf("python3 -m venv failed (on Debian it needs the python3-venv package): %v\n%s", err, out)
-	}
-	python := filepath.Join(venv, "bin", "python")
-	env := []string{
-		"PIP_CACHE_DIR=" + cacheDir(t, "pip"),
-		"PIP_DISABLE_PIP_VERSION_CHECK=1",
-		"PIP_NO_INPUT=1",
-	}
-	// pip builds a local project in place, so install from a copy.
-	pkgDir := filepath.Join(tmp, "sdk")
-	copyDir(t, filepath.Join(sdkDir(t), "python"), pkgDir)
-	run(t, tmp, env, python, "-m", "pip", "install", "--quiet",
-		"pulumi=="+pulumiVersion, "mypy=="+mypyVersion, pkgDir)
+	env := toolchain.PythonEnv(t)
+	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion)
 
 	// Every token imports, and the installed package carries its plugin metadata.
 	script := `import importlib.resources, json
@@ -54,7 +42,7 @@ print(importlib.resources.files("pulumi_endpoints").joinpath("pulumi-plugin.json
 	prog := filepath.Join(tmp, "program")
 	writeFile(t, filepath.Join(prog, "program.py"), readFile(t, filepath.Join("testdata", "python", "program.py")))
 	writeFile(t, filepath.Join(prog, "broken.py"), readFile(t, filepath.Join("testdata", "python", "broken.py")))
-	writeFile(t, filepath.Join(prog, "readme.py"), readmeExample(t, filepath.Join(pkgDir, "README.md"), "python"))
+	writeFile(t, filepath.Join(prog, "readme.py"), readmeExample(t, filepath.Join(sdkDir(t), "python", "README.md"), "python"))
 	mypy := []string{"-m", "mypy", "--strict", "--no-incremental"}
 	run(t, prog, env, python, append(mypy, "program.py", "readme.py")...)
 
