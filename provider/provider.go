@@ -65,8 +65,8 @@ func newServer(ctx context.Context, getenv func(string) string) *server {
 	s := &server{getenv: getenv}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.resources = map[tokens.Type]Resource{
-		kube.EndpointSliceToken: kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
-		kube.EndpointsListToken: kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
+		spec.EndpointSliceToken: kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
+		spec.EndpointsListToken: kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
 	}
 	s.functions = map[tokens.Type]Function{}
 	for token, fn := range google.Functions(func() google.Config { return s.currentConfig().Google }) {

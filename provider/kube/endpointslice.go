@@ -2,7 +2,7 @@ package kube
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -19,14 +19,20 @@ func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
 	return &EndpointSlice{base{client: client, options: options, kind: endpointSliceKind}}
 }
 
-// Check validates the inputs offline, applies defaults and assigns the name and
-// namespace.
+// Check assigns the namespace and name, then validates the inputs, the final name and
+// namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	inputs, failures := checkResult(ctx, validate.EndpointSlice(req.Inputs))
 	namespace := defaultNamespace(ctx, r.client)
-	replacing := replaces(endpointSliceKind, req.State, inputs, namespace)
-	inputs, nameFailures := assignMetadata(ctx, req.Urn, inputs, req.State, namespace, replacing)
-	return p.CheckResponse{Inputs: inputs, Failures: append(failures, nameFailures...)}, nil
+	replacing := replaces(endpointSliceKind, req.State, req.Inputs, namespace)
+	named, autonamed, nameFailures := assignMetadata(ctx, req.Urn, req.Inputs, req.State, namespace, replacing)
+	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
+	for i, f := range failures {
+		if autonamed && f.Property == "metadata.name" {
+			failures[i].Reason += fmt.Sprintf(" (the name was generated for the resource %q; set metadata.name "+
+				"or metadata.generateName, or change the stack's autonaming configuration)", req.Urn.Name())
+		}
+	}
+	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 
 // replaces tells whether new inputs replace the object the old ones describe (which
@@ -36,9 +42,7 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 		return false
 	}
 	for _, f := range k.immutable {
-		old, hadOld := olds.GetOk(f)
-		cur, hasNew := news.GetOk(f)
-		if hadOld != hasNew || (hadOld && !sameValue(old, cur)) {
+		if !k.form.Same(f, olds.Get(f), news.Get(f)) {
 			return true
 		}
 	}
@@ -66,19 +70,22 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, err
 	}
 	desired := o.newObject(req.Properties)
-	obj, err := o.create(ctx, desired, req.DryRun)
+	if req.DryRun {
+		obj, err := o.previewCreate(ctx, desired)
+		if err != nil || obj == nil {
+			return p.CreateResponse{Properties: previewOutputs(req.Properties)}, err
+		}
+		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
+	}
+	obj, err := o.create(ctx, desired, false)
 	if err != nil {
-		if !req.DryRun && ambiguous(err) && desired.GetName() != "" {
+		if ambiguous(err) && desired.GetName() != "" {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it or creates it.
-			partial := unconfirmed(o.kind, idOf(desired), err)
-			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties,
-				PartialState: partial}, errors.New(partial.Reasons[0])
+			state, err := partialFailure(unconfirmed(o.kind, idOf(desired), err))
+			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties, PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
-	}
-	if req.DryRun {
-		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
 	}
 	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(o.kind, obj)}, nil
 }

@@ -2,9 +2,9 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,49 +46,103 @@ func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
 
 const defaultImportPageSize = 500
 
-// Check validates every item and defaults each item's namespace.
+// Check defaults each item's namespace, names the items that ask for a generated name,
+// then validates every item, final names and namespaces included.
+//
+// An item with metadata.generateName and no name gets its name here, not from the
+// server: the prefix plus 5 random characters, kept on later updates (the i-th item
+// with a given prefix keeps the name the i-th such item had), so the item is updated in
+// place rather than recreated. Items whose metadata is not known yet (preview) are
+// left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := defaultNamespace(ctx, r.client)
-	inputs, failures := checkResult(ctx, validate.EndpointsListIn(req.Inputs, namespace))
-	items, ok := inputs.GetOk("items")
-	if !ok || !items.IsArray() {
-		return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
+	inputs := req.Inputs
+	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
+		previous := generatedNames(req.State)
+		seed := checkOptionsFrom(ctx).seed
+		out := make([]property.Value, 0, items.AsArray().Len())
+		for i, item := range items.AsArray().All {
+			meta, known := knownMetadata(mapOrEmpty(item))
+			if !item.IsMap() || !known {
+				out = append(out, item)
+				continue
+			}
+			meta = withNamespace(meta, namespace)
+			if name, err := itemName(meta, previous, seed, i); err != nil {
+				return p.CheckResponse{}, err
+			} else if name != "" {
+				meta = meta.Set("name", property.New(name))
+			}
+			out = append(out, property.WithGoValue(item, item.AsMap().Set("metadata", property.New(meta))))
+		}
+		inputs = inputs.Set("items", property.New(out))
 	}
-	out := make([]property.Value, 0, items.AsArray().Len())
-	for i, item := range items.AsArray().All {
-		if !item.IsMap() {
-			out = append(out, item)
-			continue
-		}
-		meta := nested(item.AsMap(), "metadata")
-		if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {
-			meta = meta.Set("namespace", property.New(namespace))
-		}
-		if v, ok := meta.GetOk("name"); !ok || v.IsNull() {
-			failures = append(failures, p.CheckFailure{
-				Property: fmt.Sprintf("items[%d].metadata.name", i),
-				Reason:   "required: each item's name is its identity in the set (generateName is not supported for items)",
-			})
-		}
-		out = append(out, property.New(item.AsMap().Set("metadata", property.New(meta))))
-	}
-	return p.CheckResponse{Inputs: inputs.Set("items", property.New(out)), Failures: failures}, nil
+	checked, failures := checkResult(ctx, validate.EndpointsListIn(inputs, namespace))
+	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 
-// Diff reports item and metadata changes as updates: the set is never replaced; items
-// that come and go are created and deleted by Update.
+// generatedNameChars are the characters of generated item names, as the API server
+// picks them for generateName (no vowels, no look-alikes).
+var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
+
+// itemName returns the name to give an item that has generateName and no name, taking
+// the next unused name the previous inputs gave to the same prefix; "" when the item
+// needs none.
+func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
+	if v, ok := meta.GetOk("name"); ok && !v.IsNull() {
+		return "", nil
+	}
+	prefix, ok := str(meta, "generateName")
+	if !ok || prefix == "" {
+		return "", nil
+	}
+	if names := previous[prefix]; len(names) > 0 {
+		previous[prefix] = names[1:]
+		return names[0], nil
+	}
+	maxPrefix := validate.MaxObjectNameLength - generatedNameLength
+	if len(prefix) > maxPrefix {
+		prefix = prefix[:maxPrefix]
+	}
+	name, err := resource.NewUniqueName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix,
+		generatedNameLength, 0, generatedNameChars)
+	if err != nil {
+		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
+	}
+	return name, nil
+}
+
+// generatedNameLength is the length of the random part of a generated item name.
+const generatedNameLength = 5
+
+// generatedNames lists, per generateName prefix, the names the previous inputs gave
+// to items with that prefix, in order.
+func generatedNames(olds property.Map) map[string][]string {
+	out := map[string][]string{}
+	for _, it := range itemsOf(olds) {
+		meta := nested(it.inputs, "metadata")
+		if prefix, ok := str(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
+			out[prefix] = append(out[prefix], it.id.name)
+		}
+	}
+	return out
+}
+
+func mapOrEmpty(v property.Value) property.Map {
+	if v.IsMap() {
+		return v.AsMap()
+	}
+	return property.Map{}
+}
+
+// Diff reports item and metadata changes as updates, in canonical form (items are a set
+// identified by namespace and name): the set is never replaced; items that come and
+// go are created and deleted by Update.
 func (r *EndpointsList) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range []string{"items", "metadata"} {
-		old, hadOld := req.OldInputs.GetOk(f)
-		cur, hasNew := req.Inputs.GetOk(f)
-		switch {
-		case hadOld && !hasNew:
-			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Delete, InputDiff: true}
-		case !hadOld && hasNew:
-			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Add, InputDiff: true}
-		case hadOld && !sameValue(old, cur):
-			d.DetailedDiff[f] = p.PropertyDiff{Kind: p.Update, InputDiff: true}
+		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
+			d.DetailedDiff[f] = c
 		}
 	}
 	d.HasChanges = len(d.DetailedDiff) > 0
@@ -150,7 +204,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	}
 	var done []listItem
 	for i, it := range itemsOf(req.Properties) {
-		obj, err := o.create(ctx, o.newObject(it.inputs), req.DryRun)
+		it.output, err = createItem(ctx, o, it, req.DryRun)
 		if err != nil {
 			err = fmt.Errorf("items[%d]: %w", i, err)
 			if req.DryRun {
@@ -161,11 +215,9 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 				it.output = it.inputs
 				done = append(done, it)
 			}
-			state := partial(err, done)
-			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state},
-				errors.New(state.Reasons[0])
+			state, err := partial(err, done)
+			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state}, err
 		}
-		it.output = outputs(o.kind, obj)
 		done = append(done, it)
 	}
 	if req.DryRun {
@@ -174,10 +226,26 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	return p.CreateResponse{ID: id, Properties: r.state(done, metadata)}, nil
 }
 
-func partial(err error, done []listItem) *p.InitializationFailed {
-	return &p.InitializationFailed{Reasons: []string{
-		fmt.Sprintf("%v (%d item(s) were written and are recorded; run `pulumi up` again to finish)", err, len(done)),
-	}}
+// createItem creates one item and returns its outputs. In a preview whose server
+// cannot judge the item yet (see previewCreate), the outputs are its inputs.
+func createItem(ctx context.Context, o objects, it listItem, dryRun bool) (property.Map, error) {
+	if !dryRun {
+		obj, err := o.create(ctx, o.newObject(it.inputs), false)
+		if err != nil {
+			return property.Map{}, err
+		}
+		return outputs(o.kind, obj), nil
+	}
+	obj, err := o.previewCreate(ctx, o.newObject(it.inputs))
+	if err != nil || obj == nil {
+		return it.inputs, err
+	}
+	return outputs(o.kind, obj), nil
+}
+
+func partial(err error, done []listItem) (*p.InitializationFailed, error) {
+	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded; run `pulumi up` again to finish)",
+		err, len(done)))
 }
 
 // Read refreshes the items the state records, or imports a set by selector when the
@@ -323,19 +391,21 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 				items = append(items, it)
 			}
 		}
-		state := partial(err, items)
-		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: state}, errors.New(state.Reasons[0])
+		state, err := partial(err, items)
+		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: state}, err
 	}
 	desired := itemsOf(req.Inputs)
 	wanted := map[objectID]bool{}
 	var written []listItem
 	for i, it := range desired {
 		wanted[it.id] = true
-		var obj *unstructured.Unstructured
 		if _, exists := current[it.id]; exists {
-			obj, err = o.update(ctx, it.id, oldInputs[it.id], it.inputs, req.DryRun)
+			var obj *unstructured.Unstructured
+			if obj, err = o.update(ctx, it.id, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
+				it.output = outputs(o.kind, obj)
+			}
 		} else {
-			obj, err = o.create(ctx, o.newObject(it.inputs), req.DryRun)
+			it.output, err = createItem(ctx, o, it, req.DryRun)
 			if !req.DryRun && (err == nil || ambiguous(err)) {
 				order = append(order, it.id)
 				current[it.id] = listItem{id: it.id, inputs: it.inputs, output: it.inputs}
@@ -344,7 +414,6 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		if err != nil {
 			return fail(fmt.Errorf("items[%d]: %w", i, err))
 		}
-		it.output = outputs(o.kind, obj)
 		if !req.DryRun {
 			current[it.id] = it
 		}

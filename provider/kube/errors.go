@@ -55,7 +55,7 @@ func apiError(verb string, k kind, id objectID, err error) error {
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%s %s %s: the API server rejected the credentials (401); check the kubeconfig's user: %w",
 			verb, k.name, id, err)
-	case apierrors.IsNotFound(err) && s.Details != nil && s.Details.Kind == "namespaces":
+	case missingNamespace(err):
 		return fmt.Errorf("%s %s %s: namespace %q does not exist (404): %w", verb, k.name, id, id.namespace, err)
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%s %s %s: the object changed while it was being written (409 conflict); "+
@@ -63,4 +63,15 @@ func apiError(verb string, k kind, id objectID, err error) error {
 	default:
 		return fmt.Errorf("%s %s %s: %w", verb, k.name, id, err)
 	}
+}
+
+// missingNamespace tells whether err is the API server's answer for a namespace that
+// does not exist.
+func missingNamespace(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces"
 }

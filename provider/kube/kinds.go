@@ -5,12 +5,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-)
 
-// Tokens of the resources this package serves.
-const (
-	EndpointSliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	EndpointsListToken = "endpoints:core/v1:EndpointsList" //nolint:gosec // a type token, not a credential
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // kind is one Kubernetes object kind the provider manages.
@@ -24,6 +21,8 @@ type kind struct {
 	fields []string
 	// immutable are the top-level fields whose change replaces the object.
 	immutable []string
+	// form is the kind's canonical form: what counts as the same value.
+	form validate.Form
 }
 
 var (
@@ -31,16 +30,18 @@ var (
 		name:       "EndpointSlice",
 		apiVersion: "discovery.k8s.io/v1",
 		resource:   schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"},
-		token:      EndpointSliceToken,
+		token:      spec.EndpointSliceToken,
 		fields:     []string{"addressType", "endpoints", "ports"},
 		immutable:  []string{"addressType"},
+		form:       validate.EndpointSliceForm,
 	}
 	endpointsKind = kind{
 		name:       "Endpoints",
 		apiVersion: "v1",
 		resource:   schema.GroupVersionResource{Version: "v1", Resource: "endpoints"},
-		token:      EndpointsListToken,
+		token:      spec.EndpointsListToken,
 		fields:     []string{"subsets"},
+		form:       validate.EndpointsForm,
 	}
 )
 

@@ -3,11 +3,14 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // Autonaming as the engine asks for it. pulumi-go-provider does not pass the Check
@@ -31,14 +34,16 @@ func checkOptionsFrom(ctx context.Context) checkOptions {
 	return o
 }
 
-// maxNameLength is the longest object name the API server accepts for these kinds
-// (a DNS subdomain).
-const maxNameLength = 253
+// autonameSuffix is the length of the random suffix of autonames.
+const autonameSuffix = 8
 
 // autoname decides metadata.name for an object whose program gave neither name nor
 // generateName. It keeps the previous autoname unless the change replaces the object
 // (a replacement is created before the old object is deleted, so it needs a new name).
-// It returns a failure reason when the engine disabled autonaming.
+// It returns a failure reason when the engine disabled autonaming. A name the engine
+// proposes (the stack's autonaming configuration) is used as it is, and Check
+// validates it like any other; otherwise the name is validate.NamePrefix of the
+// resource name, '-' and 8 random hex characters.
 func autoname(ctx context.Context, urn resource.URN, oldName string, replacing bool) (string, string) {
 	opts := checkOptionsFrom(ctx)
 	if a := opts.autonaming; a != nil {
@@ -56,25 +61,52 @@ func autoname(ctx context.Context, urn resource.URN, oldName string, replacing b
 	if oldName != "" && !replacing {
 		return oldName, ""
 	}
-	name, err := resource.NewUniqueName(opts.seed, urn.Name()+"-", 8, maxNameLength, nil)
+	prefix := validate.NamePrefix(urn.Name(), validate.MaxObjectNameLength-autonameSuffix-1)
+	if prefix == "" {
+		prefix = strings.ToLower(urn.Type().Name().String())
+	}
+	name, err := resource.NewUniqueName(opts.seed, prefix+"-", autonameSuffix, validate.MaxObjectNameLength, nil)
 	if err != nil {
-		return "", fmt.Sprintf("cannot derive a name from the resource name %q: %v; set metadata.name", urn.Name(), err)
+		return "", fmt.Sprintf("internal error: naming the resource %q: %v; set metadata.name", urn.Name(), err)
 	}
 	return name, ""
+}
+
+// withNamespace sets the namespace of object metadata that names none (or an empty
+// one) to namespace.
+func withNamespace(meta property.Map, namespace string) property.Map {
+	if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {
+		return meta.Set("namespace", property.New(namespace))
+	}
+	return meta
+}
+
+// knownMetadata returns an object's metadata when the program left it out or gave a
+// known map; ok is false when it is not known yet (preview) or not a map (which
+// validation reports), and then nothing is assigned.
+func knownMetadata(obj property.Map) (property.Map, bool) {
+	v, ok := obj.GetOk("metadata")
+	switch {
+	case !ok || v.IsNull():
+		return property.Map{}, true
+	case v.IsMap():
+		return v.AsMap(), true
+	}
+	return property.Map{}, false
 }
 
 // assignMetadata completes an object's metadata in Check: the namespace defaults to the
 // provider's, and the name is generated unless the program set name or generateName.
 // olds are the previous inputs (empty on create); replacing says whether the change
-// forces a replacement.
+// forces a replacement. autonamed says whether the name was generated.
 func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.Map, namespace string,
 	replacing bool,
-) (property.Map, []p.CheckFailure) {
-	meta := nested(news, "metadata")
-	var failures []p.CheckFailure
-	if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {
-		meta = meta.Set("namespace", property.New(namespace))
+) (out property.Map, autonamed bool, failures []p.CheckFailure) {
+	meta, ok := knownMetadata(news)
+	if !ok {
+		return news, false, nil
 	}
+	meta = withNamespace(meta, namespace)
 	_, hasName := meta.GetOk("name")
 	_, hasGenerateName := meta.GetOk("generateName")
 	if !hasName && !hasGenerateName {
@@ -88,7 +120,8 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})
 		} else {
 			meta = meta.Set("name", property.New(name))
+			autonamed = true
 		}
 	}
-	return news.Set("metadata", property.New(meta)), failures
+	return news.Set("metadata", property.New(meta)), autonamed, failures
 }

@@ -174,10 +174,48 @@ func stringMap(v any) map[string]string {
 }
 
 // unconfirmed explains a create whose outcome is unknown.
-func unconfirmed(k kind, id objectID, err error) *p.InitializationFailed {
-	return &p.InitializationFailed{Reasons: []string{fmt.Sprintf(
-		"%v; the API server gave no answer, so %s %s may or may not exist: it is recorded in the state "+
-			"and the next `pulumi up` finds it or creates it", err, k.name, id)}}
+func unconfirmed(k kind, id objectID, err error) string {
+	return fmt.Sprintf("%v; the API server gave no answer, so %s %s may or may not exist: it is recorded in the state "+
+		"and the next `pulumi up` finds it or creates it", err, k.name, id)
+}
+
+// partialFailure is the answer to a write that stopped part way: the partial state the
+// engine records travels with the error it reports (pulumi-go-provider requires the
+// error alongside the state), both saying reason.
+func partialFailure(reason string) (*p.InitializationFailed, error) {
+	return &p.InitializationFailed{Reasons: []string{reason}}, errors.New(reason)
+}
+
+// previewCreate is the dry-run create of a preview. Where the server cannot judge the
+// object yet, it answers nil and no error, and the preview relies on Check's offline
+// verdict: the namespace does not exist yet (the program may create it), or the name is
+// held by an object this provider wrote (the object being replaced under the same
+// name, which the update deletes first). A name held by anybody else's object is the
+// 409 that `up` would meet, reported now.
+func (o objects) previewCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out, err := o.create(ctx, obj, true)
+	switch {
+	case err == nil:
+		return out, nil
+	case missingNamespace(err):
+		return nil, nil
+	case apierrors.IsAlreadyExists(err):
+		holder, getErr := o.get(ctx, idOf(obj))
+		if getErr == nil && holder != nil && writtenByUs(holder) {
+			return nil, nil
+		}
+	}
+	return nil, err
+}
+
+// writtenByUs tells whether the provider created or last wrote part of the object.
+func writtenByUs(obj *unstructured.Unstructured) bool {
+	for _, m := range obj.GetManagedFields() {
+		if m.Manager == FieldManager {
+			return true
+		}
+	}
+	return false
 }
 
 // DeletePolicy says how a delete treats an object's dependents.

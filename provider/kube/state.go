@@ -2,17 +2,14 @@ package kube
 
 import (
 	"maps"
-	"reflect"
 	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
 
-// serverMetadata are the metadata fields the server fills in; in a preview whose
-// object cannot be dry-run they are unknown.
-var serverMetadata = []string{"uid", "resourceVersion", "creationTimestamp", "generation"}
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
 
 // importedAnnotations are annotations other tools keep for themselves, left out of the
 // inputs of an imported object.
@@ -44,7 +41,7 @@ func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 // with what only the server knows left unknown.
 func previewOutputs(inputs property.Map) property.Map {
 	meta := nested(inputs, "metadata")
-	for _, f := range serverMetadata {
+	for _, f := range validate.ServerSetOnCreate() {
 		meta = meta.Set(f, property.New(property.Computed))
 	}
 	if _, named := meta.GetOk("name"); !named {
@@ -53,15 +50,27 @@ func previewOutputs(inputs property.Map) property.Map {
 	return inputs.Set("metadata", property.New(meta))
 }
 
-// liveInputs are the inputs that describe a live object: on refresh, the fields the
-// previous inputs set, with their live values (so drift shows as a diff against the
-// program); on import (no previous inputs), the object's own fields with its name,
+// liveInputs are the inputs that describe a live object. On refresh they are the
+// live object projected onto the shape of the previous inputs: a field whose live
+// value is the same, in the kind's canonical form, as the previous input keeps the
+// input as the program wrote it (so what the server defaulted or normalised stays
+// left out); a field that really changed out of band takes its live value, without
+// server defaults, and shows as drift against the program. On import (no previous
+// inputs) they are the object's own fields, without server defaults, with its name,
 // namespace, labels, annotations, owner references and finalizers.
 func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
 	obj := outputs(k, live)
+	imported := old.Len() == 0
 	in := map[string]property.Value{}
 	for _, f := range k.fields {
-		if v, ok := obj.GetOk(f); ok {
+		oldValue, hadOld := old.GetOk(f)
+		if !imported && k.form.Same(f, oldValue, obj.Get(f)) {
+			if hadOld {
+				in[f] = oldValue
+			}
+			continue
+		}
+		if v, ok := k.form.Stripped(f, obj.Get(f)); ok {
 			in[f] = v
 		}
 	}
@@ -71,7 +80,6 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 		"name":      property.New(live.GetName()),
 		"namespace": property.New(live.GetNamespace()),
 	}
-	imported := old.Len() == 0
 	if v, ok := oldMeta.GetOk("generateName"); ok {
 		meta["generateName"] = v
 		delete(meta, "name")
@@ -107,34 +115,16 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 	return property.NewMap(in)
 }
 
-// diffInputs compares the previous and new inputs of one object: a change to an
-// immutable field, the name or the namespace replaces it; anything else updates it in
-// place. A replacement keeping a fixed name must delete the old object first.
+// diffInputs compares the previous and new inputs of one object in the kind's
+// canonical form: a change to an immutable field, the name or the namespace replaces
+// it; anything else updates it in place. A replacement keeping a fixed name must
+// delete the old object first.
 func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
-	replaces := false
-	record := func(path string, old, cur property.Value, hadOld, hasNew, replace bool) {
-		kind := p.Update
-		switch {
-		case !hadOld && !hasNew:
-			return
-		case !hadOld:
-			kind = p.Add
-		case !hasNew:
-			kind = p.Delete
-		case sameValue(old, cur):
-			return
-		}
-		if replace {
-			replaces = true
-			kind = map[p.DiffKind]p.DiffKind{p.Add: p.AddReplace, p.Delete: p.DeleteReplace, p.Update: p.UpdateReplace}[kind]
-		}
-		d.DetailedDiff[path] = p.PropertyDiff{Kind: kind, InputDiff: true}
-	}
 	for _, f := range k.fields {
-		old, hadOld := olds.GetOk(f)
-		cur, hasNew := news.GetOk(f)
-		record(f, old, cur, hadOld, hasNew, slices.Contains(k.immutable, f))
+		if c, changed := change(k.form, f, olds, news, slices.Contains(k.immutable, f)); changed {
+			d.DetailedDiff[f] = c
+		}
 	}
 	oldMeta, newMeta := nested(olds, "metadata"), nested(news, "metadata")
 	keys := map[string]struct{}{}
@@ -145,27 +135,47 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 		keys[key] = struct{}{}
 	}
 	for _, key := range slices.Sorted(maps.Keys(keys)) {
-		old, hadOld := oldMeta.GetOk(key)
-		cur, hasNew := newMeta.GetOk(key)
 		identity := key == "name" || key == "namespace" || key == "generateName"
-		record("metadata."+key, old, cur, hadOld, hasNew, identity)
+		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, identity); changed {
+			d.DetailedDiff["metadata."+key] = c
+		}
 	}
 	d.HasChanges = len(d.DetailedDiff) > 0
-	if replaces {
-		oldName, _ := str(oldMeta, "name")
-		newName, _ := str(newMeta, "name")
-		oldNamespace, _ := str(oldMeta, "namespace")
-		newNamespace, _ := str(newMeta, "namespace")
-		d.DeleteBeforeReplace = oldName != "" && oldName == newName && oldNamespace == newNamespace
+	for _, c := range d.DetailedDiff {
+		if c.Kind == p.AddReplace || c.Kind == p.DeleteReplace || c.Kind == p.UpdateReplace {
+			oldName, _ := str(oldMeta, "name")
+			newName, _ := str(newMeta, "name")
+			oldNamespace, _ := str(oldMeta, "namespace")
+			newNamespace, _ := str(newMeta, "namespace")
+			d.DeleteBeforeReplace = oldName != "" && oldName == newName && oldNamespace == newNamespace
+			break
+		}
 	}
 	return d
 }
 
-// sameValue compares two property values as the API server would see them: secrets by
-// their value; an unknown value is never the same as anything.
-func sameValue(a, b property.Value) bool {
-	if a.HasComputed() || b.HasComputed() {
-		return false
+// replacing maps a change to the change that replaces the object.
+var replacing = map[p.DiffKind]p.DiffKind{p.Add: p.AddReplace, p.Delete: p.DeleteReplace, p.Update: p.UpdateReplace}
+
+// change tells how the property key differs between the old and new inputs, in the
+// form's canonical terms: added, deleted or updated (replacing the object when
+// replace is set); changed is false when it is the same.
+func change(form validate.Form, key string, olds, news property.Map, replace bool) (c p.PropertyDiff, changed bool) {
+	old, cur := olds.Get(key), news.Get(key)
+	if form.Same(key, old, cur) {
+		return c, false
 	}
-	return reflect.DeepEqual(toPlain(a), toPlain(b))
+	_, hadOld := form.Stripped(key, old)
+	_, hasNew := form.Stripped(key, cur)
+	kind := p.Update
+	switch {
+	case !hadOld:
+		kind = p.Add
+	case !hasNew:
+		kind = p.Delete
+	}
+	if replace {
+		kind = replacing[kind]
+	}
+	return p.PropertyDiff{Kind: kind, InputDiff: true}, true
 }

@@ -2,54 +2,20 @@ package kube
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // The schema's property names are the Kubernetes JSON field names, so an object and a
 // property map convert one to the other value by value.
 
-// toObject turns known property values into the plain JSON values of an unstructured
-// object. Secrets are unwrapped (the engine keeps them secret in state); unknown values,
-// which only previews carry, become nil.
-func toObject(m property.Map) map[string]any {
-	out := make(map[string]any, m.Len())
-	for k, v := range m.All {
-		if x := toPlain(v); x != nil {
-			out[k] = x
-		}
-	}
-	return out
-}
-
-func toPlain(v property.Value) any {
-	switch {
-	case v.IsNull(), v.IsComputed():
-		return nil
-	case v.IsString():
-		return v.AsString()
-	case v.IsBool():
-		return v.AsBool()
-	case v.IsNumber():
-		n := v.AsNumber()
-		if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
-			return int64(n)
-		}
-		return n
-	case v.IsArray():
-		arr := v.AsArray()
-		out := make([]any, 0, arr.Len())
-		for _, e := range arr.All {
-			out = append(out, toPlain(e))
-		}
-		return out
-	case v.IsMap():
-		return toObject(v.AsMap())
-	default:
-		return nil
-	}
-}
+// toPlain and toObject turn property values into an unstructured object's values.
+var (
+	toPlain  = validate.Plain
+	toObject = validate.PlainMap
+)
 
 // fromObject turns an unstructured object into property values.
 func fromObject(obj map[string]any) property.Map {

@@ -8,6 +8,13 @@ import (
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 )
 
+// Tokens of the resources and of the object type the provider writes.
+const (
+	EndpointSliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	EndpointsListToken = "endpoints:core/v1:EndpointsList" //nolint:gosec // a type token, not a credential
+	EndpointsTypeToken = "endpoints:core/v1:Endpoints"
+)
+
 // Package is the subset of a Pulumi package schema the provider reads at run time.
 type Package struct {
 	Name      string              `json:"name"`

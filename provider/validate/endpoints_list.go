@@ -14,7 +14,8 @@ import (
 // (ValidateEndpointsCreate), and no two items may name the same object.
 
 const (
-	endpointsListResource = "endpoints:core/v1:EndpointsList"
+	endpointsListResource = spec.EndpointsListToken
+	endpointsType         = spec.EndpointsTypeToken
 	coreEndpointPortType  = "endpoints:core/v1:EndpointPort"
 	// defaultNamespace is the namespace of items that do not set one, unless the
 	// caller says otherwise (EndpointsListIn).
@@ -57,9 +58,15 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 		}
 
 		nameNode, nsNode := meta.get("name"), meta.get("namespace")
+		if nameNode.absent() && !meta.unknown() && (item.v.IsMap() || item.absent()) {
+			if g, _ := meta.get("generateName").str(); g == "" && !meta.get("generateName").unknown() {
+				c.fail(nameNode.path, "required: an item's name is its identity in the set; set metadata.name, "+
+					"or metadata.generateName to have the provider pick a name once and keep it")
+			}
+		}
 		name, ok := nameNode.str()
 		if !ok || name == "" {
-			continue // the provider names it
+			continue
 		}
 		ns := namespace
 		if !nsNode.absent() {

@@ -35,7 +35,13 @@ func TestEndpointsListRules(t *testing.T) {
 	}{
 		{name: "empty items manage nothing", doc: `{"items":[]}`},
 		{name: "item without subsets", doc: `{"items":[{"metadata":{"name":"web"}}]}`},
-		{name: "item without metadata (the provider names it)", doc: `{"items":[{}]}`},
+		{
+			name:     "item without metadata",
+			doc:      `{"items":[{}]}`,
+			failures: []want{{"items[0].metadata.name", "required: an item's name is its identity in the set; set metadata.name, or metadata.generateName to have the provider pick a name once and keep it"}},
+		},
+		{name: "item whose metadata is not known yet", doc: `{"items":[{"metadata":"$unknown"}]}`},
+		{name: "item whose name is not known yet", doc: `{"items":[{"metadata":{"name":"$unknown"}}]}`},
 		{
 			name:     "items missing",
 			doc:      `{"metadata":{}}`,
@@ -183,7 +189,11 @@ func TestEndpointsListRules(t *testing.T) {
 		// Identity.
 		{name: "distinct items", doc: `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`},
 		{name: "same name, other namespace", doc: `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":"other"}}]}`},
-		{name: "items without names", doc: `{"items":[{},{"metadata":{"generateName":"a-"}},{"metadata":{"generateName":"a-"}}]}`},
+		{
+			name:     "items without names",
+			doc:      `{"items":[{},{"metadata":{"generateName":"a-"}},{"metadata":{"generateName":"a-"}}]}`,
+			failures: []want{{"items[0].metadata.name", "required: an item's name is its identity in the set; set metadata.name, or metadata.generateName to have the provider pick a name once and keep it"}},
+		},
 		{
 			name: "same name twice",
 			doc:  `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}},{"metadata":{"name":"a"}}]}`,

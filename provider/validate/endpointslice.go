@@ -12,7 +12,7 @@ import (
 // EndpointSlice on create (pkg/apis/discovery/validation and the registry strategy).
 
 const (
-	sliceResource         = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	sliceResource         = spec.EndpointSliceToken
 	sliceEndpointType     = "endpoints:discovery.k8s.io/v1:Endpoint"
 	sliceEndpointPortType = "endpoints:discovery.k8s.io/v1:EndpointPort"
 	forZoneType           = "endpoints:discovery.k8s.io/v1:ForZone"

@@ -16,18 +16,43 @@ const (
 	listMetaType   = "endpoints:meta/v1:ListMeta"
 )
 
-// serverOwnedObjectMeta are the ObjectMeta fields that the server sets, clears or
-// rejects on create; Check drops them.
-var serverOwnedObjectMeta = map[string]string{
-	"uid":                        "the API server sets it when it creates the object",
-	"resourceVersion":            "the API server sets it (a create must not carry one)",
-	"creationTimestamp":          "the API server sets it when it creates the object",
-	"deletionTimestamp":          "the API server sets it when deletion is requested",
-	"deletionGracePeriodSeconds": "the API server sets it when deletion is requested",
-	"generation":                 "the API server sets it",
-	"selfLink":                   "deprecated and no longer populated",
-	"managedFields":              "the API server's field management maintains it",
-	"clusterName":                "no longer part of the Kubernetes API (removed in 1.25)",
+// serverOwned are the ObjectMeta fields that the server sets, clears or rejects on
+// create; Check drops them, and they are not part of an object's canonical form.
+// setOnCreate marks those the server fills in on every create, which a preview that
+// cannot ask the server leaves unknown.
+var serverOwned = []struct {
+	field, reason string
+	setOnCreate   bool
+}{
+	{"uid", "the API server sets it when it creates the object", true},
+	{"resourceVersion", "the API server sets it (a create must not carry one)", true},
+	{"creationTimestamp", "the API server sets it when it creates the object", true},
+	{"generation", "the API server sets it", true},
+	{"deletionTimestamp", "the API server sets it when deletion is requested", false},
+	{"deletionGracePeriodSeconds", "the API server sets it when deletion is requested", false},
+	{"selfLink", "deprecated and no longer populated", false},
+	{"managedFields", "the API server's field management maintains it", false},
+	{"clusterName", "no longer part of the Kubernetes API (removed in 1.25)", false},
+}
+
+// serverOwnedObjectMeta maps each server-owned field to the reason Check drops it.
+var serverOwnedObjectMeta = func() map[string]string {
+	m := make(map[string]string, len(serverOwned))
+	for _, f := range serverOwned {
+		m[f.field] = f.reason
+	}
+	return m
+}()
+
+// ServerSetOnCreate returns the metadata fields the server fills in on every create.
+func ServerSetOnCreate() []string {
+	var out []string
+	for _, f := range serverOwned {
+		if f.setOnCreate {
+			out = append(out, f.field)
+		}
+	}
+	return out
 }
 
 // serverOwnedListMeta are the ListMeta fields, all set by the server on list

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -165,7 +166,19 @@ func TestObjectMetadata(t *testing.T) {
 					return EndpointSlice(inputs(t, `{"metadata":`+tt.meta+`,"addressType":"IPv4","endpoints":[]}`))
 				}},
 				{"items[0].metadata.", func() Result {
-					return EndpointsList(inputs(t, `{"items":[{"metadata":`+tt.meta+`}]}`))
+					// Items need a name (their identity); the slice form covers its absence.
+					meta := tt.meta
+					var fields map[string]any
+					if err := json.Unmarshal([]byte(meta), &fields); err == nil && fields["name"] == nil &&
+						fields["generateName"] == nil {
+						fields["name"] = "item"
+						b, err := json.Marshal(fields)
+						if err != nil {
+							t.Fatal(err)
+						}
+						meta = string(b)
+					}
+					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`))
 				}},
 			} {
 				prefixed := func(ws []want) []want {

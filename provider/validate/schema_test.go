@@ -131,7 +131,7 @@ func TestSchemaRules(t *testing.T) {
 		},
 		{
 			name: "unknown property of a port names the form",
-			kind: "list", doc: `{"items":[{"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80,"targetPort":80}]}]}]}`,
+			kind: "list", doc: `{"items":[{"metadata":{"name":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80,"targetPort":80}]}]}]}`,
 			failures: []want{{"items[0].subsets[0].ports[0].targetPort", `unknown property "targetPort" of EndpointPort (core form)`}},
 		},
 		{

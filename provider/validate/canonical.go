@@ -1,0 +1,306 @@
+package validate
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// Canonical forms: one per kind, shared by Check, Read and Diff. Two values that the
+// API server stores as the same object have the same canonical form, so nothing the
+// server fills in or normalises shows as a change:
+//
+//   - null, an empty list and an empty map are the same as leaving the property out
+//     (the server answers `ports: null`, `conditions: {}`, and omits empty Endpoints
+//     subsets and address lists);
+//   - a property holding its schema default is the same as leaving it out: the
+//     server defaults `protocol` to TCP on both kinds' ports and a slice port's `name`
+//     to "" (SetDefaults_EndpointPort in discovery/v1, SetDefaults_Endpoints in core/v1);
+//   - an empty string where the API type omits it when empty (Go `omitempty` on a
+//     non-pointer field: Endpoints port names and address hostnames, object
+//     references, metadata names) is the same as leaving it out;
+//   - fields the server owns (uid, resourceVersion, managedFields, ...) and fields the
+//     v1 API discards (an endpoint's deprecatedTopology) are not part of the form;
+//   - Endpoints subsets are a set of (address, port, ready) facts, as the Endpoints
+//     API defines them: their order, their packing into subsets, and the order of
+//     addresses and ports within a subset do not matter (Canonical repacks them into
+//     one subset per port, addresses sorted).
+//
+// Everything else is compared as it is, in order: EndpointSlice lists are atomic and
+// the server keeps them as written.
+
+// omitEmpty are, per schema type, the string properties that the API type omits when
+// empty.
+var omitEmpty = map[string][]string{
+	"endpoints:core/v1:EndpointAddress": {"hostname"},
+	coreEndpointPortType:                {"name"},
+	"endpoints:core/v1:ObjectReference": {
+		"apiVersion", "fieldPath", "kind", "name", "namespace", "resourceVersion", "uid",
+	},
+	objectMetaType: {"name", "generateName", "namespace"},
+}
+
+// dropped are, per schema type, the properties that are not part of the canonical
+// form: set by the server, or discarded by it.
+var dropped = map[string]map[string]string{
+	objectMetaType:    serverOwnedObjectMeta,
+	listMetaType:      serverOwnedListMeta,
+	sliceEndpointType: ignoredSliceEndpoint,
+}
+
+// Form reduces one kind's values to their canonical form (see above). Stripped keeps
+// the order of every list, for showing a live value in the shape users write it;
+// Canonical also puts sets in order, for comparing.
+type Form struct {
+	token string // the resource or type token whose properties the form knows
+	sets  map[string]func(property.Value) property.Value
+}
+
+// The forms: an EndpointSlice's inputs, one v1 Endpoints (an EndpointsList item), an
+// EndpointsList's inputs (its items are a set, identified by namespace and name), and
+// object metadata.
+var (
+	EndpointSliceForm = Form{token: sliceResource}
+	EndpointsForm     = Form{token: endpointsType, sets: map[string]func(property.Value) property.Value{
+		"subsets": repackSubsets,
+	}}
+	EndpointsListForm = Form{token: endpointsListResource, sets: map[string]func(property.Value) property.Value{
+		"items": canonicalItems,
+	}}
+	ObjectMetaForm = Form{token: objectMetaType}
+)
+
+// Stripped returns the value of the top-level property field with defaults, empty
+// values and server-owned fields left out; order is kept. ok is false when nothing is
+// left (the property is as good as absent).
+func (f Form) Stripped(field string, v property.Value) (property.Value, bool) {
+	prop, known := f.property(field)
+	if !known {
+		return v, !v.IsNull()
+	}
+	return strip(spec.MustLoad(), prop, v)
+}
+
+// Canonical returns the canonical form of the top-level property field: Stripped, with
+// sets in order.
+func (f Form) Canonical(field string, v property.Value) (property.Value, bool) {
+	s, ok := f.Stripped(field, v)
+	if set := f.sets[field]; ok && set != nil && !s.HasComputed() {
+		s = set(s)
+	}
+	return s, ok
+}
+
+// Object returns the canonical form of a whole object (or of a resource's inputs):
+// every property in canonical form, absent ones left out. An object named by
+// generateName is identified by that prefix: the name the server picked is left out.
+func (f Form) Object(obj property.Map) property.Map {
+	out := map[string]property.Value{}
+	for k, v := range obj.All {
+		if c, ok := f.Canonical(k, v); ok {
+			out[k] = c
+		}
+	}
+	if meta, ok := out["metadata"]; ok && meta.IsMap() {
+		if _, generated := meta.AsMap().GetOk("generateName"); generated {
+			out["metadata"] = property.WithGoValue(meta, meta.AsMap().Delete("name"))
+		}
+	}
+	return property.NewMap(out)
+}
+
+// Same tells whether two values of the top-level property field are the same once
+// canonical. A value not known yet is never the same as anything.
+func (f Form) Same(field string, a, b property.Value) bool {
+	if a.HasComputed() || b.HasComputed() {
+		return false
+	}
+	ca, okA := f.Canonical(field, a)
+	cb, okB := f.Canonical(field, b)
+	if okA != okB {
+		return false
+	}
+	return !okA || sortKey(ca) == sortKey(cb)
+}
+
+func (f Form) property(field string) (spec.Property, bool) {
+	pkg := spec.MustLoad()
+	if r, ok := pkg.Resources[f.token]; ok {
+		prop, ok := r.InputProperties[field]
+		return prop, ok
+	}
+	prop, ok := pkg.Types[f.token].Properties[field]
+	return prop, ok
+}
+
+// strip reduces v, a value of prop, as Stripped describes. Unknown values stay.
+func strip(pkg *spec.Package, prop spec.Property, v property.Value) (property.Value, bool) {
+	switch {
+	case v.IsComputed():
+		return v, true
+	case v.IsNull():
+		return v, false
+	case prop.Ref != "":
+		token, _ := strings.CutPrefix(prop.Ref, "#/types/")
+		t, ok := pkg.Types[token]
+		if !ok || t.Type != "object" || !v.IsMap() {
+			return v, true
+		}
+		return stripObject(pkg, token, t, v)
+	case prop.Type == "array" && v.IsArray():
+		if v.AsArray().Len() == 0 {
+			return v, false
+		}
+		if prop.Items == nil {
+			return v, true
+		}
+		elems := make([]property.Value, 0, v.AsArray().Len())
+		for _, e := range v.AsArray().All {
+			s, ok := strip(pkg, *prop.Items, e)
+			if !ok {
+				// An element with nothing left is still an element (an empty port).
+				s = property.WithGoValue(e, property.Map{})
+			}
+			elems = append(elems, s)
+		}
+		return property.WithGoValue(v, elems), true
+	case prop.Type == "object" && v.IsMap():
+		return v, v.AsMap().Len() > 0
+	}
+	return v, true
+}
+
+func stripObject(pkg *spec.Package, token string, t spec.Type, v property.Value) (property.Value, bool) {
+	out := map[string]property.Value{}
+	for k, e := range v.AsMap().All {
+		if _, drop := dropped[token][k]; drop {
+			continue
+		}
+		prop, known := t.Properties[k]
+		if !known {
+			out[k] = e
+			continue
+		}
+		s, ok := strip(pkg, prop, e)
+		if !ok || isDefault(token, k, prop, s) {
+			continue
+		}
+		out[k] = s
+	}
+	if len(out) == 0 {
+		return v, false
+	}
+	return property.WithGoValue(v, property.NewMap(out)), true
+}
+
+// isDefault tells whether v is what the server reads the property k as when it is left
+// out: its schema default, or an empty string the API type omits.
+func isDefault(token, k string, prop spec.Property, v property.Value) bool {
+	if !v.IsString() {
+		return false
+	}
+	if d, ok := prop.Default.(string); ok && v.AsString() == d {
+		return true
+	}
+	return v.AsString() == "" && slices.Contains(omitEmpty[token], k)
+}
+
+// repackSubsets turns stripped Endpoints subsets into their canonical packing: one
+// subset per distinct port (and one for addresses offered with no port), its ready and
+// not-ready addresses sorted. An address listed both ready and not ready for a port is
+// ready, as the Endpoints API reads it.
+func repackSubsets(v property.Value) property.Value {
+	type fact struct {
+		addr  property.Value
+		ready bool
+	}
+	byPort := map[string]map[string]fact{} // port key -> address key -> fact
+	ports := map[string]property.Value{}   // port key -> port ("" for no port)
+	for _, ss := range v.AsArray().All {
+		if !ss.IsMap() {
+			return v
+		}
+		subset := ss.AsMap()
+		subsetPorts := []property.Value{{}}
+		if ps, ok := subset.GetOk("ports"); ok && ps.IsArray() && ps.AsArray().Len() > 0 {
+			subsetPorts = ps.AsArray().AsSlice()
+		}
+		for _, list := range []struct {
+			key   string
+			ready bool
+		}{{"addresses", true}, {"notReadyAddresses", false}} {
+			addrs, _ := subset.GetOk(list.key)
+			if !addrs.IsArray() {
+				continue
+			}
+			for _, port := range subsetPorts {
+				pk := ""
+				if !port.IsNull() {
+					pk = sortKey(port)
+				}
+				ports[pk] = port
+				if byPort[pk] == nil {
+					byPort[pk] = map[string]fact{}
+				}
+				for _, a := range addrs.AsArray().All {
+					ak := sortKey(a)
+					if f, seen := byPort[pk][ak]; !seen || !f.ready {
+						byPort[pk][ak] = fact{addr: a, ready: list.ready}
+					}
+				}
+			}
+		}
+	}
+	subsets := make([]property.Value, 0, len(byPort))
+	for _, pk := range slices.Sorted(maps.Keys(byPort)) {
+		var ready, notReady []property.Value
+		for _, ak := range slices.Sorted(maps.Keys(byPort[pk])) {
+			if f := byPort[pk][ak]; f.ready {
+				ready = append(ready, f.addr)
+			} else {
+				notReady = append(notReady, f.addr)
+			}
+		}
+		subset := map[string]property.Value{}
+		if len(ready) > 0 {
+			subset["addresses"] = property.New(ready)
+		}
+		if len(notReady) > 0 {
+			subset["notReadyAddresses"] = property.New(notReady)
+		}
+		if pk != "" {
+			subset["ports"] = property.New([]property.Value{ports[pk]})
+		}
+		subsets = append(subsets, property.New(subset))
+	}
+	return property.WithGoValue(v, subsets)
+}
+
+// canonicalItems puts stripped EndpointsList items in canonical form, in a canonical
+// order.
+func canonicalItems(v property.Value) property.Value {
+	items := make([]property.Value, 0, v.AsArray().Len())
+	for _, item := range v.AsArray().All {
+		if item.IsMap() {
+			item = property.WithGoValue(item, EndpointsForm.Object(item.AsMap()))
+		}
+		items = append(items, item)
+	}
+	slices.SortFunc(items, func(a, b property.Value) int { return strings.Compare(sortKey(a), sortKey(b)) })
+	return property.WithGoValue(v, items)
+}
+
+// sortKey is a stable text form of a known value, secrets unwrapped, for ordering and
+// comparing values.
+func sortKey(v property.Value) string {
+	b, err := json.Marshal(Plain(v))
+	if err != nil {
+		return v.GoString()
+	}
+	return string(b)
+}
