@@ -75,6 +75,16 @@ func TestDiffInputs(t *testing.T) {
 			map[string]p.DiffKind{"addressType": p.UpdateReplace, "metadata.name": p.UpdateReplace}, false},
 		{"secret and plain values compare by value", slice("IPv4", "a", "80"),
 			slice("IPv4", "a", "80").Set("addressType", property.New("IPv4").WithSecret(true)), map[string]p.DiffKind{}, false},
+		{"server defaults are no change", slice("IPv4", "a", "80").Delete("ports"),
+			slice("IPv4", "a", "80").Set("ports", property.New(property.Null)), map[string]p.DiffKind{}, false},
+		{"empty labels are no change", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("metadata", property.New(property.NewMap(map[string]property.Value{
+				"name": property.New("a"), "namespace": property.New("default"), "labels": property.New(property.Map{}),
+			}))), map[string]p.DiffKind{}, false},
+		{"ports removed", slice("IPv4", "a", "80"), slice("IPv4", "a", "80").Delete("ports"),
+			map[string]p.DiffKind{"ports": p.Delete}, false},
+		{"ports added", slice("IPv4", "a", "80").Delete("ports"), slice("IPv4", "a", "80"),
+			map[string]p.DiffKind{"ports": p.Add}, false},
 		{"unknown is a change", slice("IPv4", "a", "80"),
 			slice("IPv4", "a", "80").Set("ports", property.New(property.Computed)), map[string]p.DiffKind{"ports": p.Update}, false},
 	}

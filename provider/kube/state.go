@@ -81,8 +81,12 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 		"namespace": property.New(live.GetNamespace()),
 	}
 	if v, ok := oldMeta.GetOk("generateName"); ok {
+		// The server picked the name (a slice), unless Check did (an EndpointsList item,
+		// whose inputs keep the name so that it stays the same).
 		meta["generateName"] = v
-		delete(meta, "name")
+		if _, named := oldMeta.GetOk("name"); !named {
+			delete(meta, "name")
+		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
 		liveMap := nested(liveMeta, f)
