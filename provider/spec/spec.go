@@ -12,7 +12,7 @@ import (
 const (
 	EndpointSliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 	EndpointsListToken = "endpoints:core/v1:EndpointsList" //nolint:gosec // a type token, not a credential
-	EndpointsTypeToken = "endpoints:core/v1:Endpoints"
+	EndpointsTypeToken = "endpoints:core/v1:Endpoints"     //nolint:gosec // a type token, not a credential
 )
 
 // Package is the subset of a Pulumi package schema the provider reads at run time.
