@@ -85,11 +85,12 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 // picks them for generateName (no vowels, no look-alikes).
 var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
 
-// itemName returns the name to give an item that has generateName and no name, taking
+// itemName returns the name to give an item that has generateName and no name (or an
+// empty one), taking
 // the next unused name the previous inputs gave to the same prefix; "" when the item
 // needs none.
 func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
-	if v, ok := meta.GetOk("name"); ok && !v.IsNull() {
+	if name, set := str(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
 		return "", nil
 	}
 	prefix, ok := str(meta, "generateName")

@@ -21,9 +21,10 @@ import (
 //   - a property holding its schema default is the same as leaving it out: the
 //     server defaults `protocol` to TCP on both kinds' ports and a slice port's `name`
 //     to "" (SetDefaults_EndpointPort in discovery/v1, SetDefaults_Endpoints in core/v1);
-//   - an empty string where the API type omits it when empty (Go `omitempty` on a
-//     non-pointer field: Endpoints port names and address hostnames, object
-//     references, metadata names) is the same as leaving it out;
+//   - an empty string where the API type has a plain (non-pointer) string, which it
+//     omits when empty or stores as "" (Endpoints port names and address hostnames,
+//     object references, metadata names, a zone hint's name) is the same as leaving
+//     it out;
 //   - fields the server owns (uid, resourceVersion, managedFields, ...) and fields the
 //     v1 API discards (an endpoint's deprecatedTopology) are not part of the form;
 //   - Endpoints subsets are a set of (address, port, ready) facts, as the Endpoints
@@ -34,8 +35,8 @@ import (
 // Everything else is compared as it is, in order: EndpointSlice lists are atomic and
 // the server keeps them as written.
 
-// omitEmpty are, per schema type, the string properties that the API type omits when
-// empty.
+// omitEmpty are, per schema type, the string properties whose empty value the API
+// type does not tell from leaving them out.
 var omitEmpty = map[string][]string{
 	"endpoints:core/v1:EndpointAddress": {"hostname"},
 	coreEndpointPortType:                {"name"},
@@ -43,6 +44,7 @@ var omitEmpty = map[string][]string{
 		"apiVersion", "fieldPath", "kind", "name", "namespace", "resourceVersion", "uid",
 	},
 	objectMetaType: {"name", "generateName", "namespace"},
+	forZoneType:    {"name"},
 }
 
 // dropped are, per schema type, the properties that are not part of the canonical

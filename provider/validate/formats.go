@@ -23,6 +23,9 @@ const (
 		"starting and ending with an alphanumeric, at most 253 characters"
 	dnsSubdomainPrefixRule = "must be the start of a DNS subdomain (RFC 1123): lowercase alphanumerics, '-' or '.', " +
 		"starting with an alphanumeric, at most 253 characters; a trailing '-' is allowed"
+	generatedNameRule = "must make valid object names: the API server keeps its first 58 characters and appends " +
+		"5 random lowercase letters or digits, and the result must be a DNS subdomain (RFC 1123: lowercase " +
+		"alphanumerics, '-' or '.', each '.'-separated part starting and ending with an alphanumeric)"
 	qualifiedNameRule = "must be a qualified name: an optional DNS subdomain prefix and '/', then a name of at most 63 " +
 		"alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric (e.g. 'example.com/MyName')"
 	labelValueRule = "must be empty or at most 63 alphanumerics, '-', '_' or '.', " +

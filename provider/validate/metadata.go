@@ -85,8 +85,16 @@ func (c *checker) objectMeta(n node) {
 			c.fail(name.path, "%s (got %s)", dnsSubdomainRule, name.quote(s))
 		}
 	}
-	if s, ok := generateName.str(); ok && s != "" && !isNamePrefix(s) {
-		c.fail(generateName.path, "%s (got %s)", dnsSubdomainPrefixRule, generateName.quote(s))
+	if s, ok := generateName.str(); ok && s != "" {
+		n, named := name.str()
+		nameless := name.absent() || named && n == ""
+		switch {
+		case !isNamePrefix(s):
+			c.fail(generateName.path, "%s (got %s)", dnsSubdomainPrefixRule, generateName.quote(s))
+		case nameless && !isDNSSubdomain(ServerGeneratedName(s)):
+			c.fail(generateName.path, "%s (got %s, from which the server would generate names such as %q)",
+				generatedNameRule, generateName.quote(s), ServerGeneratedName(s))
+		}
 	}
 	if s, ok := n.get("namespace").str(); ok && s != "" {
 		c.checkDNSLabel(n.get("namespace"))

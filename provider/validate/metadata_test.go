@@ -34,7 +34,14 @@ func TestObjectMetadata(t *testing.T) {
 		},
 		{name: "name empty with generateName", meta: `{"name":"","generateName":"web-"}`},
 		{name: "generateName", meta: `{"generateName":"web-"}`},
-		{name: "generateName masks its last two characters (as the server does)", meta: `{"generateName":"x_-"}`},
+		{name: "generateName masks its last two characters (as the server does)", meta: `{"name":"web","generateName":"x_-"}`},
+		{
+			name:     "generateName alone must make valid names",
+			meta:     `{"generateName":"x_-"}`,
+			failures: []want{{"generateName", "must make valid object names"}},
+		},
+		{name: "generateName alone, cut after a dot", meta: `{"generateName":"` + strings.Repeat("a", 57) + `.b"}`},
+		{name: "generateName alone, of 253 characters (the server keeps 58)", meta: `{"generateName":"` + name253 + `"}`},
 		{
 			name:     "generateName uppercase",
 			meta:     `{"name":"web","generateName":"Web-"}`,

@@ -51,3 +51,22 @@ func labels(s string) string {
 	}
 	return strings.Join(kept, ".")
 }
+
+// The API server names an object that has generateName and no name by cutting the
+// prefix to maxGeneratedPrefix characters and appending generatedSuffixLength random
+// lowercase consonants and digits; it then validates that name as it would a given
+// one.
+const (
+	maxGeneratedPrefix    = 58
+	generatedSuffixLength = 5
+)
+
+// ServerGeneratedName returns a name of the shape the API server generates from
+// prefix. Its suffix stands for any the server may pick: all of them are lowercase
+// alphanumerics, so one is valid exactly when every other is.
+func ServerGeneratedName(prefix string) string {
+	if len(prefix) > maxGeneratedPrefix {
+		prefix = prefix[:maxGeneratedPrefix]
+	}
+	return prefix + strings.Repeat("b", generatedSuffixLength)
+}
