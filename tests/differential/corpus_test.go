@@ -30,6 +30,23 @@ func (c *corpus) sliceObj(w want, name string, obj map[string]any) {
 	c.cases = append(c.cases, testCase{name: name, kind: sliceKind, inputs: fromPlain(obj).AsMap(), want: w})
 }
 
+// sliceAs adds an EndpointSlice case whose inputs are taken as they are (no name is
+// added: a slice without name and generateName is autonamed), for the resource name
+// logical ("" for the default), checked by the provider configured as v.
+func (c *corpus) sliceAs(w want, name, logical string, v variant, doc string) {
+	c.tb.Helper()
+	c.cases = append(c.cases, testCase{name: name, kind: sliceKind, inputs: fromPlain(decodeJSON(c.tb, doc)).AsMap(),
+		want: w, logical: logical, variant: v})
+}
+
+// listAs adds an EndpointsList case whose items are taken as they are (no name is
+// added), checked by the provider configured as v.
+func (c *corpus) listAs(w want, name string, v variant, doc string) {
+	c.tb.Helper()
+	c.cases = append(c.cases, testCase{name: name, kind: listKind, inputs: fromPlain(decodeJSON(c.tb, doc)).AsMap(),
+		want: w, variant: v})
+}
+
 // list adds an EndpointsList case from the JSON of its inputs. Items that set
 // neither metadata.name nor metadata.generateName are named "diff-ep-<index>".
 func (c *corpus) list(w want, name, doc string) {
@@ -135,6 +152,9 @@ func handWrittenCases(tb testing.TB) []testCase {
 	slicePortCases(c)
 	metadataCases(c)
 	listCases(c)
+	itemNameCases(c)
+	namespaceDefaultCases(c)
+	autonameCases(c)
 	return c.cases
 }
 
@@ -309,6 +329,7 @@ func metadataCases(c *corpus) {
 	}
 	label63, label64 := strings.Repeat("l", 63), strings.Repeat("l", 64)
 	name253 := strings.Repeat(strings.Repeat("n", 62)+".", 4) + "n"
+	prefix253 := strings.Repeat(strings.Repeat("g", 62)+".", 4) + "g"
 	bigValue := strings.Repeat("v", 256*1024-len("k"))
 	cases := []metaCase{
 		{accept, "name a DNS subdomain", `{"name":"web.example-1"}`},
@@ -326,6 +347,41 @@ func metadataCases(c *corpus) {
 		{accept, "generateName 'x_-' (the server masks the last two characters)", `{"name":"web","generateName":"x_-"}`},
 		{reject, "generateName '-'", `{"name":"web","generateName":"-"}`},
 		{accept, "generateName empty", `{"name":"web","generateName":""}`},
+		{reject, "name of 300 characters", `{"name":` + q(strings.Repeat("n", 300)) + `}`},
+		{reject, "name starting with '-'", `{"name":"-web"}`},
+		{reject, "name ending in '-'", `{"name":"web-"}`},
+		{reject, "name starting with '.'", `{"name":".web"}`},
+		{reject, "name with '..' inside", `{"name":"web..1"}`},
+		{reject, "name with uppercase inside (camelCase)", `{"name":"webSlice"}`},
+		{reject, "name with a slash", `{"name":"web/1"}`},
+		{reject, "name with a space", `{"name":"web 1"}`},
+		{reject, "name with a colon", `{"name":"web:1"}`},
+		{accept, "name all digits", `{"name":"0123"}`},
+		{accept, "name of one character", `{"name":"a"}`},
+		{accept, "name with dots and dashes", `{"name":"a-1.b-2.c"}`},
+		{accept, "generateName alone, without a trailing '-'", `{"generateName":"web"}`},
+		{accept, "generateName alone, with dots", `{"generateName":"web.v1-"}`},
+		{accept, "generateName alone, all digits", `{"generateName":"0-"}`},
+		{reject, "generateName alone, with uppercase", `{"generateName":"Web-"}`},
+		{reject, "generateName alone, with an underscore", `{"generateName":"web_1-"}`},
+		{reject, "generateName alone, 'x_-' (the server masks it, but the name it generates is invalid)", `{"generateName":"x_-"}`},
+		{reject, "generateName alone, 'web.-' (masked, but the name generated is invalid)", `{"generateName":"web.-"}`},
+		{reject, "generateName alone, 'web..-' (masked, but the name generated is invalid)", `{"generateName":"web..-"}`},
+		{reject, "generateName alone, 'xA-' (masked, but the name generated is invalid)", `{"generateName":"xA-"}`},
+		{reject, "generateName alone, starting with '-'", `{"generateName":"-web-"}`},
+		{reject, "generateName alone, ending in '.'", `{"generateName":"web."}`},
+		{reject, "generateName alone, with '..' inside", `{"generateName":"web..x-"}`},
+		{accept, "generateName alone, of 253 characters", `{"generateName":` + q(prefix253) + `}`},
+		{reject, "generateName alone, of 254 characters", `{"generateName":` + q(prefix253+"g") + `}`},
+		{reject, "generateName of 300 characters, with a name", `{"name":"web","generateName":` + q(strings.Repeat("g", 300)) + `}`},
+		{reject, "namespace with uppercase", `{"name":"web","namespace":"Default"}`},
+		{reject, "namespace starting with '-'", `{"name":"web","namespace":"-ns"}`},
+		{reject, "namespace of 64 characters", `{"name":"web","namespace":` + q(strings.Repeat("s", 64)) + `}`},
+		{missingNS, "namespace of 63 characters (valid; it does not exist)", `{"name":"web","namespace":` + q(strings.Repeat("s", 63)) + `}`},
+		{missingNS, "namespace that does not exist", `{"name":"web","namespace":"` + missingNamespace + `"}`},
+		{missingNS, "namespace that does not exist, with generateName", `{"generateName":"web-","namespace":"` + missingNamespace + `"}`},
+		{reject, "namespace that does not exist, and an invalid name", `{"name":"Web","namespace":"` + missingNamespace + `"}`},
+		{accept, "namespace of the context variant", `{"name":"web","namespace":"` + contextNamespaceName + `"}`},
 		{accept, "namespace default", `{"name":"web","namespace":"default"}`},
 		{accept, "namespace empty", `{"name":"web","namespace":""}`},
 		{accept, "namespace kube-system", `{"name":"web","namespace":"kube-system"}`},
@@ -472,4 +528,98 @@ func listCases(c *corpus) {
 		`{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":"`+otherNamespace+`"}}]}`)
 	c.list(reject, "second item invalid", `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"B"}}]}`)
 	c.list(acceptWarn, "list metadata (dropped)", `{"metadata":{"resourceVersion":"1","continue":"x","remainingItemCount":3,"selfLink":"/x"},"items":[]}`)
+}
+
+// itemNameCases are about the names of EndpointsList items: each item's name is its
+// identity in the set, so an item must have one, or generateName (the provider then
+// picks the name in Check).
+func itemNameCases(c *corpus) {
+	const subsets = `"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]`
+	c.listAs(reject, "item without metadata", plainConfig, `{"items":[{`+subsets+`}]}`)
+	c.listAs(reject, "item with empty metadata", plainConfig, `{"items":[{"metadata":{},`+subsets+`}]}`)
+	c.listAs(reject, "item with only a namespace", plainConfig, `{"items":[{"metadata":{"namespace":"default"},`+subsets+`}]}`)
+	c.listAs(reject, "item with a null name", plainConfig, `{"items":[{"metadata":{"name":null},`+subsets+`}]}`)
+	c.listAs(reject, "item with an empty generateName and no name", plainConfig,
+		`{"items":[{"metadata":{"generateName":""},`+subsets+`}]}`)
+	c.listAs(reject, "second item without a name", plainConfig,
+		`{"items":[{"metadata":{"name":"a"}},{"metadata":{"labels":{"app":"b"}},`+subsets+`}]}`)
+	c.listAs(accept, "two items with the same generateName", plainConfig,
+		`{"items":[{"metadata":{"generateName":"web-"},`+subsets+`},{"metadata":{"generateName":"web-"}}]}`)
+	c.listAs(accept, "an item with generateName and one with a name", plainConfig,
+		`{"items":[{"metadata":{"generateName":"web-"}},{"metadata":{"name":"web"}}]}`)
+	c.listAs(accept, "item with generateName, in another namespace", plainConfig,
+		`{"items":[{"metadata":{"generateName":"web-","namespace":"`+otherNamespace+`"},`+subsets+`}]}`)
+	c.cases = append(c.cases, testCase{name: "list with an unusual resource name", kind: listKind, want: accept,
+		logical: "My_List.v2", inputs: fromPlain(decodeJSON(c.tb, `{"items":[{"metadata":{"name":"web"},`+subsets+`}]}`)).AsMap()})
+}
+
+// namespaceDefaultCases check, under every provider configuration, where objects that
+// name no namespace go: the provider's namespace setting, else the kubeconfig
+// context's namespace, else "default".
+func namespaceDefaultCases(c *corpus) {
+	const (
+		slice    = `"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]`
+		subsets  = `"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]`
+		autoname = `{"metadata":{"labels":{"app":"web"}},` + slice + `}`
+	)
+	for v := range variantCount {
+		ns := variants[v].namespace
+		unset := accept // an object that names no namespace
+		switch v {
+		case configNamespaceMissing:
+			unset = missingNS
+		case configNamespaceInvalid, contextNamespaceInvalid:
+			unset = reject
+		}
+		autonamed := unset
+		if autonamed == accept {
+			autonamed = acceptEither
+		}
+		c.sliceAs(unset, "slice without a namespace", "", v, `{"metadata":{"name":"web"},`+slice+`}`)
+		c.sliceAs(unset, "slice with an empty namespace", "", v, `{"metadata":{"name":"web","namespace":""},`+slice+`}`)
+		c.sliceAs(unset, "slice with generateName and no namespace", "", v, `{"metadata":{"generateName":"web-"},`+slice+`}`)
+		c.sliceAs(autonamed, "autonamed slice without a namespace", "webSlice", v, autoname)
+		c.sliceAs(autonamed, "autonamed slice without metadata", "web", v, `{`+slice+`}`)
+		c.sliceAs(accept, "slice in namespace default", "", v, `{"metadata":{"name":"web","namespace":"default"},`+slice+`}`)
+		c.sliceAs(accept, "autonamed slice in another namespace", "web", v,
+			`{"metadata":{"namespace":"`+otherNamespace+`"},`+slice+`}`)
+		c.listAs(unset, "item without a namespace", v, `{"items":[{"metadata":{"name":"web"},`+subsets+`}]}`)
+		c.listAs(unset, "item with generateName and no namespace", v, `{"items":[{"metadata":{"generateName":"web-"},`+subsets+`}]}`)
+		c.listAs(accept, "item in namespace default", v, `{"items":[{"metadata":{"name":"web","namespace":"default"},`+subsets+`}]}`)
+		c.listAs(reject, "two items of the same name, one without a namespace, one in the provider's default namespace", v,
+			`{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":`+q(ns)+`}}]}`)
+		if unset == accept && ns != "default" {
+			c.listAs(accept, "two items of the same name, one without a namespace, one in namespace default", v,
+				`{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":"default"}}]}`)
+		}
+	}
+}
+
+// autonameLogicalNames are resource names that autonamed slices are given: the
+// provider must make a valid object name of every one.
+var autonameLogicalNames = []string{
+	"web", "webSlice", "my_slice", "web.slice", "web..slice", ".web", "web.", "x.-y", "1web", "9", "WEB", "-web",
+	"web-", "my slice", "ünïcödé", "web/slice", "Web_Slice.Prod-1", "_", "---", "...",
+	strings.Repeat("a", 244), strings.Repeat("a", 245), strings.Repeat("a", 253), strings.Repeat("a", 300),
+	strings.Repeat("webSlice", 40), strings.Repeat("a.", 150), strings.Repeat("A_", 150),
+}
+
+// autonameCases are slices without name and generateName, which the provider names
+// after their resource name. Whatever the resource name, Check must accept them and
+// the server must accept the name Check gave.
+func autonameCases(c *corpus) {
+	for _, logical := range autonameLogicalNames {
+		c.sliceAs(acceptEither, "autonamed slice", logical, plainConfig,
+			`{"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"port":80}]}`)
+	}
+	c.sliceAs(acceptEither, "autonamed slice with labels", "webSlice", plainConfig,
+		`{"metadata":{"labels":{"app":"web"}},"addressType":"IPv4","endpoints":[]}`)
+	c.sliceAs(acceptEither, "autonamed FQDN slice", "my_slice", plainConfig,
+		`{"addressType":"FQDN","endpoints":[{"addresses":["web.example.com"]}]}`)
+	c.sliceAs(accept, "generateName, whatever the resource name", "webSlice", plainConfig,
+		`{"metadata":{"generateName":"web-"},"addressType":"IPv4","endpoints":[]}`)
+	c.sliceAs(accept, "name given, whatever the resource name", "My_Slice", plainConfig,
+		`{"metadata":{"name":"web"},"addressType":"IPv4","endpoints":[]}`)
+	c.sliceAs(reject, "autonamed slice with an invalid endpoint", "webSlice", plainConfig,
+		`{"addressType":"IPv4","endpoints":[{"addresses":["127.0.0.1"]}]}`)
 }

@@ -11,25 +11,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	sigsjson "sigs.k8s.io/json"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 const (
 	// minCases is the least number of cases the corpus must hold.
-	minCases = 300
+	minCases = 841
 	// parallelism bounds the concurrent requests to the API server.
 	parallelism = 8
 	// otherNamespace is a second namespace that the corpus may use.
 	otherNamespace = "diff-other"
+	// scratchNamespace is where an object whose namespace does not exist is judged
+	// again (see server.create).
+	scratchNamespace = "diff-scratch"
 )
 
 // kind is the resource a case is for.
@@ -52,14 +55,25 @@ func (k kind) String() string {
 type want int
 
 const (
-	unspecified want = iota
-	accept           // accepted, with no warning from Check
-	acceptWarn       // accepted, and Check warns
-	reject           // rejected
+	unspecified  want = iota
+	accept            // accepted, with no warning from Check
+	acceptWarn        // accepted, and Check warns
+	acceptEither      // accepted; Check may warn (about a name it had to adapt)
+	reject            // rejected
+	// missingNS: the object's namespace (its own, or the provider's default) is a
+	// valid name, but no such namespace exists. Whether a namespace exists is not a
+	// rule of the object: Check works offline (a preview may not reach the cluster,
+	// and the program may create the namespace in the same update), so it accepts;
+	// the server answers 404 NotFound for the namespace, which is no verdict on the
+	// object. The test holds both to exactly that, and has the server judge the
+	// object in an existing namespace (scratchNamespace), where it must accept it.
+	// Cases that must be accepted only use existing namespaces.
+	missingNS
 )
 
 func (w want) String() string {
-	return [...]string{"unspecified", "accept", "accept with a warning", "reject"}[w]
+	return [...]string{"unspecified", "accept", "accept with a warning", "accept (a warning allowed)", "reject",
+		"accept in a namespace that does not exist"}[w]
 }
 
 // testCase is one input of the corpus: the inputs the engine would send to Check.
@@ -68,6 +82,22 @@ type testCase struct {
 	kind   kind
 	inputs property.Map
 	want   want
+	// logical is the resource name in the URN ("" for defaultLogicalName), from which
+	// the provider autonames.
+	logical string
+	// variant is the provider configuration the case is checked under.
+	variant variant
+}
+
+func (c testCase) String() string {
+	s := fmt.Sprintf("%q (%v", c.name, c.kind)
+	if c.logical != "" {
+		s += ", resource name " + q(short(c.logical))
+	}
+	if c.variant != plainConfig {
+		s += ", provider: " + c.variant.String()
+	}
+	return s + ")"
 }
 
 // verdict is one side's judgement of a case.
@@ -78,25 +108,38 @@ type verdict struct {
 	fields   []string // the paths of our failures, or the fields the server names
 }
 
+// judged is the server's verdict on a case.
+type judged struct {
+	verdict
+	// stored are, when the server accepts, the objects it would store (the
+	// dry-run create's answers): the slice, or one Endpoints per item.
+	stored []map[string]any
+	// missing are the namespaces the server answered 404 NotFound for, whose names
+	// are valid: the objects there were judged in scratchNamespace instead.
+	missing []string
+}
+
 func TestDifferential(t *testing.T) {
 	t.Parallel()
 	cases := append(handWrittenCases(t), generatedCases(t)...)
+	cases = append(cases, generatedNameCases(t)...)
 	if len(cases) < minCases {
 		t.Fatalf("the corpus holds %d cases; it must hold at least %d", len(cases), minCases)
 	}
 
 	cp := controlPlane(t)
 	srv := newServer(t, cp.RESTConfig())
+	ps := newProviders(t, cp.Kubeconfig())
 
-	ours := make([]verdict, len(cases))
-	theirs := make([]verdict, len(cases))
+	ours := make([]checked, len(cases))
+	theirs := make([]judged, len(cases))
 	indexes := make(chan int)
 	var wg sync.WaitGroup
 	for range parallelism {
 		wg.Go(func() {
 			for i := range indexes {
-				ours[i] = ourVerdict(cases[i])
-				theirs[i] = srv.verdict(t.Context(), cases[i])
+				ours[i] = ps.check(t, i, cases[i])
+				theirs[i] = srv.verdict(t.Context(), cases[i], serverInputs(cases[i], ours[i]))
 			}
 		})
 	}
@@ -110,52 +153,109 @@ func TestDifferential(t *testing.T) {
 		return // the server could not be asked
 	}
 
-	agree, accepted, warned := 0, 0, 0
+	var n struct{ agree, accepted, warned, missing, compared int }
 	for i, c := range cases {
 		o, s := ours[i], theirs[i]
 		if o.accepted {
-			accepted++
+			n.accepted++
 			if len(o.warnings) > 0 {
-				warned++
+				n.warned++
 			}
 		}
+		if len(s.missing) > 0 {
+			n.missing++
+		}
 		if o.accepted == s.accepted {
-			agree++
+			n.agree++
 		} else {
-			t.Errorf("case %d %q (%v) disagrees: Check %s, the API server %s\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
-				i, c.name, c.kind, acceptance(o.accepted), acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
+			t.Errorf("case %d %v disagrees: Check %s, the API server %s\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
+				i, c, acceptance(o.accepted), acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
 				o.detail, o.warnings, s.detail)
 		}
 		if !o.accepted && !s.accepted && len(s.fields) > 0 && !samePlace(o.fields, s.fields) {
-			t.Errorf("case %d %q (%v): Check and the API server reject it for different fields\nCheck: %s\nserver: %s",
-				i, c.name, c.kind, o.detail, s.detail)
+			t.Errorf("case %d %v: Check and the API server reject it for different fields\nCheck: %s\nserver: %s",
+				i, c, o.detail, s.detail)
 		}
-		if c.want == unspecified {
-			continue
+		if o.accepted {
+			for _, problem := range namingProblems(c, o.inputs) {
+				t.Errorf("case %d %v: %s\ninputs: %s\nCheck returned: %s", i, c, problem,
+					abbreviate(inputsJSON(c.inputs)), abbreviate(inputsJSON(o.inputs)))
+			}
 		}
-		got := reject
-		switch {
-		case o.accepted && len(o.warnings) > 0:
-			got = acceptWarn
-		case o.accepted:
-			got = accept
+		if o.accepted && s.accepted {
+			n.compared += len(s.stored)
+			for _, diff := range storedDifferences(c, o.inputs, s) {
+				t.Errorf("case %d %v: the API server stores something else than Check returned; "+
+					"canonical forms differ %s\ninputs: %s", i, c, diff, abbreviate(inputsJSON(c.inputs)))
+			}
 		}
-		if got != c.want {
-			t.Errorf("case %d %q (%v): Check's verdict is %v, the case documents %v\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
-				i, c.name, c.kind, got, c.want, abbreviate(inputsJSON(c.inputs)), o.detail, o.warnings, s.detail)
-		}
+		checkDocumented(t, i, c, o.verdict, s)
 	}
-	t.Logf("differential: %d/%d cases agree (%d accepted, %d of them with warnings; %d rejected) in %v",
-		agree, len(cases), accepted, warned, len(cases)-accepted, time.Since(began).Round(time.Millisecond))
+	t.Logf("differential: %d/%d cases agree (Check accepts %d, %d of them with warnings; rejects %d); "+
+		"%d in a missing namespace; %d objects the server would store compared with Check's inputs; %v",
+		n.agree, len(cases), n.accepted, n.warned, len(cases)-n.accepted, n.missing, n.compared,
+		time.Since(began).Round(time.Millisecond))
+}
+
+// checkDocumented holds Check and the server to what a hand-written case documents.
+func checkDocumented(t *testing.T, i int, c testCase, o verdict, s judged) {
+	t.Helper()
+	if len(s.missing) > 0 && c.want != missingNS && c.want != reject {
+		t.Errorf("case %d %v: corpus error: the namespaces %q do not exist; only cases documented as %v "+
+			"(or rejected for another reason) may name them", i, c, s.missing, missingNS)
+	}
+	if c.want == unspecified {
+		return
+	}
+	got := reject
+	switch {
+	case o.accepted && len(o.warnings) > 0:
+		got = acceptWarn
+	case o.accepted:
+		got = accept
+	}
+	switch c.want {
+	case acceptEither:
+		if !o.accepted {
+			got = reject
+		} else {
+			got = acceptEither
+		}
+	case missingNS:
+		if !o.accepted || len(s.missing) == 0 || !s.accepted {
+			t.Errorf("case %d %v: the case documents that Check accepts it and the server finds its namespace "+
+				"missing and accepts it elsewhere; Check %s, missing namespaces %q, server %s\ninputs: %s\nCheck: %s\nserver: %s",
+				i, c, acceptance(o.accepted), s.missing, acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
+				o.detail, s.detail)
+		}
+		return
+	}
+	if got != c.want {
+		t.Errorf("case %d %v: Check's verdict is %v, the case documents %v\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
+			i, c, got, c.want, abbreviate(inputsJSON(c.inputs)), o.detail, o.warnings, s.detail)
+	}
+	if serverAccepts := c.want != reject; s.accepted != serverAccepts {
+		t.Errorf("case %d %v: the server %s it, the case documents %v\nserver: %s",
+			i, c, acceptance(s.accepted), c.want, s.detail)
+	}
 }
 
 // samePlace reports whether one of our failure paths and one of the server's fields
 // name the same place: one is a prefix of the other once indexes and keys are left
 // out (the server leaves some out: "metadata.ownerReferences.uid",
-// "endpoints[0].addresses" for an address, "metadata.labels" for a label).
+// "endpoints[0].addresses" for an address, "metadata.labels" for a label). A name the
+// server generated from metadata.generateName is rejected as metadata.name, which the
+// program did not write: Check names the generateName it came from.
 func samePlace(ours, theirs []string) bool {
+	var places []string
 	for _, o := range ours {
 		o = subscripts.ReplaceAllString(o, "")
+		places = append(places, o)
+		if named := strings.Replace(o, "metadata.generateName", "metadata.name", 1); named != o {
+			places = append(places, named)
+		}
+	}
+	for _, o := range places {
 		for _, f := range theirs {
 			f = subscripts.ReplaceAllString(f, "")
 			if strings.HasPrefix(o, f) || strings.HasPrefix(f, o) {
@@ -176,23 +276,218 @@ func acceptance(ok bool) string {
 	return "rejects"
 }
 
-// ourVerdict runs Check's validation.
-func ourVerdict(c testCase) verdict {
-	var r validate.Result
+// serverInputs are the inputs the server judges for a case: Check's returned inputs,
+// names and namespaces assigned, defaults applied and server-owned fields dropped, as
+// the provider would create them. Only where Check rejected metadata that is not an
+// object (it cannot assign names to it) does the server get the metadata the program
+// gave. When the provider refused its configuration, Check returned nothing; the
+// server then gets the program's inputs in the namespace the configuration names.
+func serverInputs(c testCase, o checked) property.Map {
+	if o.inputs.Len() == 0 && c.inputs.Len() > 0 {
+		return withNamespace(c, c.inputs, variants[c.variant].namespace)
+	}
+	if o.accepted {
+		return o.inputs
+	}
+	out := o.inputs
+	restore := func(given, returned property.Map) property.Map {
+		if m, ok := given.GetOk("metadata"); ok && !m.IsNull() && !m.IsMap() {
+			return returned.Set("metadata", m)
+		}
+		return returned
+	}
 	if c.kind == sliceKind {
-		r = validate.EndpointSlice(c.inputs)
-	} else {
-		r = validate.EndpointsList(c.inputs)
+		return restore(c.inputs, out)
 	}
-	lines := make([]string, len(r.Failures))
-	for i, f := range r.Failures {
-		lines[i] = f.Path + ": " + f.Reason
+	given, returned := c.inputs.Get("items"), out.Get("items")
+	if !given.IsArray() || !returned.IsArray() || given.AsArray().Len() != returned.AsArray().Len() {
+		return out
 	}
-	fields := make([]string, len(r.Failures))
-	for i, f := range r.Failures {
-		fields[i] = f.Path
+	items := returned.AsArray().AsSlice()
+	for j, item := range items {
+		if g := given.AsArray().Get(j); g.IsMap() && item.IsMap() {
+			items[j] = property.New(restore(g.AsMap(), item.AsMap()))
+		}
 	}
-	return verdict{accepted: len(r.Failures) == 0, detail: strings.Join(lines, "; "), warnings: r.Warnings, fields: fields}
+	return out.Set("items", property.New(items))
+}
+
+// withNamespace sets the namespace of the objects of inputs that name none.
+func withNamespace(c testCase, inputs property.Map, namespace string) property.Map {
+	set := func(obj property.Map) property.Map {
+		meta := obj.Get("metadata")
+		if !meta.IsNull() && !meta.IsMap() {
+			return obj
+		}
+		m := meta.AsMap()
+		if ns := m.Get("namespace"); ns.IsNull() || ns.IsString() && ns.AsString() == "" {
+			m = m.Set("namespace", property.New(namespace))
+		}
+		return obj.Set("metadata", property.New(m))
+	}
+	if c.kind == sliceKind {
+		return set(inputs)
+	}
+	items := inputs.Get("items")
+	if !items.IsArray() {
+		return inputs
+	}
+	out := items.AsArray().AsSlice()
+	for j, item := range out {
+		if item.IsMap() {
+			out[j] = property.New(set(item.AsMap()))
+		}
+	}
+	return inputs.Set("items", property.New(out))
+}
+
+// autonamePattern is the form of an autoname whose resource name is already a valid
+// name prefix: the resource name, '-' and 8 hex characters.
+var autonamePattern = regexp.MustCompile(`^(.*)-[0-9a-f]{8}$`)
+
+// plainLogicalName matches resource names that are valid object names as they are,
+// so the provider has no reason to change them.
+var plainLogicalName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// namingProblems checks the names and namespaces Check assigned in the inputs it
+// accepted: objects that name no namespace are in the provider's default namespace
+// (its setting, else the kubeconfig context's, else "default"), and a slice named
+// neither by name nor by generateName has a name made from its resource name. (The
+// server then judges those names and namespaces like any other.)
+func namingProblems(c testCase, returned property.Map) []string {
+	var problems []string
+	wantNS := variants[c.variant].namespace
+	checkNS := func(where string, given, got property.Value) {
+		if ns := metaString(given, "namespace"); ns != "" {
+			wantNS := ns
+			if g := metaString(got, "namespace"); g != wantNS {
+				problems = append(problems, fmt.Sprintf("%smetadata.namespace: Check returned %q for %q", where, g, wantNS))
+			}
+			return
+		}
+		if g := metaString(got, "namespace"); g != wantNS {
+			problems = append(problems, fmt.Sprintf("%smetadata.namespace: Check returned %q; the provider's default "+
+				"namespace is %q (%v)", where, g, wantNS, c.variant))
+		}
+	}
+	if c.kind == listKind {
+		given, got := c.inputs.Get("items"), returned.Get("items")
+		if !given.IsArray() || !got.IsArray() || given.AsArray().Len() != got.AsArray().Len() {
+			return append(problems, "Check returned another number of items than it was given")
+		}
+		for j, item := range given.AsArray().All {
+			where := fmt.Sprintf("items[%d].", j)
+			givenMeta, gotMeta := metadataOf(item), metadataOf(got.AsArray().Get(j))
+			checkNS(where, givenMeta, gotMeta)
+			// An item's name is its identity in the set: Check must return one, made
+			// from generateName (its prefix and 5 random characters) when the program
+			// gave none.
+			name, prefix := metaString(gotMeta, "name"), metaString(givenMeta, "generateName")
+			switch {
+			case name == "":
+				problems = append(problems, where+"metadata.name: Check accepted an item and returned no name for it; "+
+					"an item's name is its identity in the set")
+			case metaString(givenMeta, "name") == "" && prefix != "":
+				if cut := prefix[:min(len(prefix), 253-5)]; !strings.HasPrefix(name, cut) || len(name) != len(cut)+5 {
+					problems = append(problems, fmt.Sprintf("%smetadata.name: Check named an item with generateName %q %q; "+
+						"want the prefix and 5 random characters", where, short(prefix), short(name)))
+				}
+			}
+		}
+		return problems
+	}
+	givenMeta, gotMeta := c.inputs.Get("metadata"), returned.Get("metadata")
+	checkNS("", givenMeta, gotMeta)
+	if givenMeta.IsMap() && (givenMeta.AsMap().Get("name").IsString() || givenMeta.AsMap().Get("generateName").IsString()) {
+		return problems
+	}
+	name := metaString(gotMeta, "name")
+	logical := c.logical
+	if logical == "" {
+		logical = defaultLogicalName
+	}
+	switch m := autonamePattern.FindStringSubmatch(name); {
+	case name == "":
+		problems = append(problems, "metadata.name: Check assigned no name to an autonamed slice")
+	case plainLogicalName.MatchString(logical) && len(logical) <= 244 && (m == nil || m[1] != logical):
+		problems = append(problems, fmt.Sprintf("metadata.name: Check named the slice %q; want %q, '-' and 8 hex characters",
+			name, logical))
+	}
+	return problems
+}
+
+// metadataOf returns the metadata of an object value, null if it has none.
+func metadataOf(obj property.Value) property.Value {
+	if !obj.IsMap() {
+		return property.New(property.Null)
+	}
+	return obj.AsMap().Get("metadata")
+}
+
+// metaString returns a string field of metadata, "" if unset.
+func metaString(meta property.Value, field string) string {
+	if !meta.IsMap() {
+		return ""
+	}
+	if v := meta.AsMap().Get(field); v.IsString() {
+		return v.AsString()
+	}
+	return ""
+}
+
+// Fields of the objects as the provider writes them, besides metadata.
+var (
+	sliceFields     = []string{"metadata", "addressType", "endpoints", "ports"}
+	endpointsFields = []string{"metadata", "subsets"}
+)
+
+// storedDifferences compares the objects the server would store with the inputs
+// Check returned, in their canonical forms (validate.EndpointSliceForm and
+// validate.EndpointsForm: server defaults, empty values and server-set metadata
+// normalized away, Endpoints subsets compared as facts), and describes each difference.
+func storedDifferences(c testCase, returned property.Map, s judged) []string {
+	compare := func(where string, canonical func(property.Map) property.Map, fields []string, ours property.Map,
+		stored map[string]any,
+	) []string {
+		want := plain(property.New(canonical(only(ours, fields))))
+		got := plain(property.New(canonical(only(fromJSONObject(stored), fields))))
+		if diff := cmp.Diff(want, got); diff != "" {
+			return []string{fmt.Sprintf("%s(-Check +server):\n%s\nCheck returned: %s\nserver stored: %s", where, diff,
+				abbreviate(inputsJSON(ours)), abbreviate(mustJSON(stored)))}
+		}
+		return nil
+	}
+	if c.kind == sliceKind {
+		if len(s.stored) != 1 {
+			return []string{fmt.Sprintf("internal error: %d stored objects for a slice", len(s.stored))}
+		}
+		return compare("", validate.EndpointSliceForm.Object, sliceFields, returned, s.stored[0])
+	}
+	items := returned.Get("items")
+	if !items.IsArray() || items.AsArray().Len() != len(s.stored) {
+		return []string{fmt.Sprintf("internal error: %d stored objects for %v items", len(s.stored), items)}
+	}
+	var out []string
+	for j, item := range items.AsArray().All {
+		out = append(out, compare(fmt.Sprintf("items[%d] ", j), validate.EndpointsForm.Object, endpointsFields, item.AsMap(), s.stored[j])...)
+	}
+	return out
+}
+
+// only returns the fields of m that are listed.
+func only(m property.Map, fields []string) property.Map {
+	out := map[string]property.Value{}
+	for _, f := range fields {
+		if v, ok := m.GetOk(f); ok {
+			out[f] = v
+		}
+	}
+	return property.NewMap(out)
+}
+
+// fromJSONObject converts an object as the server returns it to property values.
+func fromJSONObject(obj map[string]any) property.Map {
+	return resource.FromResourcePropertyMap(resource.NewPropertyMapFromMap(obj))
 }
 
 // server asks a real API server for its verdicts.
@@ -211,89 +506,121 @@ func newServer(t *testing.T, config *rest.Config) *server {
 	if err != nil {
 		t.Fatalf("build a clientset: %v", err)
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: otherNamespace}}
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("create namespace %s: %v", otherNamespace, err)
+	for _, name := range []string{otherNamespace, contextNamespaceName, scratchNamespace} {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if _, err := cs.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("create namespace %s: %v", name, err)
+		}
 	}
 	return &server{t: t, core: cs.CoreV1().RESTClient(), disc: cs.DiscoveryV1().RESTClient(), cs: cs}
 }
 
-// verdict sends the normalized inputs of c, as the provider would, to the server.
-func (s *server) verdict(ctx context.Context, c testCase) verdict {
-	normalized := ourNormalized(c)
+// verdict sends inputs, the inputs Check returned for c, to the server as the
+// provider would create them: a slice as one object, a list as one Endpoints object
+// per item. Every top-level input goes into the object (for inputs Check accepts,
+// those are metadata and the kind's fields, all the provider sends); the server reads
+// it with strict field validation, so a property the Kubernetes type does not have
+// is rejected, as Check rejects it, rather than dropped.
+func (s *server) verdict(ctx context.Context, c testCase, inputs property.Map) judged {
+	defaultNS := variants[c.variant].namespace
 	if c.kind == sliceKind {
-		obj := plain(property.New(normalized)).(map[string]any)
+		obj := plainMap(inputs)
 		obj["apiVersion"], obj["kind"] = "discovery.k8s.io/v1", "EndpointSlice"
-		return s.create(ctx, s.disc, "endpointslices", obj, &discoveryv1.EndpointSlice{}, true)
+		return s.create(ctx, s.disc, "endpointslices", obj, defaultNS, true)
 	}
 
-	items, ok := plain(normalized.Get("items")).([]any)
+	items, ok := plain(inputs.Get("items")).([]any)
 	if !ok {
-		s.t.Errorf("corpus error: case %q has no items list for the server to judge", c.name)
-		return verdict{}
+		s.t.Errorf("corpus error: case %v has no items list for the server to judge", c)
+		return judged{}
 	}
-	var warnings, details []string
+	var (
+		warnings, details, missing []string
+		stored                     []map[string]any
+	)
 	for i, item := range items {
 		obj, ok := item.(map[string]any)
 		if !ok {
-			s.t.Errorf("corpus error: case %q: items[%d] is not an object", c.name, i)
-			return verdict{}
+			s.t.Errorf("corpus error: case %v: items[%d] is not an object", c, i)
+			return judged{}
 		}
 		obj["apiVersion"], obj["kind"] = "v1", "Endpoints"
-		v := s.create(ctx, s.core, "endpoints", obj, &corev1.Endpoints{}, true)
+		v := s.create(ctx, s.core, "endpoints", obj, defaultNS, true)
 		warnings = append(warnings, v.warnings...)
+		missing = append(missing, v.missing...)
 		if !v.accepted {
 			for j, f := range v.fields {
 				v.fields[j] = fmt.Sprintf("items[%d].%s", i, f)
 			}
-			return verdict{detail: fmt.Sprintf("items[%d]: %s", i, v.detail), warnings: warnings, fields: v.fields}
+			v.detail = fmt.Sprintf("items[%d]: %s", i, v.detail)
+			v.warnings, v.missing, v.stored = warnings, missing, nil
+			return v
 		}
 		details = append(details, v.detail)
+		stored = append(stored, v.stored...)
 	}
 	if len(items) > 1 {
 		// A dry run cannot see that two items name the same object: create the items
 		// for real, in fresh namespaces, as the provider would.
-		if v := s.replay(ctx, items); !v.accepted {
+		if v := s.replay(ctx, items, defaultNS); !v.accepted {
+			v.missing = missing
 			return v
 		}
 	}
-	return verdict{accepted: true, detail: strings.Join(details, "; "), warnings: warnings}
+	return judged{verdict: verdict{accepted: true, detail: strings.Join(details, "; "), warnings: warnings},
+		stored: stored, missing: missing}
 }
 
-// ourNormalized returns Check's normalized inputs for c.
-func ourNormalized(c testCase) property.Map {
-	if c.kind == sliceKind {
-		return validate.EndpointSlice(c.inputs).Inputs
+// create sends obj to the server (a dry run unless told otherwise) into its
+// metadata.namespace, or defaultNS when it names none, with strict field validation.
+//
+// A 404 NotFound for the namespace is no verdict on the object. The server is asked
+// whether a namespace of that name could be created (a dry-run create of the
+// namespace): if not, the name is invalid, and that is the server's verdict on the
+// object's namespace; if so, the namespace merely does not exist, and the object is
+// judged again in scratchNamespace, its verdict recorded with the missing namespace.
+func (s *server) create(ctx context.Context, client rest.Interface, resource string, obj map[string]any,
+	defaultNS string, dryRun bool,
+) judged {
+	namespace := defaultNS
+	meta, _ := obj["metadata"].(map[string]any)
+	if ns, ok := meta["namespace"].(string); ok && ns != "" {
+		namespace = ns
 	}
-	return validate.EndpointsList(c.inputs).Inputs
+	j := s.post(ctx, client, resource, namespace, obj, dryRun)
+	if !namespaceNotFound(j.err, namespace) {
+		return j.judged
+	}
+	if err := s.namespaceValid(ctx, namespace); err != nil {
+		return judged{verdict: verdict{detail: fmt.Sprintf("namespace %q: %v (the object: %v)", namespace, err, j.err),
+			fields: []string{"metadata.namespace"}}}
+	}
+	moved := deepCopy(obj).(map[string]any)
+	if meta, ok := moved["metadata"].(map[string]any); ok {
+		meta["namespace"] = scratchNamespace
+	}
+	again := s.post(ctx, client, resource, scratchNamespace, moved, dryRun)
+	again.missing = []string{namespace}
+	for _, stored := range again.stored {
+		if meta, ok := stored["metadata"].(map[string]any); ok {
+			meta["namespace"] = namespace
+		}
+	}
+	return again.judged
 }
 
-// create converts obj to the typed object by JSON and dry-run creates it. When the
-// typed object cannot hold the JSON (a wrong type, an unknown field), the JSON itself
-// goes to the server, with strict field validation, so the server judges it.
-func (s *server) create(ctx context.Context, client rest.Interface, resource string, obj map[string]any, typed metav1.Object, dryRun bool) verdict {
+// posted is one request's verdict, with the error it came from.
+type posted struct {
+	judged
+	err error
+}
+
+func (s *server) post(ctx context.Context, client rest.Interface, resource, namespace string, obj map[string]any, dryRun bool) posted {
 	body, err := json.Marshal(obj)
 	if err != nil {
 		s.t.Errorf("internal error: marshal %v: %v", obj, err)
-		return verdict{}
+		return posted{}
 	}
-	namespace := "default"
-	if meta, ok := obj["metadata"].(map[string]any); ok {
-		if ns, ok := meta["namespace"].(string); ok && ns != "" {
-			namespace = ns
-		}
-	}
-	strictErrs, err := sigsjson.UnmarshalStrict(body, typed, sigsjson.DisallowUnknownFields)
-	if err == nil && len(strictErrs) == 0 {
-		if typed.GetNamespace() != "" {
-			namespace = typed.GetNamespace()
-		}
-		if body, err = json.Marshal(typed); err != nil {
-			s.t.Errorf("internal error: marshal %T: %v", typed, err)
-			return verdict{}
-		}
-	}
-
 	req := client.Post().Namespace(namespace).Resource(resource).
 		SetHeader("Content-Type", "application/json").
 		Param("fieldValidation", "Strict").
@@ -316,7 +643,15 @@ func (s *server) create(ctx context.Context, client rest.Interface, resource str
 		}
 	}
 	if err == nil {
-		return verdict{accepted: true, warnings: warnings}
+		raw, err := res.Raw()
+		var stored map[string]any
+		if err == nil {
+			err = json.Unmarshal(raw, &stored)
+		}
+		if err != nil {
+			s.t.Errorf("internal error: read the server's answer for a %s: %v", resource, err)
+		}
+		return posted{judged: judged{verdict: verdict{accepted: true, warnings: warnings}, stored: []map[string]any{stored}}}
 	}
 	if retryable(err) {
 		s.t.Errorf("the API server could not judge a %s: %v", resource, err)
@@ -330,7 +665,27 @@ func (s *server) create(ctx context.Context, client rest.Interface, resource str
 			}
 		}
 	}
-	return verdict{detail: err.Error(), warnings: warnings, fields: fields}
+	return posted{judged: judged{verdict: verdict{detail: err.Error(), warnings: warnings, fields: fields}}, err: err}
+}
+
+// namespaceNotFound tells whether err is the server's 404 for the namespace.
+func namespaceNotFound(err error, namespace string) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces" && d.Name == namespace
+}
+
+// namespaceValid asks the server whether a namespace of that name could be created.
+func (s *server) namespaceValid(ctx context.Context, name string) error {
+	_, err := s.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }
 
 // retryable reports whether err says nothing about the object: the request did not
@@ -341,10 +696,9 @@ func retryable(err error) bool {
 		apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
 }
 
-// replay creates items for real, each distinct namespace of theirs mapped to a fresh
-// namespace (with an unset namespace standing for "default", as in
-// validate.EndpointsList), and reports the first failure.
-func (s *server) replay(ctx context.Context, items []any) verdict {
+// replay creates items for real, each distinct namespace of theirs (defaultNS for
+// none) mapped to a fresh namespace, and reports the first failure.
+func (s *server) replay(ctx context.Context, items []any, defaultNS string) judged {
 	fresh := map[string]string{}
 	defer func() {
 		for _, ns := range fresh {
@@ -352,7 +706,7 @@ func (s *server) replay(ctx context.Context, items []any) verdict {
 		}
 	}()
 	for i, item := range items {
-		obj := item.(map[string]any)
+		obj := deepCopy(item).(map[string]any)
 		meta, _ := obj["metadata"].(map[string]any)
 		if meta == nil {
 			meta = map[string]any{}
@@ -360,27 +714,28 @@ func (s *server) replay(ctx context.Context, items []any) verdict {
 		}
 		ns, _ := meta["namespace"].(string)
 		if ns == "" {
-			ns = "default"
+			ns = defaultNS
 		}
 		if _, ok := fresh[ns]; !ok {
 			created, err := s.cs.CoreV1().Namespaces().Create(ctx,
 				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "diff-replay-"}}, metav1.CreateOptions{})
 			if err != nil {
 				s.t.Errorf("create a namespace: %v", err)
-				return verdict{}
+				return judged{}
 			}
 			fresh[ns] = created.Name
 		}
 		meta["namespace"] = fresh[ns]
-		if v := s.create(ctx, s.core, "endpoints", obj, &corev1.Endpoints{}, false); !v.accepted {
-			return verdict{detail: fmt.Sprintf("items[%d] (created for real): %s", i, v.detail)}
+		if v := s.create(ctx, s.core, "endpoints", obj, defaultNS, false); !v.accepted {
+			return judged{verdict: verdict{detail: fmt.Sprintf("items[%d] (created for real): %s", i, v.detail)}}
 		}
 	}
-	return verdict{accepted: true}
+	return judged{verdict: verdict{accepted: true}}
 }
 
-// plain converts a property value to the plain Go value that encoding/json
-// marshals: the engine's inputs as the provider would send them.
+// plain converts a property value to the plain Go value that encoding/json marshals,
+// as the provider converts inputs to an object: secrets unwrapped, map entries
+// holding null left out.
 func plain(v property.Value) any {
 	switch {
 	case v.IsNull():
@@ -398,13 +753,19 @@ func plain(v property.Value) any {
 		}
 		return out
 	case v.IsMap():
-		out := map[string]any{}
-		for k, e := range v.AsMap().All {
-			out[k] = plain(e)
-		}
-		return out
+		return plainMap(v.AsMap())
 	}
 	panic(fmt.Sprintf("corpus error: %v cannot be sent to the API server", v))
+}
+
+func plainMap(m property.Map) map[string]any {
+	out := map[string]any{}
+	for k, e := range m.All {
+		if !e.IsNull() {
+			out[k] = plain(e)
+		}
+	}
+	return out
 }
 
 // fromPlain converts a value decoded by encoding/json to a property value.
@@ -442,12 +803,23 @@ func decodeJSON(tb testing.TB, doc string) map[string]any {
 	return m
 }
 
-func inputsJSON(m property.Map) string {
-	b, err := json.Marshal(plain(property.New(m)))
+func inputsJSON(m property.Map) string { return mustJSON(plain(property.New(m))) }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(m)
+		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// short abbreviates a name for a case's title.
+func short(s string) string {
+	const limit = 40
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + fmt.Sprintf("...(%d characters)", len(s))
 }
 
 func abbreviate(s string) string {

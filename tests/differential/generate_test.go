@@ -596,3 +596,120 @@ func generatedCases(tb testing.TB) []testCase {
 	}
 	return cases
 }
+
+const (
+	// namingSeed fixes the generated naming corpus.
+	namingSeed = 20260412
+	// namingSlices and namingLists are the numbers of generated naming cases.
+	namingSlices = 120
+	namingLists  = 60
+)
+
+// Pools for the generated naming corpus.
+var (
+	// generatedVariants are the provider configurations generated cases use: those
+	// whose default namespace exists.
+	generatedVariants = []variant{plainConfig, configNamespace, contextNamespace, configOverContext}
+	// namingNamespaces are the namespaces generated objects set (nil: none); every
+	// valid one exists.
+	namingNamespaces = []any{nil, nil, "", "default", otherNamespace, contextNamespaceName, "Bad_NS", "a.b",
+		strings.Repeat("s", 64), 7}
+	// generateNames are values of metadata.generateName, valid and invalid.
+	generateNames = []string{"web-", "web", "a.b-", "0-", "Web-", "web_", "x_-", "-", "-web-", "web.", "a..b-",
+		strings.Repeat("g", 58) + "-", strings.Repeat("g", 253), strings.Repeat("g", 254)}
+	// logicalChars are the characters random resource names are made of.
+	logicalChars = []rune("abcxyzABCXYZ0189-_. /:ü")
+)
+
+// logicalName returns a resource name: one of the interesting ones, or a random one.
+func (g *gen) logicalName() string {
+	if g.r.IntN(2) == 0 {
+		return pick(g, autonameLogicalNames)
+	}
+	n := pick(g, []int{1, 2, 5, 12, 30, 63, 64, 200, 244, 245, 260, 400})
+	name := make([]rune, n)
+	for i := range name {
+		name[i] = pick(g, logicalChars)
+	}
+	if strings.TrimSpace(string(name)) == "" || strings.Contains(string(name), "::") {
+		return "web"
+	}
+	return string(name)
+}
+
+// nameObject gives obj's metadata one of: no name (an autoname), generateName, a
+// name; and sometimes a namespace. It describes what it did.
+func (g *gen) nameObject(obj map[string]any, autoname bool) []string {
+	m := meta(obj)
+	delete(m, "name")
+	var did []string
+	switch r := g.r.IntN(4); {
+	case r < 2 && autoname:
+		did = append(did, "autonamed")
+	case r < 3:
+		v := pick(g, generateNames)
+		m["generateName"] = v
+		did = append(did, "generateName="+q(short(v)))
+	default:
+		v := pick(g, subdomains)
+		m["name"] = v
+		did = append(did, "name="+q(short(v)))
+	}
+	if ns := pick(g, namingNamespaces); ns != nil {
+		m["namespace"] = ns
+		did = append(did, fmt.Sprintf("namespace=%v", ns))
+	} else {
+		delete(m, "namespace")
+		did = append(did, "no namespace")
+	}
+	return did
+}
+
+// generatedNameCases are generated cases about names and namespaces: slices that are
+// autonamed, named by generateName or by name, for random resource names, in given or
+// default namespaces under the provider configurations whose default namespace
+// exists, with at times another mutation; and lists whose items are named and placed
+// likewise.
+func generatedNameCases(tb testing.TB) []testCase {
+	g := &gen{r: rand.New(rand.NewPCG(namingSeed, namingSeed))} //nolint:gosec // a fixed seed, on purpose: the corpus must not change between runs
+	var cases []testCase
+	sliceBases := []string{sliceBaseIPv4, sliceBaseIPv6, sliceBaseFQDN}
+	for i := range namingSlices {
+		obj := decodeJSON(tb, pick(g, sliceBases))
+		did := g.nameObject(obj, true)
+		if g.r.IntN(3) == 0 {
+			did = append(did, pick(g, sliceMutations)(g, obj))
+		}
+		v := pick(g, generatedVariants)
+		cases = append(cases, testCase{
+			name:    fmt.Sprintf("generated naming slice %d: %s", i, strings.Join(did, ", ")),
+			kind:    sliceKind,
+			inputs:  g.secretize(fromPlain(obj)).AsMap(),
+			logical: g.logicalName(),
+			variant: v,
+		})
+	}
+	for i := range namingLists {
+		obj := decodeJSON(tb, listBase)
+		var did []string
+		items, _ := obj["items"].([]any)
+		for j, item := range items {
+			if g.r.IntN(2) == 0 {
+				for _, d := range g.nameObject(item.(map[string]any), false) {
+					did = append(did, fmt.Sprintf("items[%d] %s", j, d))
+				}
+			}
+		}
+		if g.r.IntN(2) == 0 {
+			did = append(did, pick(g, listMutations)(g, obj))
+		}
+		cases = append(cases, testCase{
+			name:    fmt.Sprintf("generated naming list %d: %s", i, strings.Join(did, ", ")),
+			kind:    listKind,
+			inputs:  g.secretize(fromPlain(obj)).AsMap(),
+			logical: g.logicalName(),
+			variant: pick(g, generatedVariants),
+		})
+	}
+	return cases
+}

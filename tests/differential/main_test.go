@@ -1,12 +1,19 @@
 package differential_test
 
 import (
+	"log/slog"
 	"os"
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
-func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
+func TestMain(m *testing.M) {
+	// The provider runs in process, with no engine to send its log to: what it logs
+	// through the engine logger lands in slog's default logger, which keeps the
+	// warnings of each resource (see logRecorder).
+	slog.SetDefault(slog.New(logs))
+	os.Exit(controlplane.RunTests(m))
+}
 
 func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }
