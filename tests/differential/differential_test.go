@@ -449,8 +449,8 @@ func storedDifferences(c testCase, returned property.Map, s judged) []string {
 	compare := func(where string, canonical func(property.Map) property.Map, fields []string, ours property.Map,
 		stored map[string]any,
 	) []string {
-		want := plain(property.New(canonical(only(ours, fields))))
-		got := plain(property.New(canonical(only(fromJSONObject(stored), fields))))
+		want := validate.Plain(property.New(canonical(only(ours, fields))))
+		got := validate.Plain(property.New(canonical(only(fromJSONObject(stored), fields))))
 		if diff := cmp.Diff(want, got); diff != "" {
 			return []string{fmt.Sprintf("%s(-Check +server):\n%s\nCheck returned: %s\nserver stored: %s", where, diff,
 				abbreviate(inputsJSON(ours)), abbreviate(mustJSON(stored)))}
@@ -524,12 +524,12 @@ func newServer(t *testing.T, config *rest.Config) *server {
 func (s *server) verdict(ctx context.Context, c testCase, inputs property.Map) judged {
 	defaultNS := variants[c.variant].namespace
 	if c.kind == sliceKind {
-		obj := plainMap(inputs)
+		obj := validate.PlainMap(inputs)
 		obj["apiVersion"], obj["kind"] = "discovery.k8s.io/v1", "EndpointSlice"
 		return s.create(ctx, s.disc, "endpointslices", obj, defaultNS, true)
 	}
 
-	items, ok := plain(inputs.Get("items")).([]any)
+	items, ok := validate.Plain(inputs.Get("items")).([]any)
 	if !ok {
 		s.t.Errorf("corpus error: case %v has no items list for the server to judge", c)
 		return judged{}
@@ -733,41 +733,6 @@ func (s *server) replay(ctx context.Context, items []any, defaultNS string) judg
 	return judged{verdict: verdict{accepted: true}}
 }
 
-// plain converts a property value to the plain Go value that encoding/json marshals,
-// as the provider converts inputs to an object: secrets unwrapped, map entries
-// holding null left out.
-func plain(v property.Value) any {
-	switch {
-	case v.IsNull():
-		return nil
-	case v.IsBool():
-		return v.AsBool()
-	case v.IsNumber():
-		return v.AsNumber()
-	case v.IsString():
-		return v.AsString()
-	case v.IsArray():
-		out := make([]any, 0, v.AsArray().Len())
-		for _, e := range v.AsArray().All {
-			out = append(out, plain(e))
-		}
-		return out
-	case v.IsMap():
-		return plainMap(v.AsMap())
-	}
-	panic(fmt.Sprintf("corpus error: %v cannot be sent to the API server", v))
-}
-
-func plainMap(m property.Map) map[string]any {
-	out := map[string]any{}
-	for k, e := range m.All {
-		if !e.IsNull() {
-			out[k] = plain(e)
-		}
-	}
-	return out
-}
-
 // fromPlain converts a value decoded by encoding/json to a property value.
 func fromPlain(v any) property.Value {
 	switch v := v.(type) {
@@ -803,7 +768,7 @@ func decodeJSON(tb testing.TB, doc string) map[string]any {
 	return m
 }
 
-func inputsJSON(m property.Map) string { return mustJSON(plain(property.New(m))) }
+func inputsJSON(m property.Map) string { return mustJSON(validate.Plain(property.New(m))) }
 
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)

@@ -600,35 +600,3 @@ func toProperty(x any) property.Value {
 	}
 	panic(fmt.Sprintf("toProperty: unsupported %T", x))
 }
-
-// plain converts a property value back to plain data, for printing and cmp.Diff:
-// secrets are unwrapped and marked, unknowns shown as "<unknown>".
-func plain(v property.Value) any {
-	switch {
-	case v.IsComputed():
-		return "<unknown>"
-	case v.IsNull():
-		return nil
-	case v.IsBool():
-		return v.AsBool()
-	case v.IsNumber():
-		return v.AsNumber()
-	case v.IsString():
-		return v.AsString()
-	case v.IsArray():
-		out := make([]any, 0, v.AsArray().Len())
-		for _, e := range v.AsArray().All {
-			out = append(out, plain(e))
-		}
-		return out
-	case v.IsMap():
-		out := map[string]any{}
-		for k, e := range v.AsMap().All {
-			out[k] = plain(e)
-		}
-		return out
-	}
-	return v.GoString()
-}
-
-func plainMap(m property.Map) any { return plain(property.New(m)) }

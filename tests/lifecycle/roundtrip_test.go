@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // The round-trip test: seeded, generated, valid programs of both kinds (generate_test.go)
@@ -349,7 +351,7 @@ func (rt *roundTrip) quiet(step string, read p.ReadResponse) property.Map {
 	if d.HasChanges || len(d.DetailedDiff) > 0 || d.DeleteBeforeReplace {
 		rt.errorf("%s: Diff reports %s for an object that matches the program\n"+
 			"refreshed inputs (Read) -> program's checked inputs (Check), -old +new:\n%s",
-			step, showDiff(d), cmp.Diff(plainMap(read.Inputs), plainMap(checked)))
+			step, showDiff(d), cmp.Diff(validate.PlainMap(read.Inputs), validate.PlainMap(checked)))
 	}
 	return checked
 }
@@ -363,7 +365,7 @@ func (rt *roundTrip) drift(what string, read p.ReadResponse) property.Map {
 	if !d.HasChanges || len(d.DetailedDiff) == 0 {
 		rt.errorf("%s: Diff reports %s; want the drift shown as a change\n"+
 			"refreshed inputs (Read) -> program's checked inputs (Check), -old +new:\n%s",
-			step, showDiff(d), cmp.Diff(plainMap(read.Inputs), plainMap(checked)))
+			step, showDiff(d), cmp.Diff(validate.PlainMap(read.Inputs), validate.PlainMap(checked)))
 		return checked
 	}
 	for k, c := range d.DetailedDiff {
@@ -435,7 +437,7 @@ func (sliceOps) names(rt *roundTrip, checked property.Map) {
 		return
 	default:
 		if !hasName {
-			rt.fatalf("Check gave the autonamed slice no metadata.name: %v", plainMap(checked))
+			rt.fatalf("Check gave the autonamed slice no metadata.name: %v", validate.PlainMap(checked))
 		}
 		m := autonameSuffix.FindStringSubmatch(name)
 		if m == nil {
@@ -594,7 +596,7 @@ func (o sliceOps) imported(rt *roundTrip) {
 	resp, err := rt.srv.Check(p.CheckRequest{Urn: u, State: imp.Inputs, Inputs: imp.Inputs, RandomSeed: rt.randomSeed()})
 	if err != nil || len(resp.Failures) > 0 {
 		rt.fatalf("import %s: Check of the imported inputs = %+v, %v\nimported inputs: %v", rt.id, resp.Failures, err,
-			plainMap(imp.Inputs))
+			validate.PlainMap(imp.Inputs))
 	}
 	d, err := rt.srv.Diff(p.DiffRequest{ID: rt.id, Urn: u, OldInputs: imp.Inputs, State: imp.Properties, Inputs: resp.Inputs})
 	if err != nil {
@@ -602,10 +604,10 @@ func (o sliceOps) imported(rt *roundTrip) {
 	}
 	if d.HasChanges || len(d.DetailedDiff) > 0 {
 		rt.errorf("import %s: the imported inputs preview with %s\nimported -> checked, -old +new:\n%s", rt.id, showDiff(d),
-			cmp.Diff(plainMap(imp.Inputs), plainMap(resp.Inputs)))
+			cmp.Diff(validate.PlainMap(imp.Inputs), validate.PlainMap(resp.Inputs)))
 	}
 	var s discoveryv1.EndpointSlice
-	plainInputs, _ := plainMap(imp.Inputs).(map[string]any)
+	plainInputs := validate.PlainMap(imp.Inputs)
 	decode(rt.t, plainInputs, &s)
 	if diff := cmp.Diff(o.want(rt), semanticsOfSlice(&s, rt.ns), cmpopts.EquateEmpty()); diff != "" {
 		rt.errorf("import %s: the imported inputs differ from the program (-program +imported):\n%s", rt.id, diff)
@@ -637,13 +639,13 @@ func (o listOps) names(rt *roundTrip, checked property.Map) {
 	want := o.programItems(rt)
 	v := checked.Get("items")
 	if !v.IsArray() || v.AsArray().Len() != len(want) {
-		rt.fatalf("Check: items = %v, want %d items", plain(v), len(want))
+		rt.fatalf("Check: items = %v, want %d items", validate.Plain(v), len(want))
 	}
 	rt.items = nil
 	for i, item := range want {
 		c := v.AsArray().Get(i)
 		if !c.IsMap() {
-			rt.fatalf("Check: items[%d] = %v, want an object", i, plain(c))
+			rt.fatalf("Check: items[%d] = %v, want an object", i, validate.Plain(c))
 		}
 		name, _ := stringAt(c.AsMap(), "metadata", "name")
 		namespace, _ := stringAt(c.AsMap(), "metadata", "namespace")
@@ -669,7 +671,7 @@ func (listOps) created(rt *roundTrip, outputs property.Map) {
 		rt.errorf("Create: empty ID")
 	}
 	if n := outputs.Get("items"); !n.IsArray() || n.AsArray().Len() != len(rt.items) {
-		rt.errorf("Create: output items = %v, want %d items", plain(n), len(rt.items))
+		rt.errorf("Create: output items = %v, want %d items", validate.Plain(n), len(rt.items))
 	}
 }
 
