@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"context"
 	"path"
 	"slices"
 	"strings"
@@ -163,20 +164,23 @@ func TestDeleteWithoutFinalizersSendsOnlyTheDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	released := make(chan error, 1)
 	px.onDelete(func(string) {
 		px.onDelete(nil)
 		go func() {
 			time.Sleep(time.Second)
 			patch := []byte(`{"metadata":{"finalizers":null}}`)
-			if _, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Patch(t.Context(), "held", types.MergePatchType,
-				patch, metav1.PatchOptions{}); err != nil {
-				t.Errorf("removing the finalizer: %v", err)
-			}
+			_, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Patch(context.WithoutCancel(t.Context()), "held",
+				types.MergePatchType, patch, metav1.PatchOptions{})
+			released <- err
 		}()
 	})
 	px.take(nsPath)
 	if err := srv.Delete(p.DeleteRequest{ID: held.ID, Urn: hu, Properties: held.Properties, Timeout: 30}); err != nil {
 		t.Fatal(err)
+	}
+	if err := <-released; err != nil {
+		t.Errorf("removing the finalizer: %v", err)
 	}
 	if watches := px.take("WATCH /apis/discovery.k8s.io/v1" + nsPath); len(watches) == 0 {
 		t.Error("a delete held by a finalizer returned without watching the object")
