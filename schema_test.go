@@ -212,8 +212,15 @@ var objectTypes = []objectWant{
 		spec:  "EndpointHints",
 		token: discovery + "EndpointHints",
 		props: map[string]string{
+			"forNodes": arrayOf(discovery + "ForNode"),
 			"forZones": arrayOf(discovery + "ForZone"),
 		},
+	},
+	{
+		spec:     "ForNode (Kubernetes 1.34)",
+		token:    discovery + "ForNode",
+		props:    map[string]string{"name": tString},
+		required: []string{"name"},
 	},
 	{
 		spec:     "ForZone",

@@ -33,6 +33,9 @@ type Config struct {
 type Client struct {
 	REST    *rest.Config
 	Dynamic dynamic.Interface
+	// raw is the REST client under Dynamic, for calls whose answer the dynamic client
+	// does not return (the body of a DELETE).
+	raw rest.Interface
 	// Namespace is the namespace used for objects that name none.
 	Namespace string
 }
@@ -66,11 +69,15 @@ func NewClient(cfg Config) (*Client, error) {
 	if namespace == "" {
 		namespace = "default"
 	}
-	dyn, err := dynamic.NewForConfig(restConfig)
+	// One REST client serves the dynamic client and the raw calls (as
+	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).
+	rawConfig := dynamic.ConfigFor(restConfig)
+	rawConfig.GroupVersion = nil
+	raw, err := rest.UnversionedRESTClientFor(rawConfig)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
-	return &Client{REST: restConfig, Dynamic: dyn, Namespace: namespace}, nil
+	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace}, nil
 }
 
 // clientConfig resolves the kubeconfig: inline contents, a path, or the standard

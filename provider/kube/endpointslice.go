@@ -131,7 +131,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
 }
 
-// Delete deletes the slice and waits until it is gone.
+// Delete deletes the slice the state records (by UID) and waits until it is gone.
 func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	o, err := r.objects(ctx)
 	if err != nil {
@@ -141,5 +141,5 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	return o.remove(ctx, id, r.options().DeletePolicy, timeout(req.Timeout))
+	return o.remove(ctx, target{id: id, uid: uidOf(req.Properties)}, r.options().DeletePolicy, timeout(req.Timeout))
 }

@@ -158,6 +158,12 @@ type listItem struct {
 	output property.Map
 }
 
+// target is what deleting the item deletes: read from a state, it names the UID of
+// the object written.
+func (it listItem) target() target {
+	return target{id: it.id, uid: uidOf(it.inputs)}
+}
+
 func itemsOf(m property.Map) []listItem {
 	v, ok := m.GetOk("items")
 	if !ok || !v.IsArray() {
@@ -421,10 +427,10 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		written = append(written, it)
 	}
 	if !req.DryRun {
-		var gone []objectID
+		var gone []target
 		for _, id := range order {
 			if !wanted[id] {
-				gone = append(gone, id)
+				gone = append(gone, current[id].target())
 			}
 		}
 		removed, err := o.removeAll(ctx, gone, r.options().DeletePolicy, timeout(req.Timeout))
@@ -438,17 +444,17 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	return p.UpdateResponse{Properties: r.state(written, metadata)}, nil
 }
 
-// Delete deletes every item and waits until all are gone; it reports every item that
-// could not be deleted.
+// Delete deletes every item the state records (each by its UID) and waits until all
+// are gone; it reports every item that could not be deleted.
 func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 	o, err := r.objects(ctx)
 	if err != nil {
 		return err
 	}
-	var ids []objectID
+	var targets []target
 	for _, it := range itemsOf(req.Properties) {
-		ids = append(ids, it.id)
+		targets = append(targets, it.target())
 	}
-	_, err = o.removeAll(ctx, ids, r.options().DeletePolicy, timeout(req.Timeout))
+	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, timeout(req.Timeout))
 	return err
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +35,10 @@ func apiError(verb string, k kind, id objectID, err error) error {
 	}
 	s := status.Status()
 	switch {
+	case apierrors.IsAlreadyExists(err) && generatedNameTaken(id, s):
+		return fmt.Errorf("%s %s %s: the name the API server generated from metadata.generateName is taken (409, %s); "+
+			"the server picks a new name on every try: run `pulumi up` again, or set metadata.name: %w",
+			verb, k.name, id, generatedName(s), err)
 	case apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("%s %s already exists (409); existing objects are never adopted: "+
 			"import it with `pulumi import %s <name> %s`, or choose another name: %w",
@@ -49,6 +54,15 @@ func apiError(verb string, k kind, id objectID, err error) error {
 			causes = append(causes, s.Message)
 		}
 		return fmt.Errorf("%s %s is invalid (422): %s: %w", k.name, id, strings.Join(causes, "; "), err)
+	case apierrors.IsForbidden(err) && strings.Contains(s.Message, "blockOwnerDeletion"):
+		return fmt.Errorf("not allowed to %s %s %s (403): an ownerReference sets blockOwnerDeletion, which needs "+
+			"permission to update the owner's finalizers (the %q subresource of the owner's resource): %w",
+			verb, k.name, id, "finalizers", err)
+	case apierrors.IsForbidden(err) && !rbacDenial.MatchString(s.Message):
+		return fmt.Errorf("not allowed to %s %s %s (403): %s of the cluster denied the request, "+
+			"not RBAC (the identity's permissions are not the cause): %s; change the object so that it is admitted, "+
+			"or ask the cluster's administrators about the policy: %w",
+			verb, k.name, id, admissionKind(s.Message), admissionReason(s.Message), err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("not allowed to %s %s %s (403): the identity in the kubeconfig needs %q permission on %s "+
 			"in namespace %s: %w", verb, k.name, id, verb, k.resource.GroupResource(), id.namespace, err)
@@ -74,4 +88,44 @@ func missingNamespace(err error) bool {
 	}
 	d := status.Status().Details
 	return d != nil && d.Kind == "namespaces"
+}
+
+// rbacDenial matches the API server's message for a request its authorizer (RBAC)
+// denied: `User "u" cannot <verb> resource "r" ...` (or `path` for a URL). Other 403
+// answers come from admission: plugins, webhooks, ValidatingAdmissionPolicies.
+var rbacDenial = regexp.MustCompile(`cannot [a-z]+ (resource|path) "`)
+
+// admissionKind names what denied a request, from the API server's message.
+func admissionKind(message string) string {
+	switch {
+	case strings.Contains(message, "ValidatingAdmissionPolicy"):
+		return "a ValidatingAdmissionPolicy"
+	case strings.Contains(message, "admission webhook"):
+		return "an admission webhook"
+	default:
+		return "an admission plugin"
+	}
+}
+
+// admissionReason is the denial without the API server's `<resource> "<name>" is
+// forbidden: ` preamble.
+func admissionReason(message string) string {
+	if _, reason, found := strings.Cut(message, " is forbidden: "); found {
+		return reason
+	}
+	return message
+}
+
+// generatedNameTaken tells whether a 409 AlreadyExists answers a create that asked
+// the server to generate the name (the object's ID then ends in "*", see create).
+func generatedNameTaken(id objectID, s metav1.Status) bool {
+	return strings.HasSuffix(id.name, "*") || strings.Contains(s.Message, "not able to generate a unique name")
+}
+
+// generatedName names the name the server picked, when the answer says it.
+func generatedName(s metav1.Status) string {
+	if s.Details != nil && s.Details.Name != "" {
+		return fmt.Sprintf("it picked %q", s.Details.Name)
+	}
+	return "the name it picked exists"
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
@@ -230,52 +232,127 @@ const DefaultDeletePolicy = metav1.DeletePropagationBackground
 // defaultDeleteTimeout bounds a delete that the program gave no custom timeout.
 const defaultDeleteTimeout = 10 * time.Minute
 
-// remove deletes the object and waits until it is gone. A missing object counts as
-// deleted. When the wait ends first, the error says what holds the object: its
-// finalizers, by name.
-func (o objects) remove(ctx context.Context, id objectID, policy DeletePolicy, timeout time.Duration) error {
+// target is one object to delete: its name and, when the state recorded it, the UID
+// of the object the provider wrote. Another object under the same name (recreated by a
+// controller or a person) is not the target.
+type target struct {
+	id  objectID
+	uid types.UID
+}
+
+// remove deletes the target and waits until it is gone. The delete names the UID as a
+// precondition, so it never deletes another object of the same name, and the wait
+// ends once the object with that UID is gone: a missing object, or one with another
+// UID, counts as deleted. When the delete's answer shows the object already gone
+// (nothing holds it), no wait is needed. When the wait ends first, the error says what
+// holds the object: its finalizers, by name.
+func (o objects) remove(ctx context.Context, t target, policy DeletePolicy, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = defaultDeleteTimeout
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errDeleteTimeout)
 	defer cancel()
-	err := o.api(id.namespace).Delete(ctx, id.name, metav1.DeleteOptions{PropagationPolicy: &policy})
-	if apierrors.IsNotFound(err) {
-		return nil
+	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
+	if t.uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &t.uid}
 	}
-	if err != nil {
-		return apiError("delete", o.kind, id, err)
+	for attempt := 1; ; attempt++ {
+		answer, err := o.deleteObject(ctx, t.id, opts)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case apierrors.IsConflict(err) && t.uid != "":
+			// The UID precondition failed: the name belongs to another object now, so
+			// ours is gone; unless the conflict had another cause, then try again.
+			live, getErr := o.get(ctx, t.id)
+			if getErr == nil && (live == nil || live.GetUID() != t.uid) {
+				return nil
+			}
+			if getErr == nil && attempt < conflictRetries {
+				continue
+			}
+		}
+		if err != nil {
+			return apiError("delete", o.kind, t.id, err)
+		}
+		if answer == nil || (len(answer.GetFinalizers()) == 0 && answer.GetDeletionTimestamp() == nil) {
+			return nil // deleted at once
+		}
+		if t.uid == "" {
+			t.uid = answer.GetUID()
+		}
+		return o.waitGone(ctx, t, timeout)
 	}
-	return o.waitGone(ctx, id, timeout)
 }
 
-// waitGone waits until the object is gone: it watches the object from the version it
-// last read, so the wait ends as soon as the server deletes it. A watch that breaks
-// off is started again.
-func (o objects) waitGone(ctx context.Context, id objectID, timeout time.Duration) error {
+// deleteObject sends the DELETE and returns the server's answer: the object while
+// something (finalizers, graceful deletion) holds it, nil when the answer is a
+// Status, which the server sends once the object is gone.
+func (o objects) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
+) (*unstructured.Unstructured, error) {
+	body, err := json.Marshal(opts)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encoding delete options: %w", err)
+	}
+	raw, err := o.client.raw.Delete().AbsPath(o.objectPath(id)).
+		SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	answer := &unstructured.Unstructured{}
+	if err := answer.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("the API server's answer to the delete is not an object: %w", err)
+	}
+	if answer.GetKind() == "Status" {
+		return nil, nil
+	}
+	return answer, nil
+}
+
+// objectPath is the URL path of one object of the kind.
+func (o objects) objectPath(id objectID) string {
+	r := o.kind.resource
+	prefix := "/api/" + r.Version
+	if r.Group != "" {
+		prefix = "/apis/" + r.Group + "/" + r.Version
+	}
+	return prefix + "/namespaces/" + id.namespace + "/" + r.Resource + "/" + id.name
+}
+
+// waitGone waits until the target is gone: it watches the name from the version it
+// last read, so the wait ends as soon as the server deletes the object, or as soon as
+// another object (another UID) holds the name. A watch that breaks off is started
+// again.
+func (o objects) waitGone(ctx context.Context, t target, timeout time.Duration) error {
 	for {
-		live, err := o.get(ctx, id)
+		live, err := o.get(ctx, t.id)
 		switch {
-		case err == nil && live == nil:
+		case err == nil && (live == nil || live.GetUID() != t.uid):
 			return nil
 		case ctx.Err() != nil:
-			last, _ := o.get(context.WithoutCancel(ctx), id)
-			return o.stillThere(ctx, id, last, timeout)
+			last, _ := o.get(context.WithoutCancel(ctx), t.id)
+			if last != nil && last.GetUID() != t.uid {
+				return nil
+			}
+			return o.stillThere(ctx, t.id, last, timeout)
 		case err != nil:
 			return err
 		}
-		w, err := o.api(id.namespace).Watch(ctx, metav1.ListOptions{
-			FieldSelector:   "metadata.name=" + id.name,
+		w, err := o.api(t.id.namespace).Watch(ctx, metav1.ListOptions{
+			FieldSelector:   "metadata.name=" + t.id.name,
 			ResourceVersion: live.GetResourceVersion(),
 		})
 		if err != nil {
 			if ctx.Err() == nil {
-				return apiError("watch", o.kind, id, err)
+				return apiError("watch", o.kind, t.id, err)
 			}
 			continue
 		}
 		for event := range w.ResultChan() {
-			if event.Type == watch.Deleted {
+			obj, isObject := event.Object.(*unstructured.Unstructured)
+			gone := event.Type == watch.Deleted ||
+				(event.Type == watch.Added || event.Type == watch.Modified) && isObject && obj.GetUID() != t.uid
+			if gone {
 				w.Stop()
 				return nil
 			}
@@ -289,25 +366,25 @@ var errDeleteTimeout = errors.New("delete timed out")
 // deleteParallelism bounds the deletes of a set in flight at once.
 const deleteParallelism = 16
 
-// removeAll removes the objects concurrently and returns those that are gone, with
-// every failure joined.
-func (o objects) removeAll(ctx context.Context, ids []objectID, policy DeletePolicy, timeout time.Duration,
+// removeAll removes the targets concurrently and returns the names of those that are
+// gone, with every failure joined.
+func (o objects) removeAll(ctx context.Context, targets []target, policy DeletePolicy, timeout time.Duration,
 ) ([]objectID, error) {
 	var (
 		mu      sync.Mutex
 		wg      sync.WaitGroup
 		removed []objectID
-		errs    = make([]error, len(ids))
+		errs    = make([]error, len(targets))
 		slots   = make(chan struct{}, deleteParallelism)
 	)
-	for i, id := range ids {
+	for i, t := range targets {
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			if errs[i] = o.remove(ctx, id, policy, timeout); errs[i] == nil {
+			if errs[i] = o.remove(ctx, t, policy, timeout); errs[i] == nil {
 				mu.Lock()
-				removed = append(removed, id)
+				removed = append(removed, t.id)
 				mu.Unlock()
 			}
 		}()

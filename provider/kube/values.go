@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -74,3 +75,10 @@ func str(m property.Map, key string) (string, bool) {
 
 // hasUnknowns tells whether any value in the map is not known yet (previews only).
 func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
+
+// uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
+// the state does not know it, e.g. after a create whose answer never came).
+func uidOf(state property.Map) types.UID {
+	uid, _ := str(nested(state, "metadata"), "uid")
+	return types.UID(uid)
+}

@@ -28,8 +28,9 @@ const (
 	specMaxSlicePorts = 100
 	// serverMaxSlicePorts is the server's limit on ports per slice.
 	serverMaxSlicePorts = 20000
-	// maxZoneHints is the server's limit on hints.forZones entries.
-	maxZoneHints = 8
+	// maxHints is the server's limit on the entries of hints.forZones and of
+	// hints.forNodes, each.
+	maxHints = 8
 )
 
 // ignoredSliceEndpoint are the Endpoint properties that the server drops from
@@ -96,27 +97,46 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 	c.checkDNSLabel(e.get("hostname"))
 	c.checkDNSSubdomain(e.get("nodeName"))
 
-	forZones := e.get("hints").get("forZones")
-	if zones, ok := forZones.items(); ok {
-		if len(zones) > maxZoneHints {
-			c.fail(forZones.path, "at most %d zones per endpoint hint (got %d)", maxZoneHints, len(zones))
+	hints := e.get("hints")
+	c.hintNames(hints, "forZones", "zone", func(name node, s string) {
+		if !isLabelValue(s) {
+			c.fail(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))
 		}
-		seen := map[string]int{}
-		for i, z := range zones {
-			name := z.get("name")
-			s, ok := name.str()
-			missing := z.v.IsMap() && name.absent() // the server reads a missing name as ""
-			if !ok && !missing {
-				continue // unknown, or not a string
-			}
-			if !isLabelValue(s) {
-				c.fail(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))
-			}
-			if first, dup := seen[s]; dup {
-				c.fail(name.path, "duplicate zone: forZones[%d] names the same zone", first)
-			} else {
-				seen[s] = i
-			}
+	})
+	c.hintNames(hints, "forNodes", "node", func(name node, s string) {
+		if !isDNSSubdomain(s) {
+			c.fail(name.path, "node name %s (got %s)", dnsSubdomainRule, name.quote(s))
+		}
+	})
+}
+
+// hintNames checks the entries of hints.forZones or hints.forNodes: at most
+// maxHints, no name twice, each name by checkName. The server reads a missing name as
+// "" (for nodes, the schema's required rule reports it first).
+func (c *checker) hintNames(hints node, field, what string, checkName func(name node, s string)) {
+	n := hints.get(field)
+	entries, ok := n.items()
+	if !ok {
+		return
+	}
+	if len(entries) > maxHints {
+		c.fail(n.path, "at most %d %ss per endpoint hint (got %d)", maxHints, what, len(entries))
+	}
+	seen := map[string]int{}
+	for i, entry := range entries {
+		name := entry.get("name")
+		s, ok := name.str()
+		missing := entry.v.IsMap() && name.absent()
+		if !ok && !missing {
+			continue // unknown, or not a string
+		}
+		if !missing || what == "zone" {
+			checkName(name, s)
+		}
+		if first, dup := seen[s]; dup {
+			c.fail(name.path, "duplicate %s: %s[%d] names the same %s", what, field, first, what)
+		} else {
+			seen[s] = i
 		}
 	}
 }

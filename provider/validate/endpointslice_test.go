@@ -263,6 +263,33 @@ func TestEndpointSliceRules(t *testing.T) {
 			failures: []want{{"endpoints[0].hints.forZones[1].name", "duplicate zone"}},
 			warnings: []want{{"endpoints[0].hints.forZones[0].name", "required by the schema but not set; the API server accepts it and stores the zone hint"}},
 		},
+		{name: "node hints", doc: slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[{"name":"node-1"},{"name":"ip-10-0-0-2.ec2.internal"}],"forZones":[{"name":"a"}]}}`)},
+		{name: "8 node hints", doc: slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[` + repeatJSON(8, `{"name":"n%d"}`) + `]}}`)},
+		{
+			name:     "9 node hints",
+			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[` + repeatJSON(9, `{"name":"n%d"}`) + `]}}`),
+			failures: []want{{"endpoints[0].hints.forNodes", "at most 8 nodes per endpoint hint (got 9)"}},
+		},
+		{
+			name:     "duplicate node hints",
+			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[{"name":"a"},{"name":"b"},{"name":"a"}]}}`),
+			failures: []want{{"endpoints[0].hints.forNodes[2].name", `duplicate node: forNodes[0] names the same node`}},
+		},
+		{
+			name:     "node hint not a DNS subdomain",
+			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[{"name":"Node_1"}]}}`),
+			failures: []want{{"endpoints[0].hints.forNodes[0].name", `node name must be a DNS subdomain (RFC 1123)`}},
+		},
+		{
+			name:     "node hint with an empty name",
+			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[{"name":""}]}}`),
+			failures: []want{{"endpoints[0].hints.forNodes[0].name", `node name must be a DNS subdomain (RFC 1123)`}},
+		},
+		{
+			name:     "node hint without a name",
+			doc:      slice4(`{"addresses":["10.0.0.1"],"hints":{"forNodes":[{}]}}`),
+			failures: []want{{"endpoints[0].hints.forNodes[0].name", `required`}},
+		},
 		{
 			name:     "deprecatedTopology is dropped, not validated",
 			doc:      slice4(`{"addresses":["10.0.0.1"],"deprecatedTopology":{"bad key":"bad value!"}}`),

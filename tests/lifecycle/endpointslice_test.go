@@ -137,10 +137,14 @@ func TestEndpointSliceLifecycle(t *testing.T) {
 		t.Fatalf("Create of the replacement: %v", err)
 	}
 
-	// Delete both; each delete waits until the object is gone.
-	for _, id := range []string{created.ID, replacement.ID} {
-		if err := srv.Delete(p.DeleteRequest{ID: id, Urn: u, Properties: updated.Properties}); err != nil {
-			t.Fatalf("Delete %s: %v", id, err)
+	// Delete both, each with its own state (the delete is of the object with the
+	// state's UID); each delete waits until the object is gone.
+	for _, r := range []struct {
+		id    string
+		state property.Map
+	}{{created.ID, updated.Properties}, {replacement.ID, replacement.Properties}} {
+		if err := srv.Delete(p.DeleteRequest{ID: r.id, Urn: u, Properties: r.state}); err != nil {
+			t.Fatalf("Delete %s: %v", r.id, err)
 		}
 	}
 	slices, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})

@@ -279,7 +279,11 @@ export namespace discovery {
          */
         export interface EndpointHints {
             /**
-             * Zones that should send traffic to this endpoint, for topology-aware routing.
+             * Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+             */
+            forNodes?: outputs.discovery.v1.ForNode[];
+            /**
+             * Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
              */
             forZones?: outputs.discovery.v1.ForZone[];
         }
@@ -314,6 +318,16 @@ export namespace discovery {
                 name: (val.name) ?? "",
                 protocol: (val.protocol) ?? "TCP",
             };
+        }
+
+        /**
+         * A node that should consume an endpoint.
+         */
+        export interface ForNode {
+            /**
+             * Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+             */
+            name: string;
         }
 
         /**

@@ -16,11 +16,23 @@ namespace EndpointsProvider.Endpoints.Discovery.V1.Inputs
     /// </summary>
     public sealed class EndpointHintsArgs : global::Pulumi.ResourceArgs
     {
+        [Input("forNodes")]
+        private InputList<Inputs.ForNodeArgs>? _forNodes;
+
+        /// <summary>
+        /// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        /// </summary>
+        public InputList<Inputs.ForNodeArgs> ForNodes
+        {
+            get => _forNodes ?? (_forNodes = new InputList<Inputs.ForNodeArgs>());
+            set => _forNodes = value;
+        }
+
         [Input("forZones")]
         private InputList<Inputs.ForZoneArgs>? _forZones;
 
         /// <summary>
-        /// Zones that should send traffic to this endpoint, for topology-aware routing.
+        /// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         /// </summary>
         public InputList<Inputs.ForZoneArgs> ForZones
         {

@@ -18,13 +18,21 @@ namespace EndpointsProvider.Endpoints.Discovery.V1.Outputs
     public sealed class EndpointHints
     {
         /// <summary>
-        /// Zones that should send traffic to this endpoint, for topology-aware routing.
+        /// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        /// </summary>
+        public readonly ImmutableArray<Outputs.ForNode> ForNodes;
+        /// <summary>
+        /// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         /// </summary>
         public readonly ImmutableArray<Outputs.ForZone> ForZones;
 
         [OutputConstructor]
-        private EndpointHints(ImmutableArray<Outputs.ForZone> forZones)
+        private EndpointHints(
+            ImmutableArray<Outputs.ForNode> forNodes,
+
+            ImmutableArray<Outputs.ForZone> forZones)
         {
+            ForNodes = forNodes;
             ForZones = forZones;
         }
     }

@@ -357,7 +357,9 @@ func (o EndpointConditionsPtrOutput) Terminating() pulumi.BoolPtrOutput {
 
 // Routing hints for an endpoint.
 type EndpointHints struct {
-	// Zones that should send traffic to this endpoint, for topology-aware routing.
+	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+	ForNodes []ForNode `pulumi:"forNodes"`
+	// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 	ForZones []ForZone `pulumi:"forZones"`
 }
 
@@ -374,7 +376,9 @@ type EndpointHintsInput interface {
 
 // Routing hints for an endpoint.
 type EndpointHintsArgs struct {
-	// Zones that should send traffic to this endpoint, for topology-aware routing.
+	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+	ForNodes ForNodeArrayInput `pulumi:"forNodes"`
+	// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 	ForZones ForZoneArrayInput `pulumi:"forZones"`
 }
 
@@ -456,7 +460,12 @@ func (o EndpointHintsOutput) ToEndpointHintsPtrOutputWithContext(ctx context.Con
 	}).(EndpointHintsPtrOutput)
 }
 
-// Zones that should send traffic to this endpoint, for topology-aware routing.
+// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+func (o EndpointHintsOutput) ForNodes() ForNodeArrayOutput {
+	return o.ApplyT(func(v EndpointHints) []ForNode { return v.ForNodes }).(ForNodeArrayOutput)
+}
+
+// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 func (o EndpointHintsOutput) ForZones() ForZoneArrayOutput {
 	return o.ApplyT(func(v EndpointHints) []ForZone { return v.ForZones }).(ForZoneArrayOutput)
 }
@@ -485,7 +494,17 @@ func (o EndpointHintsPtrOutput) Elem() EndpointHintsOutput {
 	}).(EndpointHintsOutput)
 }
 
-// Zones that should send traffic to this endpoint, for topology-aware routing.
+// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+func (o EndpointHintsPtrOutput) ForNodes() ForNodeArrayOutput {
+	return o.ApplyT(func(v *EndpointHints) []ForNode {
+		if v == nil {
+			return nil
+		}
+		return v.ForNodes
+	}).(ForNodeArrayOutput)
+}
+
+// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 func (o EndpointHintsPtrOutput) ForZones() ForZoneArrayOutput {
 	return o.ApplyT(func(v *EndpointHints) []ForZone {
 		if v == nil {
@@ -653,6 +672,106 @@ func (o EndpointPortArrayOutput) Index(i pulumi.IntInput) EndpointPortOutput {
 	}).(EndpointPortOutput)
 }
 
+// A node that should consume an endpoint.
+type ForNode struct {
+	// Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+	Name string `pulumi:"name"`
+}
+
+// ForNodeInput is an input type that accepts ForNodeArgs and ForNodeOutput values.
+// You can construct a concrete instance of `ForNodeInput` via:
+//
+//	ForNodeArgs{...}
+type ForNodeInput interface {
+	pulumi.Input
+
+	ToForNodeOutput() ForNodeOutput
+	ToForNodeOutputWithContext(context.Context) ForNodeOutput
+}
+
+// A node that should consume an endpoint.
+type ForNodeArgs struct {
+	// Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+	Name pulumi.StringInput `pulumi:"name"`
+}
+
+func (ForNodeArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ForNode)(nil)).Elem()
+}
+
+func (i ForNodeArgs) ToForNodeOutput() ForNodeOutput {
+	return i.ToForNodeOutputWithContext(context.Background())
+}
+
+func (i ForNodeArgs) ToForNodeOutputWithContext(ctx context.Context) ForNodeOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ForNodeOutput)
+}
+
+// ForNodeArrayInput is an input type that accepts ForNodeArray and ForNodeArrayOutput values.
+// You can construct a concrete instance of `ForNodeArrayInput` via:
+//
+//	ForNodeArray{ ForNodeArgs{...} }
+type ForNodeArrayInput interface {
+	pulumi.Input
+
+	ToForNodeArrayOutput() ForNodeArrayOutput
+	ToForNodeArrayOutputWithContext(context.Context) ForNodeArrayOutput
+}
+
+type ForNodeArray []ForNodeInput
+
+func (ForNodeArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]ForNode)(nil)).Elem()
+}
+
+func (i ForNodeArray) ToForNodeArrayOutput() ForNodeArrayOutput {
+	return i.ToForNodeArrayOutputWithContext(context.Background())
+}
+
+func (i ForNodeArray) ToForNodeArrayOutputWithContext(ctx context.Context) ForNodeArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ForNodeArrayOutput)
+}
+
+// A node that should consume an endpoint.
+type ForNodeOutput struct{ *pulumi.OutputState }
+
+func (ForNodeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ForNode)(nil)).Elem()
+}
+
+func (o ForNodeOutput) ToForNodeOutput() ForNodeOutput {
+	return o
+}
+
+func (o ForNodeOutput) ToForNodeOutputWithContext(ctx context.Context) ForNodeOutput {
+	return o
+}
+
+// Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+func (o ForNodeOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v ForNode) string { return v.Name }).(pulumi.StringOutput)
+}
+
+type ForNodeArrayOutput struct{ *pulumi.OutputState }
+
+func (ForNodeArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]ForNode)(nil)).Elem()
+}
+
+func (o ForNodeArrayOutput) ToForNodeArrayOutput() ForNodeArrayOutput {
+	return o
+}
+
+func (o ForNodeArrayOutput) ToForNodeArrayOutputWithContext(ctx context.Context) ForNodeArrayOutput {
+	return o
+}
+
+func (o ForNodeArrayOutput) Index(i pulumi.IntInput) ForNodeOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ForNode {
+		return vs[0].([]ForNode)[vs[1].(int)]
+	}).(ForNodeOutput)
+}
+
 // A zone that should consume an endpoint.
 type ForZone struct {
 	// Name of the zone.
@@ -762,6 +881,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*EndpointHintsPtrInput)(nil)).Elem(), EndpointHintsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*EndpointPortInput)(nil)).Elem(), EndpointPortArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*EndpointPortArrayInput)(nil)).Elem(), EndpointPortArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ForNodeInput)(nil)).Elem(), ForNodeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ForNodeArrayInput)(nil)).Elem(), ForNodeArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ForZoneInput)(nil)).Elem(), ForZoneArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ForZoneArrayInput)(nil)).Elem(), ForZoneArray{})
 	pulumi.RegisterOutputType(EndpointOutput{})
@@ -772,6 +893,8 @@ func init() {
 	pulumi.RegisterOutputType(EndpointHintsPtrOutput{})
 	pulumi.RegisterOutputType(EndpointPortOutput{})
 	pulumi.RegisterOutputType(EndpointPortArrayOutput{})
+	pulumi.RegisterOutputType(ForNodeOutput{})
+	pulumi.RegisterOutputType(ForNodeArrayOutput{})
 	pulumi.RegisterOutputType(ForZoneOutput{})
 	pulumi.RegisterOutputType(ForZoneArrayOutput{})
 }

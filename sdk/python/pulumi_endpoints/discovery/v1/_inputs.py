@@ -26,6 +26,8 @@ __all__ = [
     'EndpointHintsArgsDict',
     'EndpointPortArgs',
     'EndpointPortArgsDict',
+    'ForNodeArgs',
+    'ForNodeArgsDict',
     'ForZoneArgs',
     'ForZoneArgsDict',
 ]
@@ -281,28 +283,48 @@ class EndpointHintsArgsDict(TypedDict):
     """
     Routing hints for an endpoint.
     """
+    for_nodes: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgsDict']]]]]
+    """
+    Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+    """
     for_zones: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['ForZoneArgsDict']]]]]
     """
-    Zones that should send traffic to this endpoint, for topology-aware routing.
+    Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
     """
 
 @pulumi.input_type
 class EndpointHintsArgs:
     def __init__(__self__, *,
+                 for_nodes: pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgs']]]] = None,
                  for_zones: pulumi.Input[Optional[Sequence[pulumi.Input['ForZoneArgs']]]] = None):
         """
         Routing hints for an endpoint.
 
-        :param pulumi.Input[Sequence[pulumi.Input['ForZoneArgs']]] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing.
+        :param pulumi.Input[Sequence[pulumi.Input['ForNodeArgs']]] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        :param pulumi.Input[Sequence[pulumi.Input['ForZoneArgs']]] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
+        if for_nodes is not None:
+            pulumi.set(__self__, "for_nodes", for_nodes)
         if for_zones is not None:
             pulumi.set(__self__, "for_zones", for_zones)
+
+    @_builtins.property
+    @pulumi.getter(name="forNodes")
+    def for_nodes(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgs']]]]:
+        """
+        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        """
+        return pulumi.get(self, "for_nodes")
+
+    @for_nodes.setter
+    def for_nodes(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgs']]]]):
+        pulumi.set(self, "for_nodes", value)
 
     @_builtins.property
     @pulumi.getter(name="forZones")
     def for_zones(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ForZoneArgs']]]]:
         """
-        Zones that should send traffic to this endpoint, for topology-aware routing.
+        Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
         return pulumi.get(self, "for_zones")
 
@@ -407,6 +429,39 @@ class EndpointPortArgs:
     @protocol.setter
     def protocol(self, value: pulumi.Input[Optional['core.v1.Protocol']]):
         pulumi.set(self, "protocol", value)
+
+
+class ForNodeArgsDict(TypedDict):
+    """
+    A node that should consume an endpoint.
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+    """
+
+@pulumi.input_type
+class ForNodeArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str]):
+        """
+        A node that should consume an endpoint.
+
+        :param pulumi.Input[_builtins.str] name: Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+        """
+        pulumi.set(__self__, "name", name)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
 
 
 class ForZoneArgsDict(TypedDict):

@@ -23,6 +23,7 @@ __all__ = [
     'EndpointConditions',
     'EndpointHints',
     'EndpointPort',
+    'ForNode',
     'ForZone',
 ]
 
@@ -210,7 +211,9 @@ class EndpointHints(dict):
     @staticmethod
     def __key_warning(key: str):
         suggest = None
-        if key == "forZones":
+        if key == "forNodes":
+            suggest = "for_nodes"
+        elif key == "forZones":
             suggest = "for_zones"
 
         if suggest:
@@ -225,20 +228,32 @@ class EndpointHints(dict):
         return super().get(key, default)
 
     def __init__(__self__, *,
+                 for_nodes: Optional[Sequence['outputs.ForNode']] = None,
                  for_zones: Optional[Sequence['outputs.ForZone']] = None):
         """
         Routing hints for an endpoint.
 
-        :param Sequence['ForZone'] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing.
+        :param Sequence['ForNode'] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        :param Sequence['ForZone'] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
+        if for_nodes is not None:
+            pulumi.set(__self__, "for_nodes", for_nodes)
         if for_zones is not None:
             pulumi.set(__self__, "for_zones", for_zones)
+
+    @_builtins.property
+    @pulumi.getter(name="forNodes")
+    def for_nodes(self) -> Optional[Sequence['outputs.ForNode']]:
+        """
+        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        """
+        return pulumi.get(self, "for_nodes")
 
     @_builtins.property
     @pulumi.getter(name="forZones")
     def for_zones(self) -> Optional[Sequence['outputs.ForZone']]:
         """
-        Zones that should send traffic to this endpoint, for topology-aware routing.
+        Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
         return pulumi.get(self, "for_zones")
 
@@ -322,6 +337,29 @@ class EndpointPort(dict):
         Transport protocol of the port: `TCP` (the default), `UDP` or `SCTP`.
         """
         return pulumi.get(self, "protocol")
+
+
+@pulumi.output_type
+class ForNode(dict):
+    """
+    A node that should consume an endpoint.
+    """
+    def __init__(__self__, *,
+                 name: _builtins.str):
+        """
+        A node that should consume an endpoint.
+
+        :param _builtins.str name: Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+        """
+        pulumi.set(__self__, "name", name)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Name of the node: a DNS subdomain (RFC 1123), at most 253 characters of lowercase letters, digits, `-` and `.`.
+        """
+        return pulumi.get(self, "name")
 
 
 @pulumi.output_type

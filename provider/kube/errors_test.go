@@ -1,0 +1,109 @@
+package kube
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// forbidden is a 403 answer with the API server's message.
+func forbidden(message string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: message,
+	}}
+}
+
+func TestAPIErrorMessages(t *testing.T) {
+	t.Parallel()
+	slices := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
+	id := objectID{namespace: "apps", name: "web"}
+	tests := []struct {
+		name    string
+		id      objectID
+		err     error
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "RBAC denial",
+			id:   id,
+			err: forbidden(`endpointslices.discovery.k8s.io "web" is forbidden: User "ci" cannot create resource ` +
+				`"endpointslices" in API group "discovery.k8s.io" in the namespace "apps"`),
+			want: []string{"not allowed to create EndpointSlice apps/web (403)", `needs "create" permission on ` +
+				`endpointslices.discovery.k8s.io in namespace apps`},
+			notWant: []string{"admission"},
+		},
+		{
+			name: "ValidatingAdmissionPolicy denial",
+			id:   id,
+			err: forbidden(`endpointslices.discovery.k8s.io "web" is forbidden: ValidatingAdmissionPolicy 'no-web' ` +
+				`with binding 'no-web' denied request: web is reserved`),
+			want: []string{"not allowed to create EndpointSlice apps/web (403)", "a ValidatingAdmissionPolicy of the cluster denied",
+				"not RBAC", ": ValidatingAdmissionPolicy 'no-web' with binding 'no-web' denied request: web is reserved;"},
+			notWant: []string{"permission on"},
+		},
+		{
+			name: "admission webhook denial",
+			id:   id,
+			err: forbidden(`admission webhook "policy.example.com" denied the request: ` +
+				`endpoints must carry the team label`),
+			want:    []string{"an admission webhook of the cluster denied", `"policy.example.com" denied the request`},
+			notWant: []string{"permission on"},
+		},
+		{
+			name: "admission plugin denial (namespace terminating)",
+			id:   id,
+			err: forbidden(`endpointslices.discovery.k8s.io "web" is forbidden: unable to create new content in ` +
+				`namespace apps because it is being terminated`),
+			want:    []string{"an admission plugin of the cluster denied", "because it is being terminated"},
+			notWant: []string{"permission on"},
+		},
+		{
+			name: "blockOwnerDeletion without permission on the owner",
+			id:   id,
+			err: forbidden(`endpointslices.discovery.k8s.io "web" is forbidden: cannot set blockOwnerDeletion if an ` +
+				`ownerReference refers to a resource you can't set finalizers on: , <nil>`),
+			want: []string{"not allowed to create EndpointSlice apps/web (403)", "blockOwnerDeletion",
+				"permission to update the owner's finalizers"},
+		},
+		{
+			name: "generateName collision",
+			id:   objectID{namespace: "apps", name: "web-*"},
+			err:  apierrors.NewGenerateNameConflict(slices, "web-x7k2p", 1),
+			want: []string{"create EndpointSlice apps/web-*", `409, it picked "web-x7k2p"`,
+				"run `pulumi up` again, or set metadata.name"},
+			notWant: []string{"pulumi import"},
+		},
+		{
+			name:    "name taken",
+			id:      id,
+			err:     apierrors.NewAlreadyExists(slices, "web"),
+			want:    []string{"EndpointSlice apps/web already exists (409)", "pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice <name> apps/web"},
+			notWant: []string{"generateName"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := apiError("create", endpointSliceKind, tt.id, tt.err)
+			for _, w := range tt.want {
+				if !strings.Contains(got.Error(), w) {
+					t.Errorf("message does not contain %q:\n%v", w, got)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(got.Error(), w) {
+					t.Errorf("message contains %q:\n%v", w, got)
+				}
+			}
+			if !errors.Is(got, tt.err) {
+				t.Errorf("message does not wrap the API server's error")
+			}
+		})
+	}
+}
