@@ -150,6 +150,7 @@ func handWrittenCases(tb testing.TB) []testCase {
 	sliceAddressCases(c)
 	sliceEndpointCases(c)
 	slicePortCases(c)
+	forNodesCases(c)
 	metadataCases(c)
 	listCases(c)
 	itemNameCases(c)

@@ -2,16 +2,12 @@ package differential_test
 
 import (
 	"strings"
-	"testing"
 )
 
 // forNodesCases are the cases of hints.forNodes (served since Kubernetes 1.34): the
 // API server allows at most 8 entries, each a valid node name (a DNS subdomain), no
 // name twice; a missing name is read as "", which is not a node name.
-//
-//nolint:unused // appended to handWrittenCases with the rest of the corpus
-func forNodesCases(tb testing.TB) []testCase {
-	c := &corpus{tb: tb}
+func forNodesCases(c *corpus) {
 	hint := func(nodes string) string { return endpoint(`"hints":{"forNodes":[` + nodes + `]}`) }
 	c.slice(accept, "node hint", hint(`{"name":"node-1"}`))
 	c.slice(accept, "node hint a DNS subdomain", hint(`{"name":"ip-10-0-0-1.ec2.internal"}`))
@@ -32,5 +28,4 @@ func forNodesCases(tb testing.TB) []testCase {
 	c.slice(accept, "node hints empty", hint(``))
 	c.slice(reject, "9 zone hints beside valid node hints", endpoint(`"hints":{"forZones":[`+
 		repeat(9, `{"name":"zone-%d"}`)+`],"forNodes":[{"name":"node-1"}]}`))
-	return c.cases
 }

@@ -340,12 +340,24 @@ func (g *gen) sliceEndpoint(addressType, namespace string) map[string]any {
 	if g.chance(0.3) {
 		e["zone"] = pick(g, zones...)
 	}
-	if g.chance(0.2) {
-		var forZones []any
-		for _, z := range sample(g, zones, g.between(1, 2)) {
-			forZones = append(forZones, map[string]any{"name": z})
+	if g.chance(0.3) {
+		// Zone hints, node hints (Kubernetes 1.34) or both.
+		hints := map[string]any{}
+		if g.intn(3) != 0 {
+			var forZones []any
+			for _, z := range sample(g, zones, g.between(1, 2)) {
+				forZones = append(forZones, map[string]any{"name": z})
+			}
+			hints["forZones"] = forZones
 		}
-		e["hints"] = map[string]any{"forZones": forZones}
+		if g.intn(3) != 0 || len(hints) == 0 {
+			var forNodes []any
+			for _, i := range sample(g, seq(8), g.between(1, 8)) {
+				forNodes = append(forNodes, map[string]any{"name": fmt.Sprintf("node-%d", i)})
+			}
+			hints["forNodes"] = forNodes
+		}
+		e["hints"] = hints
 	}
 	if g.chance(0.3) {
 		e["targetRef"] = map[string]any{"kind": "Pod", "name": "pod-" + fmt.Sprint(g.next()), "namespace": namespace}
