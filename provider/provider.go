@@ -269,7 +269,7 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 			continue
 		}
 		if slices.Contains(clusterKeys, key) {
-			if same {
+			if same && key != "clusterIdentifier" {
 				hidden = true
 				continue
 			}
