@@ -289,7 +289,8 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 			diff.DetailedDiff["kubeconfig"] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
 		}
 		p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
-			"created on the new cluster and then deleted from the old one", why)
+			"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
+			"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
 	}
 	diff.HasChanges = len(diff.DetailedDiff) > 0
 	if hidden && !diff.HasChanges {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,5 +68,47 @@ func TestUnreachable(t *testing.T) {
 				t.Errorf("unreachable(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
+	}
+}
+
+// A server that accepts connections but never answers fails a request within the
+// request timeout, as unreachable.
+func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
+	t.Parallel()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				_ = c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // accepted, never answered
+		}
+	}()
+	c, err := NewClient(Config{RequestTimeout: 300 * time.Millisecond, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
+"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
+"users": [{"name": "u", "user": {"token": "t"}}],
+"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, l.Addr())})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	began := time.Now()
+	_, err = objects{kind: endpointSliceKind, client: c}.get(t.Context(), objectID{namespace: "ns", name: "x"})
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("the request took %v with a 300ms timeout", took)
+	}
+	if !unreachable(err) {
+		t.Errorf("unreachable(%v) = false, want true", err)
 	}
 }
