@@ -6,6 +6,7 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -54,15 +55,22 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 	return oldNamespace != newNamespace
 }
 
-// Diff compares old and new inputs.
-func (r *EndpointSlice) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	return diffInputs(endpointSliceKind, req.OldInputs, req.Inputs), nil
+// Diff compares old and new inputs. A slice that changes and that a Kubernetes
+// controller will take for its own draws a warning.
+func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
+	if d.HasChanges {
+		o := objects{kind: endpointSliceKind}
+		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{o.newObject(req.Inputs)})
+	}
+	return d, nil
 }
 
 // Create creates the slice. A preview with known inputs is a server-side dry run, so
 // the server's verdict shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Properties) {
+		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{objects{kind: r.kind}.newObject(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
 	o, err := r.objects(ctx)
@@ -70,6 +78,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, err
 	}
 	desired := o.newObject(req.Properties)
+	warnControllers(ctx, o.client, o.kind, []*unstructured.Unstructured{desired})
 	if req.DryRun {
 		obj, err := o.previewCreate(ctx, desired)
 		if err != nil || obj == nil {
