@@ -12,7 +12,7 @@ import (
 )
 
 // importedAnnotations are annotations other tools keep for themselves, left out of the
-// inputs of an imported object.
+// inputs of an imported object (as is the provider's own CreateIDLabel).
 var importedAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration"}
 
 // outputs are a live object's properties: its fields without apiVersion and kind, and
@@ -91,7 +91,7 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 	for _, f := range []string{"labels", "annotations"} {
 		liveMap := nested(liveMeta, f)
 		if imported {
-			keep := liveMap.Delete(importedAnnotations...)
+			keep := liveMap.Delete(append(importedAnnotations, CreateIDLabel)...)
 			if keep.Len() > 0 {
 				meta[f] = property.New(keep)
 			}
