@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -267,15 +268,16 @@ func TestLostCreateAnswers(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the up whose create answers were lost succeeded:\n%s", out)
 	}
-	if n := dropped(proxy, rules); n != 5 {
-		t.Errorf("the proxy dropped %d create answers, want 5 (3 slices, 2 Endpoints)", n)
+	// The list stops at its first item that fails.
+	if n := dropped(proxy, rules); n != 4 {
+		t.Errorf("the proxy dropped %d create answers, want 4 (3 slices, 1 Endpoints)", n)
 	}
 	if !strings.Contains(out, "may or may not exist") {
 		t.Errorf("the failed up does not say the objects may exist:\n%s", out)
 	}
 	created := liveObjects(t, cp, ns)
-	if len(created) != 5 {
-		t.Fatalf("after the creates whose answers were lost, the server holds %v; want 3 slices and 2 Endpoints",
+	if len(created) != 4 {
+		t.Fatalf("after the creates whose answers were lost, the server holds %v; want 3 slices and 1 Endpoints",
 			names(created))
 	}
 	var generated string
@@ -293,8 +295,13 @@ func TestLostCreateAnswers(t *testing.T) {
 	proxy.ClearRules()
 	s.run("up", "--yes", "--skip-preview", "--non-interactive")
 	after := liveObjects(t, cp, ns)
-	if !mapsEqual(created, after) {
-		t.Errorf("the next up did not adopt the objects the lost creates made:\nbefore: %v\nafter:  %v", created, after)
+	for name, uid := range created {
+		if after[name] != uid {
+			t.Errorf("the next up did not adopt %s (uid %s): the server holds %v", name, uid, after)
+		}
+	}
+	if len(after) != 5 {
+		t.Errorf("after the next up, the server holds %v; want 3 slices and 2 Endpoints", names(after))
 	}
 	if name := stackOutputs(t, s)["generatedName"]; name != generated {
 		t.Errorf("output generatedName = %q, want the server's %q", name, generated)
@@ -325,31 +332,47 @@ func TestLostUpdateAnswers(t *testing.T) {
 	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil {
 		t.Fatalf("the up whose update answers were lost succeeded:\n%s", out)
 	}
-	if n := dropped(proxy, rules); n != 5 {
-		t.Errorf("the proxy dropped %d update answers, want 5 (3 slices, 2 Endpoints)", n)
+	// The list stops at its first item that fails.
+	if n := dropped(proxy, rules); n != 4 {
+		t.Errorf("the proxy dropped %d update answers, want 4 (3 slices, 1 Endpoints)", n)
 	}
-	checkPorts(t, cp, ns, 8080, "after the updates whose answers were lost")
+	got := ports(t, cp, ns)
+	want := map[string]int32{}
+	for name := range got {
+		want[name] = 8080 // the writes whose answers were lost took effect
+	}
+	want["Endpoints lost-item-b"] = 80 // never sent: the list stopped before it
+	if d := cmp.Diff(want, got); d != "" || len(got) != 5 {
+		t.Errorf("after the updates whose answers were lost, the ports (-want +got):\n%s", d)
+	}
 
 	proxy.ClearRules()
 	s.run("up", "--yes", "--skip-preview", "--non-interactive")
 	if after := agree(t, s, cp, ns, "after the next up"); !mapsEqual(before, after) {
 		t.Errorf("the next up created or replaced objects:\nbefore: %v\nafter:  %v", before, after)
 	}
-	checkPorts(t, cp, ns, 8080, "after the next up")
+	for name, port := range ports(t, cp, ns) {
+		if port != 8080 {
+			t.Errorf("after the next up, %s has port %d, want 8080", name, port)
+		}
+	}
 	quiet(s)
 	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
 }
 
-// checkPorts checks that every slice and Endpoints of the namespace has the port.
-func checkPorts(t *testing.T, cp *controlplane.ControlPlane, ns string, port int32, step string) {
+// ports are the ports of the namespace's slices and Endpoints (0 for an object
+// without exactly one).
+func ports(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]int32 {
 	t.Helper()
+	out := map[string]int32{}
 	sl, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range sl.Items {
-		if len(s.Ports) != 1 || *s.Ports[0].Port != port {
-			t.Errorf("%s: slice %s has ports %v, want %d", step, s.Name, s.Ports, port)
+		out["EndpointSlice "+s.Name] = 0
+		if len(s.Ports) == 1 && s.Ports[0].Port != nil {
+			out["EndpointSlice "+s.Name] = *s.Ports[0].Port
 		}
 	}
 	eps, err := cp.Clientset().CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
@@ -357,10 +380,12 @@ func checkPorts(t *testing.T, cp *controlplane.ControlPlane, ns string, port int
 		t.Fatal(err)
 	}
 	for _, e := range eps.Items {
-		if len(e.Subsets) != 1 || len(e.Subsets[0].Ports) != 1 || e.Subsets[0].Ports[0].Port != port {
-			t.Errorf("%s: Endpoints %s has subsets %v, want port %d", step, e.Name, e.Subsets, port)
+		out["Endpoints "+e.Name] = 0
+		if len(e.Subsets) == 1 && len(e.Subsets[0].Ports) == 1 {
+			out["Endpoints "+e.Name] = e.Subsets[0].Ports[0].Port
 		}
 	}
+	return out
 }
 
 // The answers to the deletes are lost, in an up that drops a slice and a list item
