@@ -46,8 +46,10 @@ type Rule struct {
 	// /apis/discovery.k8s.io/v1/namespaces/ns/endpointslices for the creates of a
 	// namespace's slices, or .../endpointslices/name for the writes of one slice.
 	PathPrefix string
-	// BodyContains, when not empty, must occur in the request body (a create names
-	// its object only there, e.g. `"generateName":"web-"`).
+	// BodyContains, when not empty, must occur in the request body as the client sent
+	// it (a create names its object only there): JSON from a dynamic client, such as
+	// `"generateName":"web-"`, protobuf from a typed clientset, where a plain string
+	// such as the object's name still occurs.
 	BodyContains string
 	// Times is how many answers to drop; 0 means every matching one.
 	Times int
