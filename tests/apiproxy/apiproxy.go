@@ -32,13 +32,15 @@ type Proxy struct {
 type Request struct {
 	Method string
 	Path   string
-	// Status is the API server's answer (0 when the request failed upstream).
+	// Status is the API server's answer (0 when the request failed upstream or was
+	// never sent).
 	Status int
 	// Dropped tells whether the proxy lost the answer on purpose.
 	Dropped bool
 }
 
-// Rule picks the requests whose answers the proxy drops.
+// Rule picks the requests whose answers (or, with Unsent, the requests themselves)
+// the proxy drops.
 type Rule struct {
 	// Method is the request's method: POST (create), PUT or PATCH (update), DELETE.
 	Method string
@@ -53,6 +55,9 @@ type Rule struct {
 	BodyContains string
 	// Times is how many answers to drop; 0 means every matching one.
 	Times int
+	// Unsent drops the request itself instead: the API server never sees it, and
+	// the client sees the same broken request as for a lost answer.
+	Unsent bool
 
 	dropped int // under the proxy's mu
 }
@@ -95,7 +100,12 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 			panic(http.ErrAbortHandler)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, p.claim(r, body)))
+		rule := p.claim(r, body)
+		if rule != nil && rule.Unsent {
+			p.record(Request{Method: r.Method, Path: r.URL.Path, Dropped: true})
+			panic(http.ErrAbortHandler)
+		}
+		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, rule != nil))
 		forward.ServeHTTP(w, r)
 	}))
 	p.server.EnableHTTP2 = true
@@ -107,17 +117,23 @@ type dropKey struct{}
 
 var errDropped = errors.New("answer dropped by the proxy")
 
-// claim tells whether a rule drops the answer to the request, counting it.
-func (p *Proxy) claim(req *http.Request, body []byte) bool {
+// claim returns the rule that drops the request or its answer, counting it, or nil.
+func (p *Proxy) claim(req *http.Request, body []byte) *Rule {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.rules {
 		if r.matches(req, body) {
 			r.dropped++
-			return true
+			return r
 		}
 	}
-	return false
+	return nil
+}
+
+func (p *Proxy) record(r Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = append(p.requests, r)
 }
 
 type roundTripper struct {
@@ -134,9 +150,7 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		record.Status = resp.StatusCode
 	}
-	rt.p.mu.Lock()
-	rt.p.requests = append(rt.p.requests, record)
-	rt.p.mu.Unlock()
+	rt.p.record(record)
 	if err != nil || !drop {
 		return resp, err
 	}
@@ -153,7 +167,7 @@ func (p *Proxy) DropAnswers(r *Rule) {
 	p.rules = append(p.rules, r)
 }
 
-// Dropped tells how many answers the rule has dropped.
+// Dropped tells how many answers (or requests) the rule has dropped.
 func (p *Proxy) Dropped(r *Rule) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -73,13 +73,23 @@ func TestDropAnswers(t *testing.T) {
 	if !apierrors.IsAlreadyExists(err) {
 		t.Errorf("a create once the rule is spent = %v, want the API server's 409", err)
 	}
+	// An unsent request: the same broken request, and nothing on the server.
+	proxy.DropAnswers(&apiproxy.Rule{Method: "POST", PathPrefix: "/api/v1/namespaces/" + ns.Name + "/configmaps",
+		BodyContains: "unsent", Unsent: true})
+	_, err = maps.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "unsent"}}, metav1.CreateOptions{})
+	if err == nil || errors.As(err, &status) {
+		t.Errorf("the create that was never sent answered %v; want a broken request", err)
+	}
+	if _, err := cp.Clientset().CoreV1().ConfigMaps(ns.Name).Get(t.Context(), "unsent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the create that was never sent: the object on the server: %v, want not found", err)
+	}
 	var dropped []apiproxy.Request
 	for _, r := range proxy.Requests() {
 		if r.Dropped {
 			dropped = append(dropped, r)
 		}
 	}
-	if len(dropped) != 1 || dropped[0].Method != "POST" || dropped[0].Status != 201 {
-		t.Errorf("dropped requests %+v, want one POST the server answered 201", dropped)
+	if len(dropped) != 2 || dropped[0].Status != 201 || dropped[1].Status != 0 {
+		t.Errorf("dropped requests %+v, want a POST the server answered 201 and one it never saw", dropped)
 	}
 }

@@ -199,7 +199,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 }
 
 // etcd is killed (SIGKILL) in the middle of an up of 120 slices and started again on
-// its data; the up goes on or fails, and the next up converges.
+// its data 2 seconds later; the up goes on or fails, and the next up converges.
 func TestEtcdRestartedDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its etcd
@@ -217,6 +217,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 	if err := cp.Kill(controlplane.Etcd); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second) // an outage: the API server's writes wait for etcd
 	if err := cp.Restart(t.Context(), controlplane.Etcd); err != nil {
 		t.Fatal(err)
 	}

@@ -437,3 +437,86 @@ func TestLostDeleteAnswers(t *testing.T) {
 		t.Errorf("after the next destroy: %v", names(after))
 	}
 }
+
+// The create of a generateName slice never reaches the server: the up fails as for a
+// lost answer and records the pending slice; preview and the next up find no object
+// with its create ID and create one, under that create ID, and only one.
+func TestLostCreateRequest(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	proxy, s := proxied(t, cp)
+	s.write(fmt.Sprintf(`name: e2e-unsent
+runtime: yaml
+resources:
+  generated:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %s
+        generateName: unsent-
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.4.0.1"]
+outputs:
+  generatedName: ${generated.metadata.name}
+`, ns))
+	s.run("stack", "init", "dev")
+	rule := &apiproxy.Rule{Method: "POST", PathPrefix: "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices",
+		Unsent: true}
+	proxy.DropAnswers(rule)
+	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil ||
+		!strings.Contains(out, "may or may not exist") {
+		t.Fatalf("the up whose create was never sent = %v; want a failure saying the slice may exist:\n%s", err, out)
+	}
+	if n := proxy.Dropped(rule); n != 1 {
+		t.Fatalf("the proxy dropped %d creates, want 1", n)
+	}
+	proxy.ClearRules()
+	var state struct {
+		Deployment struct {
+			Resources []struct {
+				ID      string `json:"id"`
+				Outputs struct {
+					Metadata struct {
+						Labels map[string]string `json:"labels"`
+					} `json:"metadata"`
+				} `json:"outputs"`
+			} `json:"resources"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+		t.Fatal(err)
+	}
+	var createID string
+	for _, r := range state.Deployment.Resources {
+		if r.ID == ns+"/unsent-*" {
+			createID = r.Outputs.Metadata.Labels[kube.CreateIDLabel]
+		}
+	}
+	if createID == "" {
+		t.Fatalf("the state records no pending slice %s/unsent-* with a create ID:\n%+v", ns, state.Deployment.Resources)
+	}
+
+	s.run("preview", "--non-interactive")
+	if live := liveObjects(t, cp, ns); len(live) != 0 {
+		t.Fatalf("preview wrote %v", names(live))
+	}
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	sl, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sl.Items) != 1 || sl.Items[0].Labels[kube.CreateIDLabel] != createID ||
+		stackOutputs(t, s)["generatedName"] != sl.Items[0].Name {
+		t.Fatalf("after the next up the server holds %d slices; want one, labelled with the recorded create ID %s "+
+			"and named as the output generatedName (%s): %+v", len(sl.Items), createID, stackOutputs(t, s)["generatedName"],
+			sl.Items)
+	}
+	quiet(s)
+	agree(t, s, cp, ns, "after the refresh")
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	if left := liveObjects(t, cp, ns); len(left) > 0 {
+		t.Errorf("destroy left %v", names(left))
+	}
+}
