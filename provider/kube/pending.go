@@ -91,6 +91,37 @@ func withCreateID(state property.Map, createID string) property.Map {
 	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
 }
 
+// recordedName is the ID of the object a state records: the name its outputs give
+// (the name the server generated, once an update or a refresh has seen the object),
+// else the ID's.
+func recordedName(id objectID, state property.Map) objectID {
+	if name, _ := str(nested(state, "metadata"), "name"); name != "" {
+		id.name = name
+	}
+	return id
+}
+
+// unconfirmedCreate tells whether the state records a create whose answer was lost:
+// a pending ID, or a create ID without the UID an answer would have given.
+func unconfirmedCreate(id objectID, state property.Map) bool {
+	return id.pending() || createIDOf(state) != "" && uidOf(state) == ""
+}
+
+// locate finds the live object a state stands for: under the name it records, unless
+// the create that made it went unanswered; then, or when the object under that name is
+// gone (or is another create's), by the create ID the state records, if any. It
+// answers nil when there is none.
+func (o objects) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	createID := createIDOf(state)
+	if !unconfirmedCreate(id, state) {
+		live, err := o.get(ctx, recordedName(id, state))
+		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
+			return live, err
+		}
+	}
+	return o.findCreated(ctx, id, state)
+}
+
 // findCreated finds the object a pending ID stands for: the object of the namespace
 // that carries the create ID the state records. It answers nil when there is none
 // (the create never took effect, or the object was deleted since).

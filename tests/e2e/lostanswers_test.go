@@ -584,3 +584,34 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 		t.Errorf("the server holds %v", names(live))
 	}
 }
+
+// A generateName slice deleted outside Pulumi, then changed in the program: the up
+// creates it again (the server names it anew) and the state follows it to its new
+// name, so refresh keeps it and destroy deletes it: nothing is orphaned.
+func TestGeneratedSliceRecreated(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(lostProgram(ns, 80, false))
+	s.run("stack", "init", "dev")
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	first := stackOutputs(t, s)["generatedName"]
+	if err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), first, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	s.write(lostProgram(ns, 8080, false))
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	second := stackOutputs(t, s)["generatedName"]
+	live := liveObjects(t, cp, ns)
+	if _, ok := live["EndpointSlice "+second]; !ok || second == first || len(live) != 5 {
+		t.Fatalf("after the up, output generatedName %q (was %q); the server holds %v", second, first, names(live))
+	}
+	quiet(s)
+	agree(t, s, cp, ns, "after the refresh")
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	if left := liveObjects(t, cp, ns); len(left) > 0 {
+		t.Errorf("destroy left %v", names(left))
+	}
+}
