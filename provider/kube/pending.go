@@ -23,8 +23,11 @@ import (
 // under CreateIDLabel. A lost answer records a pending ID, `<namespace>/<generateName>*`,
 // with the create ID in the state's labels; Read, Update and Delete find the object by
 // that label, so the next `pulumi up` adopts it instead of creating another, and the
-// next refresh records its real ID. The label is the provider's own: it is left out of
-// the inputs of refresh and import, and updates keep it.
+// next refresh records its real ID. Once the state records the generated name (an
+// update or a refresh saw the object), they look under that name first: an update that
+// creates a deleted slice again (a new name, the same create ID) is followed there.
+// The label is the provider's own: it is left out of the inputs of refresh and import,
+// updates keep it, and a program may not set it.
 
 // CreateIDLabel is the label that identifies the create of an object whose name the API
 // server generated.
