@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -86,13 +87,21 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		}
 		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
 	}
+	createID, err := labelCreate(desired, "")
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
 	obj, err := o.create(ctx, desired, false)
 	if err != nil {
-		if ambiguous(err) && desired.GetName() != "" {
+		if ambiguous(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
-			// update finds it or creates it.
-			state, err := partialFailure(unconfirmed(o.kind, idOf(desired), err))
-			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties, PartialState: state}, err
+			// update finds it (by name, or by its create ID) or creates it.
+			id, properties := idOf(desired), req.Properties
+			if createID != "" {
+				id, properties = pendingID(desired), withCreateID(properties, createID)
+			}
+			state, err := partialFailure(unconfirmed(o.kind, id, err))
+			return p.CreateResponse{ID: id.String(), Properties: properties, PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
 	}
@@ -109,7 +118,12 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	live, err := o.get(ctx, id)
+	var live *unstructured.Unstructured
+	if id.pending() {
+		live, err = o.findCreated(ctx, id, req.Properties)
+	} else {
+		live, err = o.get(ctx, id)
+	}
 	if err != nil || live == nil {
 		return p.ReadResponse{}, err
 	}
@@ -133,8 +147,37 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
+	if id.pending() {
+		live, err := o.findCreated(ctx, id, req.State)
+		if err != nil {
+			return p.UpdateResponse{}, err
+		}
+		if live == nil {
+			return r.createPending(ctx, o, id, req)
+		}
+		id = idOf(live)
+	}
 	obj, err := o.update(ctx, id, req.OldInputs, req.Inputs, req.DryRun)
 	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
+}
+
+// createPending creates the slice whose first create went unanswered and did not take
+// effect. It carries the create ID the state records, so that if this answer is lost
+// too, the state (which an update that fails keeps as it was) still finds it.
+func (r *EndpointSlice) createPending(ctx context.Context, o objects, id objectID, req p.UpdateRequest,
+) (p.UpdateResponse, error) {
+	desired := o.newObject(req.Inputs)
+	if _, err := labelCreate(desired, createIDOf(req.State)); err != nil {
+		return p.UpdateResponse{}, err
+	}
+	obj, err := o.create(ctx, desired, req.DryRun)
+	if err != nil {
+		if ambiguous(err) && !req.DryRun {
+			return p.UpdateResponse{}, errors.New(unconfirmed(o.kind, id, err))
+		}
 		return p.UpdateResponse{}, err
 	}
 	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
@@ -150,5 +193,13 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	return o.remove(ctx, target{id: id, uid: uidOf(req.Properties)}, r.options().DeletePolicy, timeout(req.Timeout))
+	t := target{id: id, uid: uidOf(req.Properties)}
+	if id.pending() {
+		live, err := o.findCreated(ctx, id, req.Properties)
+		if err != nil || live == nil {
+			return err
+		}
+		t = target{id: idOf(live), uid: live.GetUID()}
+	}
+	return o.remove(ctx, t, r.options().DeletePolicy, timeout(req.Timeout))
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // importedAnnotations are annotations other tools and the controllers keep for
-// themselves, left out of the inputs of an imported object.
+// themselves, left out of the inputs of an imported object (as are the provider's own
+// labels: CreateIDLabel, and its managed-by value).
 var importedAnnotations = append([]string{"kubectl.kubernetes.io/last-applied-configuration"}, controllerAnnotations...)
 
 // outputs are a live object's properties: its fields without apiVersion and kind, and
@@ -94,7 +95,7 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 	for _, f := range []string{"labels", "annotations"} {
 		liveMap := nested(liveMeta, f)
 		if imported {
-			keep := importedLabels(liveMap.Delete(importedAnnotations...))
+			keep := importedLabels(liveMap.Delete(append(importedAnnotations, CreateIDLabel)...))
 			if keep.Len() > 0 {
 				meta[f] = property.New(keep)
 			}

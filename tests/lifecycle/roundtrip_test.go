@@ -476,7 +476,11 @@ type sliceSemantics struct {
 }
 
 func semanticsOfSlice(s *discoveryv1.EndpointSlice, namespace string) sliceSemantics {
-	out := sliceSemantics{Namespace: s.Namespace, Labels: s.Labels, Annotations: s.Annotations,
+	// The create ID that labels a slice whose name the server generated is the
+	// provider's own metadata, not the program's.
+	labels := maps.Clone(s.Labels)
+	delete(labels, kube.CreateIDLabel)
+	out := sliceSemantics{Namespace: s.Namespace, Labels: labels, Annotations: s.Annotations,
 		AddressType: s.AddressType, Endpoints: s.Endpoints}
 	if out.Namespace == "" {
 		out.Namespace = namespace
