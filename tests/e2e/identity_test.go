@@ -165,7 +165,7 @@ func TestClusterIdentity(t *testing.T) {
 		t.Fatalf("after up on cluster A: slice %v, Endpoints %v; want both", onA, itemOnA)
 	}
 
-	t.Run("rotated credentials, renamed user and context, moved file: no changes", func(t *testing.T) {
+	phase(t, "rotated credentials, renamed user and context, moved file: no changes", func() {
 		rules := []rbacv1.PolicyRule{
 			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"},
 				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
@@ -202,7 +202,7 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("up", "--yes", "--non-interactive")
 	})
 
-	t.Run("a clusterIdentifier vouches for another address of the same cluster", func(t *testing.T) {
+	phase(t, "a clusterIdentifier vouches for another address of the same cluster", func() {
 		env := []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER=cluster-a"}
 		s.runEnv(env, "up", "--yes", "--non-interactive")
 		other := otherAddress(t, a.Kubeconfig())
@@ -221,8 +221,14 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
-	t.Run("another cluster: replaced there, deleted here", func(t *testing.T) {
+	phase(t, "another cluster: replaced there, deleted here", func() {
 		writeKubeconfig(t, kubeconfig, b.Kubeconfig())
+		// Refresh works on the state's cluster until up moves the objects: it finds
+		// them on cluster A and says why it reads A.
+		out := s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		if !strings.Contains(out, "the kubeconfig now reaches cluster "+b.RESTConfig().Host) {
+			t.Errorf("refresh after the switch does not say it reads the recorded cluster:\n%s", out)
+		}
 		ops := s.previewOps()
 		for _, name := range []string{"slice", "list"} {
 			if !slices.Contains(ops[name], "replace") && !slices.Contains(ops[name], "create-replacement") {
@@ -244,7 +250,7 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
-	t.Run("an unreachable cluster", func(t *testing.T) {
+	phase(t, "an unreachable cluster", func() {
 		slice = unreachable(t, s, b, ns, slice, fmt.Sprintf(identityProgram, ns, 9090))
 	})
 
@@ -336,6 +342,14 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 	s.run("up", "--yes", "--non-interactive")
 	s.run("preview", "--non-interactive", "--expect-no-changes")
 	return stackOutputs(t, s)["sliceName"]
+}
+
+// phase runs one step of a test whose steps build on each other (so they cannot run
+// as parallel subtests), naming it in the log.
+func phase(t *testing.T, name string, step func()) {
+	t.Helper()
+	t.Logf("phase: %s", name)
+	step()
 }
 
 // otherAddress rewrites an admin kubeconfig to reach the same API server by another
