@@ -379,3 +379,68 @@ func writtenBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
 	}
 	return false
 }
+
+// explicitProviderProgram is a slice managed by an explicit provider with client
+// settings of every kind: %[2]s is the provider's extra properties.
+const explicitProviderProgram = `name: e2e-explicit-provider
+runtime: yaml
+resources:
+  cluster:
+    type: pulumi:providers:endpoints
+    properties:
+      kubeconfig: %[3]s
+%[2]s
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %[1]s
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.0.0.1"]
+    options:
+      provider: ${cluster}
+outputs:
+  sliceName: ${slice.metadata.name}
+`
+
+// An explicit provider takes the client settings as numbers and booleans; a bad
+// value fails the preview naming the key and the rule.
+func TestExplicitProviderClientSettings(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
+	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.run("stack", "init", "dev")
+	s.run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+	if onCluster, _ := objectsOn(t, cp, ns, slice); !onCluster {
+		t.Fatalf("slice %s/%s not created by the explicit provider", ns, slice)
+	}
+	s.run("preview", "--non-interactive", "--expect-no-changes")
+
+	for _, bad := range []struct{ props, env, want string }{
+		{props: "      qps: -1", want: "qps must be a number greater than 0 (requests per second), not -1"},
+		{props: "      burst: 0.5", want: "burst must be an integer, not 0.5"},
+		{props: "      requestTimeout: soon", want: `requestTimeout must be a positive duration such as 30s or 2m, not "soon"`},
+		{props: "      qps: 50", env: "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=maybe",
+			want: `deleteUnreachable must be true or false, not "maybe" (from the PULUMI_ENDPOINTS_DELETE_UNREACHABLE environment variable)`},
+	} {
+		s.write(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
+		var env []string
+		if bad.env != "" {
+			env = append(env, bad.env)
+		}
+		out, err := s.tryEnv(env, "preview", "--non-interactive")
+		if err == nil || !strings.Contains(out, bad.want) {
+			t.Errorf("preview with %q: err = %v, want a failure saying %q:\n%s", strings.TrimSpace(bad.props), err, bad.want, out)
+		}
+	}
+	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.run("destroy", "--yes", "--non-interactive")
+	if onCluster, _ := objectsOn(t, cp, ns, slice); onCluster {
+		t.Errorf("slice %s/%s still exists after destroy", ns, slice)
+	}
+}
