@@ -143,9 +143,14 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 test: tools provider ## Run every test: unit, control plane, provider and CLI tests.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
+# BENCH_FLAGS passes flags to tests/bench, e.g. a quick run into a scratch file:
+#   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
+# (`go run ./tests/bench -help` lists them: -only, -runs, -engine-runs, -slices, -list-items, -out).
+BENCH_FLAGS ?=
+
 .PHONY: bench
-bench: tools provider ## Measure start-up, footprint, Check, overhead and scale; write BENCHMARKS.md.
-	$(TEST_ENV) go run ./tests/bench -out BENCHMARKS.md -version $(VERSION) \
+bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor; write BENCHMARKS.md (BENCH_FLAGS=...).
+	$(TEST_ENV) go run ./tests/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
 		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint

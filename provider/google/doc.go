@@ -4,11 +4,16 @@
 //
 // Two functions are served (see Functions):
 //
-//   - endpoints:migration/v1alpha1:getImportDataFile, through the generated Migration
-//     Center v1alpha1 client;
-//   - endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy, as one
-//     GET on the same library's authorized transport, with googleapi error handling
-//     (the generated BeyondCorp v1 client with this method exists only in old releases).
+//   - endpoints:migration/v1alpha1:getImportDataFile, the Migration Center v1alpha1
+//     importDataFiles.get method;
+//   - endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy, the
+//     BeyondCorp v1 proxyConfigs.getIamPolicy method.
+//
+// Each is one GET made as the generated clients make it, on the library's authorized
+// transport (google.golang.org/api/transport/http) with googleapi error handling. The
+// generated BeyondCorp v1 client with the second method exists only in old releases,
+// and the generated Migration Center client would link thousands of types and methods
+// for one call; its ImportDataFile type is still the one answers are decoded into.
 //
 // Arguments are checked before any request; bad ones come back as per-argument
 // failures. While an argument is unknown (a preview) no request is made.

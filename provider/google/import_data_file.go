@@ -2,9 +2,14 @@ package google
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"google.golang.org/api/googleapi"
 	migrationcenter "google.golang.org/api/migrationcenter/v1alpha1"
 )
 
@@ -16,8 +21,7 @@ var importDataFileArgs = []argSpec{
 	{name: "project", kind: stringArg, id: true},
 }
 
-// getImportDataFile serves endpoints:migration/v1alpha1:getImportDataFile with the
-// generated Migration Center v1alpha1 client.
+// getImportDataFile serves endpoints:migration/v1alpha1:getImportDataFile.
 func (l *lookups) getImportDataFile(ctx context.Context, in property.Map) (p.InvokeResponse, error) {
 	return invoke(ctx, l, "getImportDataFile", importDataFileArgs, in, planImportDataFile, importDataFileOutputs)
 }
@@ -29,15 +33,58 @@ func planImportDataFile(a args, cfg Config) (
 	if failure != nil {
 		return target{}, nil, []p.CheckFailure{*failure}
 	}
-	// The generated client escapes each segment itself (RFC 6570 reserved expansion of
-	// {+name}); the IDs are checked to be single segments, so name has exactly these.
+	// getImportDataFile escapes each segment (RFC 6570 reserved expansion of {+name});
+	// the IDs are checked to be single segments, so name has exactly these.
 	name := "projects/" + project + "/locations/" + a.strings["location"] +
 		"/importJobs/" + a.strings["importJobId"] + "/importDataFiles/" + a.strings["importDataFileId"]
 	t := target{kind: "import data file", path: name, action: "reading import data file " + name}
 	call := func(ctx context.Context, c *clients) (*migrationcenter.ImportDataFile, error) {
-		return c.migration.Projects.Locations.ImportJobs.ImportDataFiles.Get(name).Context(ctx).Do()
+		return getImportDataFile(ctx, c, name)
 	}
 	return t, call, nil
+}
+
+// getImportDataFile makes the single GET of the Migration Center v1alpha1 method
+// projects.locations.importJobs.importDataFiles.get as the generated client makes it
+// (the same URL, query, expansion, status handling and decoding into the generated
+// type), without linking that client's thousands of other types and methods. name is
+// the resource name, unescaped.
+func getImportDataFile(ctx context.Context, c *clients, name string) (*migrationcenter.ImportDataFile, error) {
+	u := googleapi.ResolveRelative(c.migrationBase, "v1alpha1/{+name}") + "?alt=json&prettyPrint=false"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: building the request: %w", err)
+	}
+	googleapi.Expand(req.URL, map[string]string{"name": name})
+	req.Header.Set("User-Agent", googleapi.UserAgent)
+	res, err := c.migrationHTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	defer googleapi.CloseBody(res)
+	if res.StatusCode == http.StatusNotModified {
+		return nil, &googleapi.Error{Code: res.StatusCode, Header: res.Header}
+	}
+	if err := googleapi.CheckResponse(res); err != nil {
+		return nil, err
+	}
+	f := &migrationcenter.ImportDataFile{
+		ServerResponse: googleapi.ServerResponse{Header: res.Header, HTTPStatusCode: res.StatusCode},
+	}
+	if res.StatusCode == http.StatusNoContent {
+		return f, nil
+	}
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, &f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // importDataFileOutputs shapes an import data file into the function's outputs: every

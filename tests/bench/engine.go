@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,109 +22,254 @@ import (
 
 type tools struct {
 	pulumi, yamlHost, provider string
+	// floor is the baseline plugin, pulumi-resource-floor, in a directory of its own.
+	floor string
 	// ambient is a directory holding a copy of the provider, put on PATH (see
 	// plugin.AmbientDir).
 	ambient string
 }
 
+// The resource tokens the engine programs declare: the provider's, or the floor's
+// no-op resource in their place.
+const (
+	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	listToken  = "endpoints:core/v1:EndpointsList"
+	floorToken = "floor:index:Noop"
+)
+
+// engineScenario is one program run through the engine with the provider's resources
+// and, alternately, with the floor's.
+type engineScenario struct {
+	name string
+	// resources counts the resources of the program.
+	resources int
+	// program writes the program with resources of type token in namespace ns.
+	program func(ns, token string) string
+	// refresh times a `pulumi refresh` between up and destroy.
+	refresh bool
+}
+
 type engineRun struct {
-	up, destroy      time.Duration
-	peakUp, peakDown int64 // KiB
+	up, refresh, destroy time.Duration
+	peak                 int64 // KiB, the plugin's highest VmHWM over the three commands
+	// stateBytes is the size of the stack's checkpoint after up.
+	stateBytes int64
+	// requests counts the API server's requests for the program's kind during up,
+	// refresh and destroy (zero for the floor).
+	requests [3]int
+	// load is the one-minute load average before the run.
+	load float64
 }
 
 type engineFigures struct {
-	name string
-	runs []engineRun
+	scenario    engineScenario
+	ours, floor []engineRun
 }
 
-// slicesProgram declares n EndpointSlices, each with one IPv4 address and one named port.
-func slicesProgram(ns string, n int) string {
-	var b strings.Builder
-	b.WriteString("name: bench-slices\nruntime: yaml\nresources:\n")
-	for i := range n {
-		fmt.Fprintf(&b, "  s%03d:\n    type: endpoints:discovery.k8s.io/v1:EndpointSlice\n    properties:\n"+
-			"      metadata:\n        namespace: %s\n      addressType: IPv4\n"+
-			"      endpoints:\n        - addresses: [\"10.3.%d.%d\"]\n"+
-			"      ports:\n        - name: http\n          port: 80\n", i, ns, i/250, i%250+1)
+// slicesProgram declares n resources of type token, each an EndpointSlice's inputs:
+// one IPv4 address and one named port.
+func slicesProgram(n int) func(ns, token string) string {
+	return func(ns, token string) string {
+		var b strings.Builder
+		b.WriteString("name: bench-slices\nruntime: yaml\nresources:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  s%04d:\n    type: %s\n    properties:\n"+
+				"      metadata:\n        namespace: %s\n      addressType: IPv4\n"+
+				"      endpoints:\n        - addresses: [\"10.3.%d.%d\"]\n"+
+				"      ports:\n        - name: http\n          port: 80\n", i, token, ns, i/250, i%250+1)
+		}
+		return b.String()
 	}
-	return b.String()
 }
 
-// listProgram declares one EndpointsList of n items.
-func listProgram(ns string, n int) string {
-	var b strings.Builder
-	b.WriteString("name: bench-list\nruntime: yaml\nresources:\n  list:\n    type: endpoints:core/v1:EndpointsList\n" +
-		"    properties:\n      items:\n")
-	for i := range n {
-		fmt.Fprintf(&b, "        - metadata: {name: svc-%d, namespace: %s}\n"+
-			"          subsets: [{addresses: [{ip: 10.4.%d.%d}], ports: [{name: http, port: 80}]}]\n", i, ns, i/250, i%250+1)
+// listProgram declares one resource of type token with an EndpointsList's inputs: n
+// items.
+func listProgram(n int) func(ns, token string) string {
+	return func(ns, token string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "name: bench-list\nruntime: yaml\nresources:\n  list:\n    type: %s\n"+
+			"    properties:\n      items:\n", token)
+		for i := range n {
+			fmt.Fprintf(&b, "        - metadata: {name: svc-%d, namespace: %s}\n"+
+				"          subsets: [{addresses: [{ip: 10.4.%d.%d}], ports: [{name: http, port: 80}]}]\n", i, ns, i/250, i%250+1)
+		}
+		return b.String()
 	}
-	return b.String()
 }
 
-// measureEngine runs `pulumi up` and `pulumi destroy` of a program runs times on a
-// local file backend, timing each and sampling the plugin's peak RSS.
-func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, name string,
-	program func(ns string) string, runs int,
-) (engineFigures, error) {
-	f := engineFigures{name: name}
+// measureEngine runs the scenario runs times with the provider's resources and as many
+// with the floor's, alternating which goes first, so that the machine's load falls on
+// both alike.
+func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, s engineScenario, runs int) (engineFigures, error) {
+	f := engineFigures{scenario: s}
+	token := sliceToken
+	resource := "endpointslices"
+	if strings.Contains(s.name, "EndpointsList") {
+		token, resource = listToken, "endpoints"
+	}
 	for r := range runs {
-		ns, err := cp.Clientset().CoreV1().Namespaces().Create(ctx,
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}, metav1.CreateOptions{})
-		if err != nil {
-			return f, err
+		order := []bool{false, true} // floor first on even runs
+		if r%2 == 1 {
+			order = []bool{true, false}
 		}
-		dir, err := os.MkdirTemp("", "bench-engine-")
-		if err != nil {
-			return f, err
-		}
-		defer func() { _ = os.RemoveAll(dir) }()
-		for _, d := range []string{"program", "state", "home"} {
-			if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
-				return f, err
+		for _, ours := range order {
+			tok, plugin, kind := floorToken, t.floor, ""
+			if ours {
+				tok, plugin, kind = token, filepath.Join(t.ambient, filepath.Base(t.provider)), resource
 			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, "program", "Pulumi.yaml"), []byte(program(ns.Name)), 0o600); err != nil {
-			return f, err
-		}
-		env := append(os.Environ(),
-			"PULUMI_HOME="+filepath.Join(dir, "home"),
-			"PULUMI_BACKEND_URL=file://"+filepath.Join(dir, "state"),
-			"PULUMI_CONFIG_PASSPHRASE=bench",
-			"PULUMI_SKIP_UPDATE_CHECK=true",
-			"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
-			"KUBECONFIG="+cp.KubeconfigPath(),
-			"PATH="+t.ambient+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
-		)
-		pulumi := func(args ...string) (time.Duration, int64, error) {
-			cmd := exec.CommandContext(ctx, t.pulumi, args...)
-			cmd.Dir, cmd.Env = filepath.Join(dir, "program"), env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			stop := make(chan struct{})
-			peak := peakRSS(filepath.Join(t.ambient, filepath.Base(t.provider)), stop)
-			start := time.Now()
-			err := cmd.Run()
-			d := time.Since(start)
-			close(stop)
+			run, err := engineOnce(ctx, cp, t, s, tok, plugin, kind)
 			if err != nil {
-				return d, 0, fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out.String())
+				return f, fmt.Errorf("%s (%s): %w", s.name, tok, err)
 			}
-			return d, <-peak, nil
+			who := "floor"
+			if ours {
+				who, f.ours = "ours ", append(f.ours, run)
+			} else {
+				f.floor = append(f.floor, run)
+			}
+			fmt.Printf("    %s run %d %s: up %s, refresh %s, destroy %s, plugin peak RSS %s, state %d bytes, load %.2f\n",
+				s.name, r+1, who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load)
 		}
-		if _, _, err := pulumi("stack", "init", "bench"); err != nil {
-			return f, err
-		}
-		var run engineRun
-		if run.up, run.peakUp, err = pulumi("up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
-			return f, err
-		}
-		if run.destroy, run.peakDown, err = pulumi("destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
-			return f, err
-		}
-		f.runs = append(f.runs, run)
-		fmt.Printf("    %s run %d: up %s, destroy %s, plugin peak RSS %s\n", name, r+1, secs(run.up),
-			secs(run.destroy), mib(max(run.peakUp, run.peakDown)))
 	}
 	return f, nil
+}
+
+// engineOnce runs stack init, up, refresh (if the scenario asks) and destroy of the
+// scenario's program with resources of type token on a fresh local backend.
+func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s engineScenario,
+	token, pluginPath, kind string,
+) (engineRun, error) {
+	var run engineRun
+	run.load = loadAverage()
+	ns, err := cp.Clientset().CoreV1().Namespaces().Create(ctx,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}, metav1.CreateOptions{})
+	if err != nil {
+		return run, err
+	}
+	defer func() {
+		_ = cp.Clientset().CoreV1().Namespaces().Delete(context.WithoutCancel(ctx), ns.Name, metav1.DeleteOptions{})
+	}()
+	dir, err := os.MkdirTemp("", "bench-engine-")
+	if err != nil {
+		return run, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	for _, d := range []string{"program", "state", "home"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			return run, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "program", "Pulumi.yaml"), []byte(s.program(ns.Name, token)), 0o600); err != nil {
+		return run, err
+	}
+	env := append(os.Environ(),
+		"PULUMI_HOME="+filepath.Join(dir, "home"),
+		"PULUMI_BACKEND_URL=file://"+filepath.Join(dir, "state"),
+		"PULUMI_CONFIG_PASSPHRASE=bench",
+		"PULUMI_SKIP_UPDATE_CHECK=true",
+		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
+		"KUBECONFIG="+cp.KubeconfigPath(),
+		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
+	)
+	pulumi := func(args ...string) (time.Duration, int, error) {
+		before, err := requestCount(ctx, cp, kind)
+		if err != nil {
+			return 0, 0, err
+		}
+		cmd := exec.CommandContext(ctx, t.pulumi, args...)
+		cmd.Dir, cmd.Env = filepath.Join(dir, "program"), env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		stop := make(chan struct{})
+		peak := peakRSS(pluginPath, stop)
+		start := time.Now()
+		err = cmd.Run()
+		d := time.Since(start)
+		close(stop)
+		run.peak = max(run.peak, <-peak)
+		if err != nil {
+			return d, 0, fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out.String())
+		}
+		after, err := requestCount(ctx, cp, kind)
+		return d, after - before, err
+	}
+	if _, _, err := pulumi("stack", "init", "bench"); err != nil {
+		return run, err
+	}
+	if run.up, run.requests[0], err = pulumi("up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+		return run, err
+	}
+	if run.stateBytes, err = checkpointSize(filepath.Join(dir, "state")); err != nil {
+		return run, err
+	}
+	if s.refresh {
+		if run.refresh, run.requests[1], err = pulumi("refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+			return run, err
+		}
+	}
+	if run.destroy, run.requests[2], err = pulumi("destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+		return run, err
+	}
+	return run, nil
+}
+
+// checkpointSize is the size of the one stack checkpoint under a local backend.
+func checkpointSize(state string) (int64, error) {
+	var size int64
+	err := filepath.WalkDir(filepath.Join(state, ".pulumi", "stacks"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			size = max(size, info.Size())
+		}
+		return err
+	})
+	if err == nil && size == 0 {
+		err = errors.New("no stack checkpoint under " + state)
+	}
+	return size, err
+}
+
+// requestCount sums the API server's apiserver_request_total for one resource (all
+// verbs), or returns 0 when resource is empty.
+func requestCount(ctx context.Context, cp *controlplane.ControlPlane, resource string) (int, error) {
+	if resource == "" {
+		return 0, nil
+	}
+	body, err := cp.Clientset().CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	total := 0
+	s := bufio.NewScanner(bytes.NewReader(body))
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		line := s.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="`+resource+`"`) {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing the API server's metrics: %w", err)
+		}
+		total += int(v)
+	}
+	return total, s.Err()
+}
+
+// loadAverage is the machine's one-minute load average.
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(fields[0], 64)
+	return v
 }

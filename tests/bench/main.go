@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -17,9 +20,22 @@ func main() {
 	var cfg config
 	flag.StringVar(&cfg.out, "out", "BENCHMARKS.md", "the report to write")
 	flag.IntVar(&cfg.runs, "runs", 5, "runs of each timed scenario (medians are reported)")
+	flag.IntVar(&cfg.engineRuns, "engine-runs", 3, "runs of each engine scenario, with the provider and with the floor each")
+	sliceCounts := flag.String("slices", "200,2000", "EndpointSlice counts of the engine scenarios, comma-separated")
+	flag.IntVar(&cfg.listItems, "list-items", 1000, "items of the EndpointsList engine scenario (0: none)")
+	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine); default all")
 	flag.StringVar(&cfg.version, "version", "", "the provider version, for the report")
 	flag.StringVar(&cfg.tools, "tools", "", "the tools' versions, for the report")
 	flag.Parse()
+	var err error
+	if cfg.slices, err = parseCounts(*sliceCounts); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -slices: %v\n", err)
+		os.Exit(2)
+	}
+	if cfg.only, err = parseSections(*only); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -only: %v\n", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg); err != nil {
@@ -29,8 +45,47 @@ func main() {
 }
 
 type config struct {
-	out     string
-	runs    int
-	version string
-	tools   string
+	out        string
+	runs       int
+	engineRuns int
+	slices     []int
+	listItems  int
+	only       map[string]bool
+	version    string
+	tools      string
+}
+
+// sections are the parts of the report, in order.
+var sections = []string{"startup", "check", "overhead", "lookups", "engine"}
+
+// measures reports whether section is to be measured.
+func (c config) measures(section string) bool { return len(c.only) == 0 || c.only[section] }
+
+func parseCounts(s string) ([]int, error) {
+	var counts []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
+
+func parseSections(s string) (map[string]bool, error) {
+	only := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !slices.Contains(sections, f) {
+			return nil, fmt.Errorf("unknown section %q; sections: %s", f, strings.Join(sections, ", "))
+		}
+		only[f] = true
+	}
+	return only, nil
 }

@@ -19,11 +19,42 @@ import (
 )
 
 type results struct {
-	startup  startupFigures
+	startup  *startupFigures
 	check    []checkFigures
-	overhead struct{ clientGo, provider latencies }
-	lookups  lookupFigures
+	overhead []overheadFigures
+	lookups  *lookupFigures
 	engine   []engineFigures
+	// load is the one-minute load average at the start and at the end.
+	load [2]float64
+}
+
+// overheadFigures are the four operations done both ways under one client setting.
+type overheadFigures struct {
+	limits             clientLimits
+	clientGo, provider latencies
+}
+
+// clientLimits are client-go rate-limiter settings, given to the client-go baseline
+// directly and to the plugin through its environment fallbacks.
+type clientLimits struct {
+	qps   float32
+	burst int
+	what  string
+}
+
+// overheadLimits are the settings the overhead is measured under: the provider's
+// defaults, then limits no run reaches, so that the table shows the work of each call
+// and not the limiter's waits.
+var overheadLimits = []clientLimits{
+	{qps: 200, burst: 400, what: "the provider's default"},
+	{qps: 100000, burst: 100000, what: "the limiter out of the way"},
+}
+
+func (l clientLimits) env() []string {
+	return []string{
+		fmt.Sprintf("PULUMI_ENDPOINTS_CLIENT_QPS=%g", l.qps),
+		fmt.Sprintf("PULUMI_ENDPOINTS_CLIENT_BURST=%d", l.burst),
+	}
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -36,12 +67,22 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
 	}
 	var r results
+	r.load[0] = loadAverage()
 	ambient, err := plugin.AmbientDir(t.provider)
 	if err != nil {
 		return err
 	}
 	t.ambient = ambient
 	defer func() { _ = plugin.RemoveAmbientDir() }()
+
+	tmp, err := os.MkdirTemp("", "bench-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	if t.floor, err = buildFloor(ctx, tmp); err != nil {
+		return err
+	}
 
 	fmt.Println("==> starting the control plane")
 	cp, err := controlplane.Start(ctx, controlplane.Options{})
@@ -50,72 +91,62 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer func() { _ = cp.Stop() }()
 
-	fmt.Println("==> start-up and footprint")
-	tmp, err := os.MkdirTemp("", "bench-")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	floor, err := buildFloor(ctx, tmp)
-	if err != nil {
-		return err
-	}
-	if r.startup, err = measureStartup(ctx, t.provider, floor, cp.KubeconfigPath(), max(cfg.runs*4, 20)); err != nil {
-		return err
-	}
-	fmt.Println("==> Check")
-	if r.check, err = measureCheck(ctx); err != nil {
-		return err
-	}
-	fmt.Println("==> provider overhead against client-go")
-	for _, way := range []string{"client-go", "provider"} {
-		ns, err := newNamespace(ctx, cp)
+	if cfg.measures("startup") {
+		fmt.Println("==> start-up and footprint")
+		s, err := measureStartup(ctx, t.provider, t.floor, cp.KubeconfigPath(), max(cfg.runs*4, 20))
 		if err != nil {
 			return err
 		}
-		if way == "client-go" {
-			// The same client settings as the provider's (provider/kube.NewClient).
-			config := cp.RESTConfig()
-			config.QPS, config.Burst = 200, 400
-			config.WarningHandler = rest.NoWarnings{}
-			cs, cerr := kubernetes.NewForConfig(config)
-			if cerr != nil {
-				return cerr
-			}
-			r.overhead.clientGo, err = clientGo(ctx, cs, ns)
-		} else {
-			p, lerr := plugin.Launch(t.provider)
-			if lerr != nil {
-				return lerr
-			}
-			if err = configure(ctx, p, cp.KubeconfigPath()); err == nil {
-				r.overhead.provider, err = throughProvider(ctx, p, ns)
-			}
-			_ = p.Close()
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", way, err)
+		r.startup = &s
+	}
+	if cfg.measures("check") {
+		fmt.Println("==> Check")
+		if r.check, err = measureCheck(ctx); err != nil {
+			return err
 		}
 	}
-	fmt.Println("==> lookups")
-	if r.lookups, err = measureLookups(ctx, t.provider); err != nil {
-		return err
+	if cfg.measures("overhead") {
+		fmt.Println("==> provider overhead against client-go")
+		for _, limits := range overheadLimits {
+			f, err := measureOverhead(ctx, cp, t, limits)
+			if err != nil {
+				return err
+			}
+			r.overhead = append(r.overhead, f)
+		}
 	}
-	fmt.Println("==> scale through the engine")
-	for _, e := range []struct {
-		name    string
-		program func(string) string
-	}{
-		{"200 EndpointSlices", func(ns string) string { return slicesProgram(ns, 200) }},
-		{"EndpointsList of 50 items", func(ns string) string { return listProgram(ns, 50) }},
-	} {
-		f, err := measureEngine(ctx, cp, t, e.name, e.program, cfg.runs)
+	if cfg.measures("lookups") {
+		fmt.Println("==> lookups")
+		l, err := measureLookups(ctx, t.provider)
 		if err != nil {
 			return err
 		}
-		r.engine = append(r.engine, f)
+		r.lookups = &l
 	}
-	report := render(r, cfg, t)
+	if cfg.measures("engine") {
+		fmt.Println("==> scale through the engine, against the floor")
+		var scenarios []engineScenario
+		for _, n := range cfg.slices {
+			scenarios = append(scenarios, engineScenario{
+				name: fmt.Sprintf("%d EndpointSlices", n), resources: n, program: slicesProgram(n), refresh: true,
+			})
+		}
+		if cfg.listItems > 0 {
+			scenarios = append(scenarios, engineScenario{
+				name: fmt.Sprintf("EndpointsList of %d items", cfg.listItems), resources: 1,
+				program: listProgram(cfg.listItems), refresh: true,
+			})
+		}
+		for _, s := range scenarios {
+			f, err := measureEngine(ctx, cp, t, s, cfg.engineRuns)
+			if err != nil {
+				return err
+			}
+			r.engine = append(r.engine, f)
+		}
+	}
+	r.load[1] = loadAverage()
+	report := render(r, cfg)
 	if err := os.WriteFile(cfg.out, []byte(report), 0o600); err != nil {
 		return err
 	}
@@ -123,7 +154,43 @@ func run(ctx context.Context, cfg config) error {
 	return nil
 }
 
-func render(r results, cfg config, t tools) string {
+// measureOverhead does the four operations with client-go and through the plugin, each
+// in a namespace of its own, under the same client limits.
+func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools, limits clientLimits) (overheadFigures, error) {
+	f := overheadFigures{limits: limits}
+	for _, way := range []string{"client-go", "provider"} {
+		ns, err := newNamespace(ctx, cp)
+		if err != nil {
+			return f, err
+		}
+		if way == "client-go" {
+			// The provider's client settings (provider/kube.NewClient), limits as given.
+			config := cp.RESTConfig()
+			config.QPS, config.Burst = limits.qps, limits.burst
+			config.WarningHandler = rest.NoWarnings{}
+			cs, cerr := kubernetes.NewForConfig(config)
+			if cerr != nil {
+				return f, cerr
+			}
+			f.clientGo, err = clientGo(ctx, cs, ns)
+		} else {
+			p, lerr := plugin.Launch(t.provider, limits.env()...)
+			if lerr != nil {
+				return f, lerr
+			}
+			if err = configure(ctx, p, cp.KubeconfigPath()); err == nil {
+				f.provider, err = throughProvider(ctx, p, ns)
+			}
+			_ = p.Close()
+		}
+		if err != nil {
+			return f, fmt.Errorf("%s, %s: %w", way, limits.what, err)
+		}
+	}
+	return f, nil
+}
+
+func render(r results, cfg config) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("# Benchmarks")
@@ -132,12 +199,33 @@ func render(r results, cfg config, t tools) string {
 	w("labelled otherwise; ratios compare runs made in the same session on the same machine.")
 	w("")
 	w("Machine: %s; %d cores; %s memory; %s.", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
+	w("Load (one-minute average, `/proc/loadavg`): %.2f at the start, %.2f at the end. Wall-clock figures", r.load[0], r.load[1])
+	w("move with the load of the machine; memory, state sizes and request counts do not.")
 	w("Versions: provider %s; %s; %s.", cfg.version, runtime.Version(), cfg.tools)
 	w("Control plane: kube-apiserver + etcd + kube-controller-manager (garbage collector) on 127.0.0.1; local file backend.")
 	w("What was profiled and changed to reach the targets, with before and after figures: [docs/performance.md](docs/performance.md).")
 	w("")
+	if s := r.startup; s != nil {
+		renderStartup(w, s)
+	}
+	if len(r.check) > 0 {
+		renderCheck(w, r.check)
+	}
+	if len(r.overhead) > 0 {
+		renderOverhead(w, r.overhead)
+	}
+	if l := r.lookups; l != nil {
+		renderLookups(w, l)
+	}
+	if len(r.engine) > 0 {
+		renderEngine(w, r.engine, cfg.engineRuns)
+	}
+	return b.String()
+}
 
-	s := r.startup
+type writer = func(format string, a ...any)
+
+func renderStartup(w writer, s *startupFigures) {
 	w("## Start-up and footprint")
 	w("")
 	w("| figure | value | target |")
@@ -147,27 +235,23 @@ func render(r results, cfg config, t tools) string {
 	w("| the framework's floor: a pulumi-go-provider plugin serving a tiny schema, same runs (median; p90 %s) | %s | |",
 		ms(percentile(s.floor, 90)), ms(median(s.floor)))
 	w("| ratio to the floor (medians) | %.2f | at most 1.10 |", float64(median(s.toSchema))/float64(median(s.floor)))
-	w("| RSS after the first GetSchema: ours / the floor's | %s / %s | |", mib(s.schemaRSS), mib(s.floorRSS))
+	w("| RSS after the first GetSchema (median of the runs): ours / the floor's | %s / %s | ours at most 40 MiB |",
+		mib(medianInt(s.schemaRSS)), mib(medianInt(s.floorRSS)))
 	w("| Configure (median) | %s | |", ms(median(s.configure)))
 	w("| plugin binary size | %.1f MiB | |", float64(s.binarySize)/(1<<20))
 	w("| RSS after Configure (highest of the runs) | %s | |", mib(s.rssConfigure))
 	w("| peak RSS up to Configure | %s | under 50 MiB |", mib(s.hwmConfigure))
-	var peak int64
-	for _, e := range r.engine {
-		for _, run := range e.runs {
-			peak = max(peak, run.peakUp, run.peakDown)
-		}
-	}
-	w("| peak RSS during the engine runs below | %s | under 50 MiB |", mib(peak))
 	w("")
+}
 
+func renderCheck(w writer, check []checkFigures) {
 	w("## Check")
 	w("")
 	w("The provider's Check, in process, as a Go benchmark (`testing.Benchmark`).")
 	w("")
 	w("| inputs | time/op | allocs/op | memory/op | target |")
 	w("|---|---|---|---|---|")
-	for _, c := range r.check {
+	for _, c := range check {
 		target := ""
 		if strings.HasPrefix(c.name, "EndpointSlice") {
 			target = "under 50 ms"
@@ -176,22 +260,45 @@ func render(r results, cfg config, t tools) string {
 			float64(c.result.AllocedBytesPerOp())/(1<<20), target)
 	}
 	w("")
+}
 
+func renderOverhead(w writer, overhead []overheadFigures) {
 	w("## Provider overhead")
 	w("")
 	w("%d EndpointSlices, %d calls in flight: each operation through the plugin's gRPC interface against the same", overheadObjects, overheadInFlight)
-	w("operation done directly with client-go (update = read then write; delete = background delete, then watch until gone).")
+	w("operation done directly with client-go (update = read then write; delete = background delete, then, with")
+	w("client-go, a read and a watch until gone). Both use the same client settings; the rate limit in force is")
+	w("given per table. client-go's limiter holds each client to its QPS once the burst is spent: with %d calls in", overheadInFlight)
+	w("flight at QPS 200 every call waits about %d/200 s = %.0f ms per request, whatever the server's latency.",
+		overheadInFlight, float64(overheadInFlight)/200*1000)
+	w("The client-go baseline sets the limits directly; the plugin is given them through")
+	w("`PULUMI_ENDPOINTS_CLIENT_QPS` and `PULUMI_ENDPOINTS_CLIENT_BURST`.")
 	w("")
-	w("| operation | client-go p50 | client-go p99 | provider p50 | provider p99 | p50 ratio | target |")
-	w("|---|---|---|---|---|---|---|")
-	for _, op := range operations {
-		cg, pv := r.overhead.clientGo[op], r.overhead.provider[op]
-		w("| %s | %s | %s | %s | %s | %.2f | overhead under 10%% |", op, ms(median(cg)), ms(percentile(cg, 99)),
-			ms(median(pv)), ms(percentile(pv, 99)), float64(median(pv))/float64(median(cg)))
+	for _, o := range overhead {
+		w("Rate limit: QPS %g, burst %d (%s).", o.limits.qps, o.limits.burst, o.limits.what)
+		w("")
+		w("| operation | client-go p50 | client-go p99 | provider p50 | provider p99 | p50 ratio | provider overhead at p50 | target |")
+		w("|---|---|---|---|---|---|---|---|")
+		for _, op := range operations {
+			cg, pv := o.clientGo[op], o.provider[op]
+			w("| %s | %s | %s | %s | %s | %.2f | %s | overhead under 10%% |", op, ms(median(cg)), ms(percentile(cg, 99)),
+				ms(median(pv)), ms(percentile(pv, 99)), float64(median(pv))/float64(median(cg)), ms(median(pv)-median(cg)))
+		}
+		w("")
+		// A plugin that ignores the settings still waits on its default limiter: its
+		// reads then take about in-flight/200 s however fast client-go's are.
+		defaultWait := time.Duration(float64(overheadInFlight) / 200 * float64(time.Second))
+		if o.limits.qps > 200 && median(o.provider["read"]) > defaultWait*8/10 && median(o.clientGo["read"]) < defaultWait/2 {
+			w("**The plugin did not apply these limits**: its reads still wait on the default limiter (p50 %s, against %s",
+				ms(median(o.provider["read"])), ms(median(o.clientGo["read"])))
+			w("with client-go). This build does not read `PULUMI_ENDPOINTS_CLIENT_QPS`/`_BURST`, so the provider rows above")
+			w("are not its overhead; rerun `make bench` with a build that does.")
+			w("")
+		}
 	}
-	w("")
+}
 
-	l := r.lookups
+func renderLookups(w writer, l *lookupFigures) {
 	w("## Lookups")
 	w("")
 	w("getImportDataFile through the plugin's Invoke against the same GET sent straight to the local double (%d calls each).", len(l.invoke))
@@ -204,29 +311,86 @@ func render(r results, cfg config, t tools) string {
 	w("Overhead at p50: %s (target: under 1 ms); ratio %.2f.", ms(median(l.invoke)-median(l.direct)),
 		float64(median(l.invoke))/float64(median(l.direct)))
 	w("")
-
-	w("## Scale through the engine")
-	w("")
-	w("`pulumi up` and `pulumi destroy` of a YAML program (%d runs each), wall time of the CLI and the plugin's peak RSS.", cfg.runs)
-	w("")
-	w("| program | up | destroy | plugin peak RSS | reference: official Kubernetes provider 4.22.2 |")
-	w("|---|---|---|---|---|")
-	for _, e := range r.engine {
-		var ups, downs []time.Duration
-		var peak int64
-		for _, run := range e.runs {
-			ups, downs = append(ups, run.up), append(downs, run.destroy)
-			peak = max(peak, run.peakUp, run.peakDown)
-		}
-		ref := ""
-		if strings.HasPrefix(e.name, "200") {
-			ref = "up 11.2-11.7 s, destroy 15.4 s, 169 MiB (target: at most half the time)"
-		}
-		w("| %s | %s (min %s) | %s (min %s) | %s | %s |", e.name, secs(median(ups)), secs(percentile(ups, 0)),
-			secs(median(downs)), secs(percentile(downs, 0)), mib(peak), ref)
-	}
-	return b.String()
 }
+
+func renderEngine(w writer, engine []engineFigures, runs int) {
+	w("## Scale through the engine, against its floor")
+	w("")
+	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) %d times with the", runs)
+	w("provider's resources and %d times with the floor's: the same program with every resource a `floor:index:Noop`", runs)
+	w("of a no-op plugin (`tests/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
+	w("local backend, alternating which goes first. The floor is the engine's own time for that many resources.")
+	w("Cells give the median and, in brackets, the lowest and highest run.")
+	w("")
+	w("| program | command | floor | provider | ratio of medians | target |")
+	w("|---|---|---|---|---|---|")
+	for _, e := range engine {
+		for _, c := range []struct {
+			name string
+			of   func(engineRun) time.Duration
+		}{
+			{"up", func(r engineRun) time.Duration { return r.up }},
+			{"refresh", func(r engineRun) time.Duration { return r.refresh }},
+			{"destroy", func(r engineRun) time.Duration { return r.destroy }},
+		} {
+			floor, ours := durations(e.floor, c.of), durations(e.ours, c.of)
+			target := ""
+			if e.scenario.resources >= 200 && c.name != "refresh" {
+				target = "at most 1.25"
+			}
+			w("| %s | %s | %s | %s | %.2f | %s |", e.scenario.name, c.name, spread(floor), spread(ours),
+				float64(median(ours))/float64(median(floor)), target)
+		}
+	}
+	w("")
+	w("Memory, state and requests (load-independent):")
+	w("")
+	w("| program | plugin peak RSS: provider / floor | checkpoint after up: provider / floor | per resource | API server requests for the kind, up / refresh / destroy (all clients) | load during the runs |")
+	w("|---|---|---|---|---|---|")
+	for _, e := range engine {
+		var peak, floorPeak, state, floorState int64
+		var req [3][]time.Duration
+		lo, hi := 1e9, 0.0
+		for _, r := range e.ours {
+			peak, state = max(peak, r.peak), max(state, r.stateBytes)
+			for i := range req {
+				req[i] = append(req[i], time.Duration(r.requests[i]))
+			}
+		}
+		for _, r := range append(e.floor, e.ours...) {
+			lo, hi = min(lo, r.load), max(hi, r.load)
+		}
+		for _, r := range e.floor {
+			floorPeak, floorState = max(floorPeak, r.peak), max(floorState, r.stateBytes)
+		}
+		n := int64(max(e.scenario.resources, 1))
+		target := ""
+		if e.scenario.resources >= 2000 {
+			target = " (target: under 80 MiB)"
+		}
+		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %d / %d / %d | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
+			kib(state), kib(floorState), state/n, floorState/n,
+			int64(median(req[0])), int64(median(req[1])), int64(median(req[2])), lo, hi)
+	}
+	w("")
+	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
+	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
+}
+
+func durations(runs []engineRun, of func(engineRun) time.Duration) []time.Duration {
+	ds := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		ds[i] = of(r)
+	}
+	return ds
+}
+
+// spread is "median (lowest-highest)".
+func spread(ds []time.Duration) string {
+	return fmt.Sprintf("%s (%.2f-%.2f)", secs(median(ds)), percentile(ds, 0).Seconds(), percentile(ds, 100).Seconds())
+}
+
+func kib(bytes int64) string { return fmt.Sprintf("%.0f KiB", float64(bytes)/1024) }
 
 func newNamespace(ctx context.Context, cp *controlplane.ControlPlane) (string, error) {
 	ns, err := cp.Clientset().CoreV1().Namespaces().Create(ctx,

@@ -19,8 +19,8 @@ import (
 type startupFigures struct {
 	toSchema     []time.Duration // exec to the first GetSchema answer
 	floor        []time.Duration // the same for the framework's baseline plugin
-	floorRSS     int64           // KiB, the baseline's resident set after GetSchema
-	schemaRSS    int64           // KiB, ours after GetSchema
+	floorRSS     []int64         // KiB, the baseline's resident set after GetSchema, per run
+	schemaRSS    []int64         // KiB, ours after GetSchema, per run
 	configure    []time.Duration
 	rssConfigure int64 // KiB, after Configure
 	hwmConfigure int64 // KiB, peak up to then
@@ -46,7 +46,7 @@ func measureStartup(ctx context.Context, bin, floorBin, kubeconfig string, runs 
 		if err != nil {
 			return f, fmt.Errorf("baseline: %w", err)
 		}
-		f.floor, f.floorRSS = append(f.floor, d), max(f.floorRSS, rss)
+		f.floor, f.floorRSS = append(f.floor, d), append(f.floorRSS, rss)
 
 		start := time.Now()
 		p, err := plugin.Launch(bin)
@@ -59,7 +59,7 @@ func measureStartup(ctx context.Context, bin, floorBin, kubeconfig string, runs 
 		}
 		f.toSchema = append(f.toSchema, time.Since(start))
 		rss, _ = procStatus(p.Cmd.Process.Pid, "VmRSS")
-		f.schemaRSS = max(f.schemaRSS, rss)
+		f.schemaRSS = append(f.schemaRSS, rss)
 		start = time.Now()
 		if _, err := p.Configure(ctx, &rpc.ConfigureRequest{Args: args, AcceptSecrets: true, AcceptResources: true}); err != nil {
 			_ = p.Close()

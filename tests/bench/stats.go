@@ -23,6 +23,16 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 
 func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
 
+// medianInt is the median of sizes by nearest rank.
+func medianInt(vs []int64) int64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	return s[(len(s)+1)/2-1]
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
