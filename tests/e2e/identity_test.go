@@ -200,6 +200,22 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("up", "--yes", "--non-interactive")
 		s.run("config", "rm", "endpoints:kubeconfig")
 		s.run("up", "--yes", "--non-interactive")
+		// KUBECONFIG as a list: a missing file is skipped, the next one serves.
+		list := []string{"KUBECONFIG=" + filepath.Join(dir, "missing") + string(filepath.ListSeparator) + moved}
+		if got := changes(s.previewOps(list...)); len(got) != 0 {
+			t.Errorf("preview with KUBECONFIG listing the same cluster's file shows changes: %v", got)
+		}
+		s.write(fmt.Sprintf(identityProgram, ns, 8081))
+		out := s.runEnv(list, "up", "--yes", "--non-interactive")
+		if strings.Contains(out, "using the kubeconfig recorded") {
+			t.Errorf("up with KUBECONFIG as a list did not read the list:\n%s", out)
+		}
+		live, err = a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
+		if err != nil || *live.Ports[0].Port != 8081 {
+			t.Fatalf("after the update with KUBECONFIG as a list: %v, %+v", err, live)
+		}
+		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.run("up", "--yes", "--non-interactive")
 	})
 
 	phase(t, "a clusterIdentifier vouches for another address of the same cluster", func() {
