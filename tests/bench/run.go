@@ -59,9 +59,11 @@ func (l clientLimits) env() []string {
 
 func run(ctx context.Context, cfg config) error {
 	t := tools{
-		pulumi:   os.Getenv("TEST_ASSET_PULUMI"),
-		yamlHost: os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
-		provider: os.Getenv("TEST_ASSET_PROVIDER"),
+		pulumi:    os.Getenv("TEST_ASSET_PULUMI"),
+		yamlHost:  os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
+		provider:  os.Getenv("TEST_ASSET_PROVIDER"),
+		apiServer: os.Getenv("TEST_ASSET_KUBE_APISERVER"),
+		etcd:      os.Getenv("TEST_ASSET_ETCD"),
 	}
 	if t.pulumi == "" || t.yamlHost == "" || t.provider == "" {
 		return fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
@@ -138,7 +140,11 @@ func run(ctx context.Context, cfg config) error {
 			})
 		}
 		for _, s := range scenarios {
-			f, err := measureEngine(ctx, cp, t, s, cfg.engineRuns)
+			runs := cfg.engineRuns
+			if s.resources >= 1000 {
+				runs = cfg.largeRuns
+			}
+			f, err := measureEngine(ctx, cp, t, s, runs)
 			if err != nil {
 				return err
 			}
@@ -218,7 +224,7 @@ func render(r results, cfg config) string {
 		renderLookups(w, l)
 	}
 	if len(r.engine) > 0 {
-		renderEngine(w, r.engine, cfg.engineRuns)
+		renderEngine(w, r.engine)
 	}
 	return b.String()
 }
@@ -313,17 +319,17 @@ func renderLookups(w writer, l *lookupFigures) {
 	w("")
 }
 
-func renderEngine(w writer, engine []engineFigures, runs int) {
+func renderEngine(w writer, engine []engineFigures) {
 	w("## Scale through the engine, against its floor")
 	w("")
-	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) %d times with the", runs)
-	w("provider's resources and %d times with the floor's: the same program with every resource a `floor:index:Noop`", runs)
+	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) with the provider's")
+	w("resources and, as many times, with the floor's: the same program with every resource a `floor:index:Noop`")
 	w("of a no-op plugin (`tests/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
 	w("local backend, alternating which goes first. The floor is the engine's own time for that many resources.")
-	w("Cells give the median and, in brackets, the lowest and highest run.")
+	w("Cells give the median and, in brackets, the lowest and highest run; with one run there is no spread to give.")
 	w("")
-	w("| program | command | floor | provider | ratio of medians | target |")
-	w("|---|---|---|---|---|---|")
+	w("| program | runs | command | floor | provider | ratio of medians | target |")
+	w("|---|---|---|---|---|---|---|")
 	for _, e := range engine {
 		for _, c := range []struct {
 			name string
@@ -338,7 +344,7 @@ func renderEngine(w writer, engine []engineFigures, runs int) {
 			if e.scenario.resources >= 200 && c.name != "refresh" {
 				target = "at most 1.25"
 			}
-			w("| %s | %s | %s | %s | %.2f | %s |", e.scenario.name, c.name, spread(floor), spread(ours),
+			w("| %s | %d | %s | %s | %s | %.2f | %s |", e.scenario.name, len(e.ours), c.name, spread(floor), spread(ours),
 				float64(median(ours))/float64(median(floor)), target)
 		}
 	}
@@ -371,6 +377,25 @@ func renderEngine(w writer, engine []engineFigures, runs int) {
 		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %d / %d / %d | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
 			kib(state), kib(floorState), state/n, floorState/n,
 			int64(median(req[0])), int64(median(req[1])), int64(median(req[2])), lo, hi)
+	}
+	w("")
+	w("CPU time (user + system, median of the runs; load-independent but for cache effects): the CLI with all it")
+	w("waited for (engine, YAML host, plugin), the plugin alone, and the control plane's API server and etcd, which")
+	w("the floor does not use:")
+	w("")
+	w("| program | command | floor: CLI tree | provider: CLI tree | provider: plugin | provider: API server + etcd |")
+	w("|---|---|---|---|---|---|")
+	for _, e := range engine {
+		for i, c := range []string{"up", "refresh", "destroy"} {
+			cpu := func(runs []engineRun, of func(engineRun) [3]time.Duration) string {
+				return fmt.Sprintf("%.2f s", median(durations(runs, func(r engineRun) time.Duration { return of(r)[i] })).Seconds())
+			}
+			w("| %s | %s | %s | %s | %s | %s |", e.scenario.name, c,
+				cpu(e.floor, func(r engineRun) [3]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.pluginCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.serverCPU }))
+		}
 	}
 	w("")
 	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
