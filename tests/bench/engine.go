@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -191,6 +192,10 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		serverBefore := childrenCPU(t.apiServer, t.etcd)
 		cmd := exec.CommandContext(ctx, t.pulumi, args...)
 		cmd.Dir, cmd.Env = filepath.Join(dir, "program"), env
+		// The CLI starts the plugin and the language host: in a process group of its
+		// own, an interrupted run stops them all.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		stop := make(chan struct{})
