@@ -31,6 +31,7 @@ const (
 const (
 	tString  = "string"
 	tInt     = "integer"
+	tNumber  = "number"
 	tBool    = "boolean"
 	tStrings = "array<string>"
 	tMap     = "map<string>"
@@ -378,6 +379,7 @@ var functionTable = []ioWant{
 type configWant struct {
 	secret bool
 	env    []string // defaultInfo.environment, in order
+	typ    string   // the type, when not a string
 }
 
 var configTable = map[string]configWant{
@@ -396,6 +398,12 @@ var configTable = map[string]configWant{
 	"impersonateServiceAccount":     {env: []string{"GOOGLE_IMPERSONATE_SERVICE_ACCOUNT"}},
 	"migrationCenterCustomEndpoint": {env: []string{"GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT"}},
 	"beyondcorpCustomEndpoint":      {env: []string{"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"}},
+	"clusterIdentifier":             {env: []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"}},
+	"qps":                           {env: []string{"PULUMI_ENDPOINTS_CLIENT_QPS"}, typ: tNumber},
+	"burst":                         {env: []string{"PULUMI_ENDPOINTS_CLIENT_BURST"}, typ: tInt},
+	"requestTimeout":                {env: []string{"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"}},
+	"deleteUnreachable":             {env: []string{"PULUMI_ENDPOINTS_DELETE_UNREACHABLE"}, typ: tBool},
+	"skipUpdateUnreachable":         {env: []string{"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"}, typ: tBool},
 }
 
 // defaultTable lists every property default of the schema ("<owner token>.<property>").
@@ -403,6 +411,17 @@ var defaultTable = map[string]any{
 	core + "EndpointPort.protocol":      "TCP",
 	discovery + "EndpointPort.protocol": "TCP",
 	discovery + "EndpointPort.name":     "",
+	// The Kubernetes client settings, in config.variables and provider.inputProperties.
+	"config.qps":                     float64(200),
+	"config.burst":                   float64(400),
+	"config.requestTimeout":          "30s",
+	"config.deleteUnreachable":       false,
+	"config.skipUpdateUnreachable":   false,
+	"provider.qps":                   float64(200),
+	"provider.burst":                 float64(400),
+	"provider.requestTimeout":        "30s",
+	"provider.deleteUnreachable":     false,
+	"provider.skipUpdateUnreachable": false,
 }
 
 func loadSpec(t *testing.T) schema.PackageSpec {
@@ -816,8 +835,11 @@ func TestSchemaCoversSpec(t *testing.T) {
 			"provider.inputProperties": spec.Provider.InputProperties,
 		}
 		want := map[string]string{}
-		for name := range configTable {
+		for name, w := range configTable {
 			want[name] = tString
+			if w.typ != "" {
+				want[name] = w.typ
+			}
 		}
 		for where, bag := range bags {
 			checkProperties(t, where, bag, want)

@@ -3,7 +3,10 @@ package provider
 import (
 	"fmt"
 	"maps"
+	"math"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,18 +26,28 @@ type Config struct {
 	Google google.Config
 	// LookupTimeout is the lookupTimeout setting as given; parsed into Google.Timeout.
 	LookupTimeout string
+	// RequestTimeout is the requestTimeout setting as given; parsed into
+	// Kube.RequestTimeout.
+	RequestTimeout string
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
 }
 
-// fields maps each configuration key to the field it sets.
-func (c *Config) fields() map[string]*string {
-	return map[string]*string{
+// fields maps each configuration key to the field it sets: a *string, *float64, *int
+// or *bool, which decides the values the key accepts.
+func (c *Config) fields() map[string]any {
+	return map[string]any{
 		"kubeconfig":                    &c.Kube.Kubeconfig,
 		"context":                       &c.Kube.Context,
 		"namespace":                     &c.Kube.Namespace,
 		"deletePropagationPolicy":       &c.Kube.DeletePropagationPolicy,
+		"clusterIdentifier":             &c.Kube.ClusterIdentifier,
+		"qps":                           &c.Kube.QPS,
+		"burst":                         &c.Kube.Burst,
+		"requestTimeout":                &c.RequestTimeout,
+		"deleteUnreachable":             &c.Kube.DeleteUnreachable,
+		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
 		"project":                       &c.Google.Project,
 		"credentials":                   &c.Google.Credentials,
 		"accessToken":                   &c.Google.AccessToken,
@@ -50,13 +63,33 @@ var configChoices = map[string][]string{
 	"deletePropagationPolicy": {"Background", "Foreground", "Orphan"},
 }
 
+// configRules are the range rules of numeric keys: each returns the rule a value
+// breaks, or "".
+var configRules = map[string]func(float64) string{
+	"qps": func(v float64) string {
+		if v <= 0 {
+			return "must be a number greater than 0 (requests per second)"
+		}
+		return ""
+	},
+	"burst": func(v float64) string {
+		if v < 1 {
+			return "must be an integer of at least 1"
+		}
+		return ""
+	},
+}
+
 // engineKeys are provider inputs the engine itself adds; they are not configuration
-// (nor are keys with a "__" prefix, which the engine and provider framework reserve).
+// (nor are keys with a "__" prefix, which the engine, the provider framework and
+// CheckConfig's records reserve).
 var engineKeys = []string{"version", "pluginDownloadURL"}
 
 // parseConfig reads the configuration from the engine's arguments, then falls back to
-// the environment variables schema.json names for each key. It returns one failure per
-// malformed key and one warning per key the provider does not know.
+// the environment variables schema.json names for each key. Numbers and booleans are
+// accepted as such or as strings (environment variables, stack configuration and the
+// SDKs' provider resources send strings). It returns one failure per malformed key
+// and one warning per key the provider does not know.
 func parseConfig(args property.Map, getenv func(string) string) (Config, []p.CheckFailure, []string) {
 	var (
 		cfg      Config
@@ -65,6 +98,10 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	)
 	vars := spec.MustLoad().Config.Variables
 	fields := cfg.fields()
+	set := map[string]bool{}
+	fail := func(key, reason string) {
+		failures = append(failures, p.CheckFailure{Property: key, Reason: reason})
+	}
 	for key, value := range args.AllStable {
 		field, known := fields[key]
 		switch {
@@ -75,44 +112,137 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		case value.IsComputed():
 			cfg.Unknown = append(cfg.Unknown, key)
 		case value.IsNull():
-		case value.IsString() && value.AsString() != "" && configChoices[key] != nil &&
-			!slices.Contains(configChoices[key], value.AsString()):
-			failures = append(failures, p.CheckFailure{
-				Property: key,
-				Reason: fmt.Sprintf("%s must be one of %s, not %q", key,
-					strings.Join(configChoices[key], ", "), value.AsString()),
-			})
-		case value.IsString():
-			*field = value.AsString()
 		default:
-			failures = append(failures, p.CheckFailure{
-				Property: key,
-				Reason:   fmt.Sprintf("%s must be a string, not %s", key, validate.KindOf(value)),
-			})
+			if reason := setField(key, field, value); reason != "" {
+				fail(key, reason)
+			}
+			set[key] = true
 		}
 	}
 	for key, field := range fields {
-		if *field != "" || slices.Contains(cfg.Unknown, key) || vars[key].DefaultInfo == nil {
+		if set[key] || slices.Contains(cfg.Unknown, key) || vars[key].DefaultInfo == nil {
 			continue
 		}
 		for _, env := range vars[key].DefaultInfo.Environment {
-			if v := getenv(env); v != "" {
-				*field = v
+			v := getenv(env)
+			if v == "" {
+				continue
+			}
+			if key == "kubeconfig" {
+				// KUBECONFIG is a list of files, merged as kubectl merges them.
+				cfg.Kube.KubeconfigPaths = kubeconfigList(v)
 				break
 			}
+			if reason := setField(key, field, property.New(v)); reason != "" {
+				fail(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
+			}
+			break
 		}
 	}
-	if cfg.LookupTimeout != "" {
-		d, err := time.ParseDuration(cfg.LookupTimeout)
-		if err != nil || d <= 0 {
-			failures = append(failures, p.CheckFailure{
-				Property: "lookupTimeout",
-				Reason:   fmt.Sprintf("lookupTimeout must be a positive duration such as 30s or 2m, not %q", cfg.LookupTimeout),
-			})
-		}
-		cfg.Google.Timeout = d
+	if env := getenv("KUBECONFIG"); cfg.Kube.Kubeconfig == env && strings.ContainsRune(env, filepath.ListSeparator) {
+		// The SDKs' provider resources copy KUBECONFIG into the setting: it is still
+		// the list it was.
+		cfg.Kube.Kubeconfig, cfg.Kube.KubeconfigPaths = "", kubeconfigList(env)
 	}
+	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, fail)
+	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, fail)
 	return cfg, failures, warnings
+}
+
+// setField sets one field from a value and returns the rule the value breaks, if any.
+func setField(key string, field any, value property.Value) string {
+	switch field := field.(type) {
+	case *string:
+		switch {
+		case !value.IsString():
+			return fmt.Sprintf("%s must be a string, not %s", key, validate.KindOf(value))
+		case value.AsString() != "" && configChoices[key] != nil && !slices.Contains(configChoices[key], value.AsString()):
+			return fmt.Sprintf("%s must be one of %s, not %q", key, strings.Join(configChoices[key], ", "), value.AsString())
+		}
+		*field = value.AsString()
+	case *float64:
+		v, reason := number(key, value, "a number")
+		if reason != "" {
+			return reason
+		}
+		if rule := configRules[key]; rule != nil && rule(v) != "" {
+			return fmt.Sprintf("%s %s, not %v", key, rule(v), v)
+		}
+		*field = v
+	case *int:
+		v, reason := number(key, value, "an integer")
+		if reason != "" {
+			return reason
+		}
+		if v != math.Trunc(v) || math.Abs(v) > math.MaxInt32 {
+			return fmt.Sprintf("%s must be an integer, not %v", key, v)
+		}
+		if rule := configRules[key]; rule != nil && rule(v) != "" {
+			return fmt.Sprintf("%s %s, not %v", key, rule(v), v)
+		}
+		*field = int(v)
+	case *bool:
+		switch {
+		case value.IsBool():
+			*field = value.AsBool()
+		case value.IsString():
+			b, err := strconv.ParseBool(strings.TrimSpace(value.AsString()))
+			if err != nil {
+				return fmt.Sprintf("%s must be true or false, not %q", key, value.AsString())
+			}
+			*field = b
+		default:
+			return fmt.Sprintf("%s must be true or false, not %s", key, validate.KindOf(value))
+		}
+	default:
+		return fmt.Sprintf("internal error: configuration key %s has a field of type %T", key, field)
+	}
+	return ""
+}
+
+// number reads a number given as such or as a string.
+func number(key string, value property.Value, what string) (float64, string) {
+	var v float64
+	switch {
+	case value.IsNumber():
+		v = value.AsNumber()
+	case value.IsString():
+		f, err := strconv.ParseFloat(strings.TrimSpace(value.AsString()), 64)
+		if err != nil {
+			return 0, fmt.Sprintf("%s must be %s, not %q", key, what, value.AsString())
+		}
+		v = f
+	default:
+		return 0, fmt.Sprintf("%s must be %s, not %s", key, what, validate.KindOf(value))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Sprintf("%s must be a finite number, not %v", key, v)
+	}
+	return v, ""
+}
+
+// parseTimeout parses a duration setting; empty means the default (0).
+func parseTimeout(key, value string, fail func(key, reason string)) time.Duration {
+	if value == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 {
+		fail(key, fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %q", key, value))
+		return 0
+	}
+	return d
+}
+
+// kubeconfigList splits a KUBECONFIG value into its files, as kubectl does.
+func kubeconfigList(v string) []string {
+	var paths []string
+	for _, path := range filepath.SplitList(v) {
+		if path != "" {
+			paths = append(paths, path)
+		}
+	}
+	return paths
 }
 
 // markSecrets returns the arguments with every value schema.json calls secret marked
@@ -127,4 +257,93 @@ func markSecrets(args property.Map) property.Map {
 		out[key] = value
 	}
 	return property.NewMap(out)
+}
+
+// Reserved keys CheckConfig adds to the provider's inputs (see recordCluster).
+const (
+	// clusterKey records the cluster the configuration reaches: its server and CA
+	// ("server", "ca") and the clusterIdentifier in force ("identifier").
+	clusterKey = "__cluster"
+	// kubeconfigKey records, secret, the kubeconfig of the context in use with the
+	// files it names inlined, unless the kubeconfig setting holds the contents.
+	kubeconfigKey = "__kubeconfig"
+)
+
+// clusterKeys are the settings that decide which cluster the provider reaches.
+var clusterKeys = []string{"kubeconfig", "context", "clusterIdentifier"}
+
+// clusterRecord is what the provider's inputs record of the cluster.
+type clusterRecord struct {
+	kube.Recorded
+	// Identifier is the clusterIdentifier in force (the setting or its environment
+	// variable), empty when none.
+	Identifier string
+}
+
+// recordCluster adds the cluster the configuration reaches to the checked inputs.
+// Nothing is recorded while a setting that decides the cluster is unknown (a preview)
+// or when the kubeconfig cannot be read (a program that uses only the Google
+// lookups needs none; the client reports the problem when it is first used).
+func recordCluster(inputs property.Map, cfg Config) property.Map {
+	for _, key := range clusterKeys {
+		if slices.Contains(cfg.Unknown, key) {
+			return inputs
+		}
+	}
+	fields := map[string]property.Value{}
+	if cfg.Kube.ClusterIdentifier != "" {
+		fields["identifier"] = property.New(cfg.Kube.ClusterIdentifier)
+	}
+	if rec, err := kube.Resolve(cfg.Kube); err == nil {
+		fields["server"] = property.New(rec.Cluster.Server)
+		if rec.Cluster.CA != "" {
+			fields["ca"] = property.New(rec.Cluster.CA)
+		}
+		if rec.Kubeconfig != "" {
+			inputs = inputs.Set(kubeconfigKey, property.New(rec.Kubeconfig).WithSecret(true))
+		}
+	}
+	if len(fields) == 0 {
+		return inputs
+	}
+	return inputs.Set(clusterKey, property.New(property.NewMap(fields)))
+}
+
+// recordedCluster reads what recordCluster recorded.
+func recordedCluster(inputs property.Map) clusterRecord {
+	var rec clusterRecord
+	cluster := inputs.Get(clusterKey)
+	if cluster.IsMap() {
+		get := func(k string) string {
+			if v := cluster.AsMap().Get(k); v.IsString() {
+				return v.AsString()
+			}
+			return ""
+		}
+		rec.Identifier = get("identifier")
+		rec.Cluster = kube.Cluster{Server: get("server"), CA: get("ca")}
+	}
+	if v := inputs.Get(kubeconfigKey); v.IsString() && rec.Cluster.Known() {
+		rec.Kubeconfig = v.AsString()
+	}
+	return rec
+}
+
+// clusterChanged compares the recorded clusters. The clusterIdentifiers decide when
+// both configurations have one; otherwise the servers and CAs, when both are known.
+// why is empty when the two cannot be compared.
+func clusterChanged(old, cur clusterRecord) (moved bool, why string) {
+	switch {
+	case old.Identifier != "" && cur.Identifier != "":
+		if old.Identifier != cur.Identifier {
+			return true, fmt.Sprintf("the clusterIdentifier changed from %q to %q", old.Identifier, cur.Identifier)
+		}
+		return false, "the clusterIdentifier is the same"
+	case old.Cluster.Known() && cur.Cluster.Known():
+		if !old.Cluster.Same(cur.Cluster) {
+			return true, fmt.Sprintf("the kubeconfig now reaches cluster %s, no longer %s", cur.Cluster, old.Cluster)
+		}
+		return false, "the cluster is the same"
+	}
+	return false, ""
 }

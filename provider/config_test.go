@@ -3,6 +3,7 @@ package provider
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestParseConfig(t *testing.T) {
 				"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT":       "http://bc/",
 			},
 			want: Config{
-				Kube: kube.Config{Kubeconfig: "/env/kubeconfig"},
+				Kube: kube.Config{KubeconfigPaths: []string{"/env/kubeconfig"}},
 				Google: google.Config{
 					Project: "first", Credentials: "creds", AccessToken: "token", ImpersonateServiceAccount: "sa",
 					MigrationCenterEndpoint: "http://mc/", BeyondcorpEndpoint: "http://bc/",
@@ -127,6 +128,91 @@ func TestParseConfig(t *testing.T) {
 			wantWarnings: 1,
 		},
 		{
+			name: "KUBECONFIG is a list of files",
+			env:  map[string]string{"KUBECONFIG": "/a/config::/b/config:"},
+			want: Config{Kube: kube.Config{KubeconfigPaths: []string{"/a/config", "/b/config"}}},
+		},
+		{
+			name: "a kubeconfig setting is one path, colons and all",
+			args: map[string]property.Value{"kubeconfig": str("/a/config:/b/config")},
+			env:  map[string]string{"KUBECONFIG": "/env/config"},
+			want: Config{Kube: kube.Config{Kubeconfig: "/a/config:/b/config"}},
+		},
+		{
+			name: "a kubeconfig setting copied from KUBECONFIG (as the SDKs do) stays the list",
+			args: map[string]property.Value{"kubeconfig": str("/a/config:/b/config")},
+			env:  map[string]string{"KUBECONFIG": "/a/config:/b/config"},
+			want: Config{Kube: kube.Config{KubeconfigPaths: []string{"/a/config", "/b/config"}}},
+		},
+		{
+			name: "client settings as numbers and booleans",
+			args: map[string]property.Value{
+				"qps": property.New(50.5), "burst": property.New(10.0), "requestTimeout": str("5s"),
+				"deleteUnreachable": property.New(true), "skipUpdateUnreachable": property.New(false),
+				"clusterIdentifier": str("prod-eu"),
+			},
+			want: Config{RequestTimeout: "5s", Kube: kube.Config{
+				QPS: 50.5, Burst: 10, RequestTimeout: 5 * time.Second, DeleteUnreachable: true, ClusterIdentifier: "prod-eu",
+			}},
+		},
+		{
+			name: "client settings as strings, as stack configuration and the SDKs send them",
+			args: map[string]property.Value{
+				"qps": str("100"), "burst": str(" 20 "), "deleteUnreachable": str("true"), "skipUpdateUnreachable": str("1"),
+			},
+			want: Config{Kube: kube.Config{QPS: 100, Burst: 20, DeleteUnreachable: true, SkipUpdateUnreachable: true}},
+		},
+		{
+			name: "client settings from the environment",
+			env: map[string]string{
+				"PULUMI_ENDPOINTS_CLIENT_QPS": "75", "PULUMI_ENDPOINTS_CLIENT_BURST": "150",
+				"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT": "1m", "PULUMI_ENDPOINTS_DELETE_UNREACHABLE": "true",
+				"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE": "TRUE", "PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER": "staging",
+			},
+			want: Config{RequestTimeout: "1m", Kube: kube.Config{
+				QPS: 75, Burst: 150, RequestTimeout: time.Minute, DeleteUnreachable: true, SkipUpdateUnreachable: true,
+				ClusterIdentifier: "staging",
+			}},
+		},
+		{
+			name: "an explicit setting beats the environment for numbers and booleans too",
+			args: map[string]property.Value{"qps": property.New(5.0), "deleteUnreachable": property.New(false)},
+			env:  map[string]string{"PULUMI_ENDPOINTS_CLIENT_QPS": "75", "PULUMI_ENDPOINTS_DELETE_UNREACHABLE": "true"},
+			want: Config{Kube: kube.Config{QPS: 5}},
+		},
+		{
+			name: "bad client settings fail naming the key and the rule",
+			args: map[string]property.Value{
+				"qps": property.New(-1.0), "burst": property.New(0.0), "requestTimeout": str("soon"),
+				"deleteUnreachable": str("yes"), "skipUpdateUnreachable": property.New(1.0),
+			},
+			want: Config{RequestTimeout: "soon"},
+			wantFailures: []p.CheckFailure{
+				{Property: "burst", Reason: "burst must be an integer of at least 1, not 0"},
+				{Property: "deleteUnreachable", Reason: `deleteUnreachable must be true or false, not "yes"`},
+				{Property: "qps", Reason: "qps must be a number greater than 0 (requests per second), not -1"},
+				{Property: "skipUpdateUnreachable", Reason: "skipUpdateUnreachable must be true or false, not a number"},
+				{Property: "requestTimeout", Reason: `requestTimeout must be a positive duration such as 30s or 2m, not "soon"`},
+			},
+		},
+		{
+			name: "numbers of the wrong shape",
+			args: map[string]property.Value{"qps": str("fast"), "burst": property.New(2.5)},
+			wantFailures: []p.CheckFailure{
+				{Property: "burst", Reason: "burst must be an integer, not 2.5"},
+				{Property: "qps", Reason: `qps must be a number, not "fast"`},
+			},
+		},
+		{
+			name: "a bad environment value names the variable",
+			env:  map[string]string{"PULUMI_ENDPOINTS_CLIENT_BURST": "0", "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT": "-5s"},
+			want: Config{RequestTimeout: "-5s"},
+			wantFailures: []p.CheckFailure{
+				{Property: "burst", Reason: "burst must be an integer of at least 1, not 0 (from the PULUMI_ENDPOINTS_CLIENT_BURST environment variable)"},
+				{Property: "requestTimeout", Reason: `requestTimeout must be a positive duration such as 30s or 2m, not "-5s"`},
+			},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},
@@ -136,6 +222,7 @@ func TestParseConfig(t *testing.T) {
 			t.Parallel()
 			getenv := func(k string) string { return tt.env[k] }
 			got, failures, warnings := parseConfig(property.NewMap(tt.args), getenv)
+			sortFailures(failures)
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
@@ -147,6 +234,21 @@ func TestParseConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sortFailures orders failures as the table lists them: by key, the duration
+// settings (checked last) at the end.
+func sortFailures(failures []p.CheckFailure) {
+	slices.SortStableFunc(failures, func(a, b p.CheckFailure) int {
+		late := func(f p.CheckFailure) bool { return strings.HasSuffix(f.Property, "Timeout") }
+		if late(a) != late(b) {
+			if late(a) {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.Property, b.Property)
+	})
 }
 
 func TestMarkSecrets(t *testing.T) {

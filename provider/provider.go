@@ -50,6 +50,12 @@ type server struct {
 	mu     sync.RWMutex
 	config Config
 	kube   func() (*kube.Client, error)
+	// fallbackOnce reports once that the client reaches the recorded cluster.
+	fallbackOnce *sync.Once
+	// unchanged is set by a DiffConfig that found only changes that keep the cluster
+	// (rotated credentials, renamed contexts): the engine then configures this
+	// instance with the old inputs, and configure uses the new ones instead.
+	unchanged *configPair
 
 	resources map[tokens.Type]Resource
 	functions map[tokens.Type]Function
@@ -65,8 +71,10 @@ func newServer(ctx context.Context, getenv func(string) string) *server {
 	s := &server{getenv: getenv}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.resources = map[tokens.Type]Resource{
-		spec.EndpointSliceToken: kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
-		spec.EndpointsListToken: kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
+		spec.EndpointSliceToken: kube.Unreachable(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
+			s.kubeClient, s.kubeOptions),
+		spec.EndpointsListToken: kube.Unreachable(kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
+			s.kubeClient, s.kubeOptions),
 	}
 	s.functions = map[tokens.Type]Function{}
 	for token, fn := range google.Functions(func() google.Config { return s.currentConfig().Google }) {
@@ -213,36 +221,98 @@ var versionedSchema = sync.OnceValues(func() (string, error) {
 	return string(out), nil
 })
 
+// checkConfig validates the configuration and records, under reserved keys, which
+// cluster the kubeconfig reaches (see identity.go): DiffConfig compares it, and the
+// provider configured from an old state reaches the cluster its objects are on.
 func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	_, failures, warnings := parseConfig(req.Inputs, s.getenv)
+	cfg, failures, warnings := parseConfig(req.Inputs, s.getenv)
 	for _, w := range warnings {
 		p.GetLogger(ctx).Warning(w)
 	}
-	return p.CheckResponse{Inputs: markSecrets(req.Inputs), Failures: failures}, nil
+	inputs := markSecrets(req.Inputs)
+	for _, key := range []string{clusterKey, kubeconfigKey} {
+		inputs = inputs.Delete(key)
+	}
+	if len(failures) == 0 {
+		inputs = recordCluster(inputs, cfg)
+	}
+	return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
 }
 
-// diffConfig reports changed keys as updates. None forces the provider's replacement:
-// credentials rotate, and replacing every resource for that would be wrong.
-func (s *server) diffConfig(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+// diffConfig reports changed keys as updates. The provider is replaced, and with it
+// every object it manages (created on the new cluster, deleted from the old one with
+// the old configuration), only when the cluster changes. Changes of credentials,
+// user or context names, file paths or proxy settings that reach the same cluster
+// are no change at all.
+func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	olds := req.OldInputs
+	if _, ok := olds.GetOk(clusterKey); !ok {
+		olds = req.State
+	}
+	oldCluster, newCluster := recordedCluster(olds), recordedCluster(req.Inputs)
+	moved, why := clusterChanged(oldCluster, newCluster)
+	same := !moved && why != ""
 	diff := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
+	hidden := false
 	for key := range spec.MustLoad().Config.Variables {
 		old, hadOld := req.OldInputs.GetOk(key)
 		cur, hasNew := req.Inputs.GetOk(key)
+		var kind p.DiffKind
 		switch {
 		case hadOld && !hasNew:
-			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Delete, InputDiff: true}
+			kind = p.Delete
 		case !hadOld && hasNew:
-			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Add, InputDiff: true}
+			kind = p.Add
 		case hadOld && !old.Equals(cur):
-			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.Update, InputDiff: true}
+			kind = p.Update
+		default:
+			continue
 		}
+		if slices.Contains(clusterKeys, key) {
+			if same && key != "clusterIdentifier" {
+				hidden = true
+				continue
+			}
+			if moved {
+				kind = map[p.DiffKind]p.DiffKind{p.Add: p.AddReplace, p.Delete: p.DeleteReplace, p.Update: p.UpdateReplace}[kind]
+			}
+		}
+		diff.DetailedDiff[key] = p.PropertyDiff{Kind: kind, InputDiff: true}
+	}
+	if moved {
+		replaced := false
+		for _, d := range diff.DetailedDiff {
+			replaced = replaced || d.Kind == p.UpdateReplace || d.Kind == p.AddReplace || d.Kind == p.DeleteReplace
+		}
+		if !replaced {
+			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster.
+			diff.DetailedDiff["kubeconfig"] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
+		}
+		p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
+			"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
+			"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
 	}
 	diff.HasChanges = len(diff.DetailedDiff) > 0
+	if hidden && !diff.HasChanges {
+		s.mu.Lock()
+		s.unchanged = &configPair{olds: req.OldInputs, news: req.Inputs}
+		s.mu.Unlock()
+	}
 	return diff, nil
 }
 
+// configPair is a provider's old and new inputs.
+type configPair struct{ olds, news property.Map }
+
 func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
-	cfg, failures, warnings := parseConfig(req.Args, s.getenv)
+	args := req.Args
+	s.mu.Lock()
+	if s.unchanged != nil && args.Equals(s.unchanged.olds) {
+		args = s.unchanged.news
+	}
+	s.unchanged = nil
+	s.mu.Unlock()
+	cfg, failures, warnings := parseConfig(args, s.getenv)
 	for _, w := range warnings {
 		p.GetLogger(ctx).Warning(w)
 	}
@@ -253,6 +323,7 @@ func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 		}
 		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
 	}
+	cfg.Kube.Recorded = recordedCluster(args).Recorded
 	s.setConfig(cfg)
 	return nil
 }
@@ -268,14 +339,21 @@ func (s *server) setConfig(cfg Config) {
 	s.config = cfg
 	kubeConfig := cfg.Kube
 	s.kube = sync.OnceValues(func() (*kube.Client, error) { return kube.NewClient(kubeConfig) })
+	s.fallbackOnce = &sync.Once{}
 }
 
-// kubeClient returns the Kubernetes client, building it on first use.
-func (s *server) kubeClient(context.Context) (*kube.Client, error) {
+// kubeClient returns the Kubernetes client, building it on first use. When it
+// reaches the recorded cluster instead of the one the kubeconfig names now, it says
+// so once.
+func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
 	s.mu.RLock()
-	get := s.kube
+	get, once := s.kube, s.fallbackOnce
 	s.mu.RUnlock()
-	return get()
+	c, err := get()
+	if err == nil && c.Fallback != "" {
+		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
+	}
+	return c, err
 }
 
 // kubeOptions returns the Kubernetes resources' settings in force.
@@ -284,7 +362,12 @@ func (s *server) kubeOptions() kube.Options {
 	if policy == "" {
 		policy = kube.DefaultDeletePolicy
 	}
-	return kube.Options{DeletePolicy: policy}
+	cfg := s.currentConfig().Kube
+	return kube.Options{
+		DeletePolicy:          policy,
+		DeleteUnreachable:     cfg.DeleteUnreachable,
+		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+	}
 }
 
 // currentConfig returns the configuration in force.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -12,11 +13,26 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
+// Client settings' defaults (schema.json documents them).
+const (
+	// DefaultQPS is the client's sustained request rate. The engine runs many
+	// resources at once; client-go's defaults (5 QPS, burst 10) would queue them behind
+	// its own rate limiter.
+	DefaultQPS = 200
+	// DefaultBurst is the client's burst of requests above DefaultQPS.
+	DefaultBurst = 400
+	// DefaultRequestTimeout bounds every request to the API server.
+	DefaultRequestTimeout = 30 * time.Second
+)
+
 // Config is the Kubernetes part of the provider configuration.
 type Config struct {
-	// Kubeconfig is a path to a kubeconfig file or the file's contents. Empty means the
-	// standard loading rules ($KUBECONFIG, then ~/.kube/config).
+	// Kubeconfig is a path to a kubeconfig file or the file's contents. Empty means
+	// KubeconfigPaths, then ~/.kube/config.
 	Kubeconfig string
+	// KubeconfigPaths are the files of the KUBECONFIG environment variable, merged as
+	// kubectl merges them (the first file to set a value wins).
+	KubeconfigPaths []string
 	// Context selects a kubeconfig context; empty means the current context.
 	Context string
 	// Namespace is the default namespace for objects that name none. Empty means the
@@ -25,6 +41,22 @@ type Config struct {
 	// DeletePropagationPolicy is how deletes treat dependents: Background (the
 	// default), Foreground or Orphan.
 	DeletePropagationPolicy string
+	// ClusterIdentifier, when set, names the cluster instead of its server URL and CA.
+	ClusterIdentifier string
+	// QPS and Burst set the client's rate limiter; zero means DefaultQPS and
+	// DefaultBurst.
+	QPS   float64
+	Burst int
+	// RequestTimeout bounds each request; zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
+	// unreachable.
+	DeleteUnreachable bool
+	// SkipUpdateUnreachable lets an update of an object whose cluster is unreachable
+	// keep the last state.
+	SkipUpdateUnreachable bool
+	// Recorded is the cluster CheckConfig recorded in the provider's inputs.
+	Recorded Recorded
 	// UserAgent identifies the provider to the API server.
 	UserAgent string
 }
@@ -38,26 +70,53 @@ type Client struct {
 	raw rest.Interface
 	// Namespace is the namespace used for objects that name none.
 	Namespace string
+	// Fallback, when not empty, says why the client reaches the recorded cluster
+	// instead of the one the kubeconfig names now.
+	Fallback string
+	// unreachable reports an unreachable cluster once (see unreachable.go).
+	unreachable unreachableOnce
 }
 
 // NewClient builds a client from the configuration. It reads the kubeconfig but makes
-// no request to the cluster.
+// no request to the cluster. When the kubeconfig now reaches another cluster than
+// the one recorded (or cannot be read), the recorded kubeconfig is used: a provider's
+// objects are read, updated and deleted on the cluster they were created on.
 func NewClient(cfg Config) (*Client, error) {
-	loader, err := clientConfig(cfg)
+	loader, restConfig, err := load(cfg)
+	fallback := ""
+	if cfg.Recorded.Kubeconfig != "" && cfg.ClusterIdentifier == "" {
+		switch {
+		case err != nil:
+			fallback = fmt.Sprintf("the kubeconfig cannot be read (%v); using the kubeconfig recorded for cluster %s",
+				err, cfg.Recorded.Cluster)
+		case !cfg.Recorded.Cluster.Same(clusterOf(restConfig)):
+			fallback = fmt.Sprintf("the kubeconfig now reaches cluster %s, but this provider's objects are on "+
+				"cluster %s: using the kubeconfig recorded for it (run `pulumi up` to move them)",
+				clusterOf(restConfig), cfg.Recorded.Cluster)
+		}
+		if fallback != "" {
+			recorded := cfg
+			recorded.Kubeconfig, recorded.KubeconfigPaths = cfg.Recorded.Kubeconfig, nil
+			loader, restConfig, err = load(recorded)
+		}
+	}
 	if err != nil {
 		return nil, err
-	}
-	restConfig, err := loader.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
 	if cfg.UserAgent != "" {
 		restConfig.UserAgent = cfg.UserAgent
 	}
 	restConfig.WarningHandlerWithContext = warningLogger{}
-	// The engine runs many resources at once; client-go's defaults (5 QPS, burst 10)
-	// would queue them behind its own rate limiter.
-	restConfig.QPS, restConfig.Burst = 200, 400
+	restConfig.QPS, restConfig.Burst, restConfig.Timeout = float32(DefaultQPS), DefaultBurst, DefaultRequestTimeout
+	if cfg.QPS > 0 {
+		restConfig.QPS = float32(cfg.QPS)
+	}
+	if cfg.Burst > 0 {
+		restConfig.Burst = cfg.Burst
+	}
+	if cfg.RequestTimeout > 0 {
+		restConfig.Timeout = cfg.RequestTimeout
+	}
 	namespace := cfg.Namespace
 	if namespace == "" {
 		ns, _, err := loader.Namespace()
@@ -77,16 +136,51 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
-	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace}, nil
+	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace, Fallback: fallback}, nil
 }
 
-// clientConfig resolves the kubeconfig: inline contents, a path, or the standard
-// loading rules, with the context override applied.
+// load resolves the kubeconfig into the client configuration.
+func load(cfg Config) (clientcmd.ClientConfig, *rest.Config, error) {
+	loader, err := clientConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	restConfig, err := loader.ClientConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
+	}
+	return loader, restConfig, nil
+}
+
+// source names where the kubeconfig came from, for errors.
+func source(cfg Config) string {
+	switch {
+	case cfg.Kubeconfig != "" && looksInline(cfg.Kubeconfig):
+		return " (kubeconfig contents)"
+	case cfg.Kubeconfig != "":
+		return " (kubeconfig file " + cfg.Kubeconfig + ")"
+	case len(cfg.KubeconfigPaths) > 0:
+		return " (KUBECONFIG " + strings.Join(cfg.KubeconfigPaths, string(os.PathListSeparator)) + ")"
+	default:
+		return " (" + clientcmd.RecommendedHomeFile + ")"
+	}
+}
+
+// clientConfig resolves the kubeconfig: inline contents, a path, or the files of
+// KUBECONFIG merged by kubectl's rules (then ~/.kube/config), with the context
+// override applied.
 func clientConfig(cfg Config) (clientcmd.ClientConfig, error) {
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: cfg.Context}
 	switch {
 	case cfg.Kubeconfig == "":
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		rules := &clientcmd.ClientConfigLoadingRules{Precedence: cfg.KubeconfigPaths}
+		if len(rules.Precedence) == 0 {
+			rules.Precedence = []string{clientcmd.RecommendedHomeFile}
+		}
+		if !anyExists(rules.Precedence) {
+			return nil, fmt.Errorf("kubernetes configuration: no kubeconfig file exists%s; "+
+				"set the provider's kubeconfig setting or the KUBECONFIG environment variable", source(cfg))
+		}
 		return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides), nil
 	case looksInline(cfg.Kubeconfig):
 		raw, err := clientcmd.Load([]byte(cfg.Kubeconfig))
@@ -102,6 +196,15 @@ func clientConfig(cfg Config) (clientcmd.ClientConfig, error) {
 		}
 		return clientcmd.NewNonInteractiveClientConfig(*raw, cfg.Context, overrides, nil), nil
 	}
+}
+
+func anyExists(paths []string) bool {
+	for _, path := range paths {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // looksInline tells kubeconfig contents from a path: a kubeconfig document always

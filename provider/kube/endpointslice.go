@@ -2,10 +2,12 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -54,15 +56,22 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 	return oldNamespace != newNamespace
 }
 
-// Diff compares old and new inputs.
-func (r *EndpointSlice) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	return diffInputs(endpointSliceKind, req.OldInputs, req.Inputs), nil
+// Diff compares old and new inputs. A slice that changes and that a Kubernetes
+// controller will take for its own draws a warning.
+func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
+	if d.HasChanges {
+		o := objects{kind: endpointSliceKind}
+		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{o.newObject(req.Inputs)})
+	}
+	return d, nil
 }
 
 // Create creates the slice. A preview with known inputs is a server-side dry run, so
 // the server's verdict shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Properties) {
+		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{objects{kind: r.kind}.newObject(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
 	o, err := r.objects(ctx)
@@ -70,6 +79,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, err
 	}
 	desired := o.newObject(req.Properties)
+	warnControllers(ctx, o.client, o.kind, []*unstructured.Unstructured{desired})
 	if req.DryRun {
 		obj, err := o.previewCreate(ctx, desired)
 		if err != nil || obj == nil {
@@ -77,13 +87,21 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		}
 		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
 	}
+	createID, err := labelCreate(desired, "")
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
 	obj, err := o.create(ctx, desired, false)
 	if err != nil {
-		if ambiguous(err) && desired.GetName() != "" {
+		if ambiguous(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
-			// update finds it or creates it.
-			state, err := partialFailure(unconfirmed(o.kind, idOf(desired), err))
-			return p.CreateResponse{ID: idOf(desired).String(), Properties: req.Properties, PartialState: state}, err
+			// update finds it (by name, or by its create ID) or creates it.
+			id, properties := idOf(desired), req.Properties
+			if createID != "" {
+				id, properties = pendingID(desired), withCreateID(properties, createID)
+			}
+			state, err := partialFailure(unconfirmed(o.kind, id, err))
+			return p.CreateResponse{ID: id.String(), Properties: properties, PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
 	}
@@ -100,7 +118,12 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	live, err := o.get(ctx, id)
+	var live *unstructured.Unstructured
+	if id.pending() {
+		live, err = o.findCreated(ctx, id, req.Properties)
+	} else {
+		live, err = o.get(ctx, id)
+	}
 	if err != nil || live == nil {
 		return p.ReadResponse{}, err
 	}
@@ -124,8 +147,37 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
+	if id.pending() {
+		live, err := o.findCreated(ctx, id, req.State)
+		if err != nil {
+			return p.UpdateResponse{}, err
+		}
+		if live == nil {
+			return r.createPending(ctx, o, id, req)
+		}
+		id = idOf(live)
+	}
 	obj, err := o.update(ctx, id, req.OldInputs, req.Inputs, req.DryRun)
 	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
+}
+
+// createPending creates the slice whose first create went unanswered and did not take
+// effect. It carries the create ID the state records, so that if this answer is lost
+// too, the state (which an update that fails keeps as it was) still finds it.
+func (r *EndpointSlice) createPending(ctx context.Context, o objects, id objectID, req p.UpdateRequest,
+) (p.UpdateResponse, error) {
+	desired := o.newObject(req.Inputs)
+	if _, err := labelCreate(desired, createIDOf(req.State)); err != nil {
+		return p.UpdateResponse{}, err
+	}
+	obj, err := o.create(ctx, desired, req.DryRun)
+	if err != nil {
+		if ambiguous(err) && !req.DryRun {
+			return p.UpdateResponse{}, errors.New(unconfirmed(o.kind, id, err))
+		}
 		return p.UpdateResponse{}, err
 	}
 	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
@@ -141,5 +193,13 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	return o.remove(ctx, target{id: id, uid: uidOf(req.Properties)}, r.options().DeletePolicy, timeout(req.Timeout))
+	t := target{id: id, uid: uidOf(req.Properties)}
+	if id.pending() {
+		live, err := o.findCreated(ctx, id, req.Properties)
+		if err != nil || live == nil {
+			return err
+		}
+		t = target{id: idOf(live), uid: live.GetUID()}
+	}
+	return o.remove(ctx, t, r.options().DeletePolicy, timeout(req.Timeout))
 }

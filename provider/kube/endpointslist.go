@@ -139,7 +139,7 @@ func mapOrEmpty(v property.Value) property.Map {
 // Diff reports item and metadata changes as updates, in canonical form (items are a set
 // identified by namespace and name): the set is never replaced; items that come and
 // go are created and deleted by Update.
-func (r *EndpointsList) Diff(_ context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range []string{"items", "metadata"} {
 		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
@@ -147,6 +147,13 @@ func (r *EndpointsList) Diff(_ context.Context, req p.DiffRequest) (p.DiffRespon
 		}
 	}
 	d.HasChanges = len(d.DetailedDiff) > 0
+	if d.HasChanges {
+		// Items that a controller will overwrite draw a warning; the lookups need the
+		// cluster, and without one there is none.
+		if c, err := r.client(ctx); err == nil {
+			warnItems(ctx, c, req.Inputs, req.OldInputs)
+		}
+	}
 	return d, nil
 }
 
@@ -198,10 +205,13 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 // far as partial state.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
+	o, err := r.objects(ctx)
+	if err == nil {
+		warnItems(ctx, o.client, req.Properties, property.Map{})
+	}
 	if req.DryRun && hasUnknowns(req.Properties) {
 		return p.CreateResponse{Properties: req.Properties}, nil
 	}
-	o, err := r.objects(ctx)
 	if err != nil {
 		return p.CreateResponse{}, err
 	}

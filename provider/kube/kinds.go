@@ -23,6 +23,9 @@ type kind struct {
 	immutable []string
 	// form is the kind's canonical form: what counts as the same value.
 	form validate.Form
+	// defaultLabels are the labels objects of this kind are written with unless
+	// their inputs set them.
+	defaultLabels map[string]string
 }
 
 var (
@@ -34,6 +37,9 @@ var (
 		fields:     []string{"addressType", "endpoints", "ports"},
 		immutable:  []string{"addressType"},
 		form:       validate.EndpointSliceForm,
+		// Kubernetes asks every manager of EndpointSlices but its own controllers to
+		// name itself in this label.
+		defaultLabels: map[string]string{ManagedByLabel: ManagedBy},
 	}
 	endpointsKind = kind{
 		name:       "Endpoints",

@@ -33,7 +33,8 @@ func (o objects) api(namespace string) dynamic.ResourceInterface {
 	return o.client.Dynamic.Resource(o.kind.resource).Namespace(namespace)
 }
 
-// newObject builds the object to send from the resource's inputs.
+// newObject builds the object to send from the resource's inputs, with the kind's
+// default labels.
 func (o objects) newObject(inputs property.Map) *unstructured.Unstructured {
 	obj := map[string]any{"apiVersion": o.kind.apiVersion, "kind": o.kind.name}
 	for _, f := range append([]string{"metadata"}, o.kind.fields...) {
@@ -43,6 +44,7 @@ func (o objects) newObject(inputs property.Map) *unstructured.Unstructured {
 			}
 		}
 	}
+	setDefaultLabels(o.kind, obj)
 	return &unstructured.Unstructured{Object: obj}
 }
 

@@ -17,6 +17,9 @@ type ClientFunc func(context.Context) (*Client, error)
 type Options struct {
 	// DeletePolicy is the propagation policy of deletes.
 	DeletePolicy DeletePolicy
+	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
+	// unreachable; SkipUpdateUnreachable lets updates keep the last state then.
+	DeleteUnreachable, SkipUpdateUnreachable bool
 }
 
 // OptionsFunc returns the settings in force.

@@ -11,9 +11,10 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// importedAnnotations are annotations other tools keep for themselves, left out of the
-// inputs of an imported object.
-var importedAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration"}
+// importedAnnotations are annotations other tools and the controllers keep for
+// themselves, left out of the inputs of an imported object (as are the provider's own
+// labels: CreateIDLabel, and its managed-by value).
+var importedAnnotations = append([]string{"kubectl.kubernetes.io/last-applied-configuration"}, controllerAnnotations...)
 
 // outputs are a live object's properties: its fields without apiVersion and kind, and
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
@@ -57,7 +58,10 @@ func previewOutputs(inputs property.Map) property.Map {
 // left out); a field that really changed out of band takes its live value, without
 // server defaults, and shows as drift against the program. On import (no previous
 // inputs) they are the object's own fields, without server defaults, with its name,
-// namespace, labels, annotations, owner references and finalizers.
+// namespace, labels, annotations, owner references and finalizers, but without what
+// the provider and the controllers add by themselves (the provider's managed-by label,
+// the controllers' bookkeeping annotations): what a program that writes the object
+// would set.
 func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
 	obj := outputs(k, live)
 	imported := old.Len() == 0
@@ -91,7 +95,7 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 	for _, f := range []string{"labels", "annotations"} {
 		liveMap := nested(liveMeta, f)
 		if imported {
-			keep := liveMap.Delete(importedAnnotations...)
+			keep := importedLabels(liveMap.Delete(append(importedAnnotations, CreateIDLabel)...))
 			if keep.Len() > 0 {
 				meta[f] = property.New(keep)
 			}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,6 +74,32 @@ func TestLiveInputsProjection(t *testing.T) {
 			want: `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`,
 		},
 		{
+			name: "refresh keeps only the labels and annotations the program wrote",
+			k:    endpointsKind,
+			old:  `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"},"annotations":{"a":"1"}}}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web","` + ManagedByLabel + `":"` + ManagedBy + `",` +
+				`"endpointslice.kubernetes.io/skip-mirror":"true"},"annotations":{"a":"1",` +
+				`"endpoints.kubernetes.io/last-change-trigger-time":"2026-01-01T00:00:00Z"}}}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"},"annotations":{"a":"1"}}}`,
+		},
+		{
+			name: "import leaves the provider's managed-by label and the controllers' annotations out",
+			k:    endpointSliceKind,
+			old:  `{}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web","` + ManagedByLabel + `":"` + ManagedBy + `"},` +
+				`"annotations":{"endpoints.kubernetes.io/last-change-trigger-time":"2026-01-01T00:00:00Z"}},"addressType":"IPv4"}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"}},"addressType":"IPv4"}`,
+		},
+		{
+			name: "import keeps another manager's managed-by label",
+			k:    endpointSliceKind,
+			old:  `{}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"` + ManagedByLabel + `":"` + mirroringController + `"}},` +
+				`"addressType":"IPv4"}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"` + ManagedByLabel + `":"` + mirroringController + `"}},` +
+				`"addressType":"IPv4"}`,
+		},
+		{
 			name: "a name picked by Check stays with generateName",
 			k:    endpointsKind,
 			old:  `{"metadata":{"generateName":"web-","name":"web-x2b4c","namespace":"n"}}`,
@@ -100,6 +127,70 @@ func TestLiveInputsProjection(t *testing.T) {
 			// Imported inputs, written into a program, show no change.
 			if d := diffInputs(tt.k, got, inputsOf(t, tt.want)); d.HasChanges {
 				t.Errorf("imported inputs differ from the program: %v", d.DetailedDiff)
+			}
+		})
+	}
+}
+
+// TestDefaultLabels: slices are written with the provider's managed-by label unless the
+// inputs set one; Endpoints get none.
+func TestDefaultLabels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		k      kind
+		inputs string
+		want   map[string]string
+	}{
+		{name: "slice without labels", k: endpointSliceKind, inputs: `{"metadata":{"name":"a"}}`,
+			want: map[string]string{ManagedByLabel: ManagedBy}},
+		{name: "slice with other labels", k: endpointSliceKind, inputs: `{"metadata":{"labels":{"app":"web"}}}`,
+			want: map[string]string{"app": "web", ManagedByLabel: ManagedBy}},
+		{name: "slice without metadata", k: endpointSliceKind, inputs: `{"addressType":"IPv4"}`,
+			want: map[string]string{ManagedByLabel: ManagedBy}},
+		{name: "the user's manager wins", k: endpointSliceKind,
+			inputs: `{"metadata":{"labels":{"` + ManagedByLabel + `":"my-controller"}}}`,
+			want:   map[string]string{ManagedByLabel: "my-controller"}},
+		{name: "Endpoints", k: endpointsKind, inputs: `{"metadata":{"labels":{"app":"web"}}}`,
+			want: map[string]string{"app": "web"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obj := objects{kind: tt.k}.newObject(inputsOf(t, tt.inputs))
+			if diff := cmp.Diff(tt.want, obj.GetLabels()); diff != "" {
+				t.Errorf("labels (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestManagedByWarning: a slice labelled as a controller's own draws a warning naming
+// the controller; any other manager none.
+func TestManagedByWarning(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		manager string
+		want    string // part of the warning; "" for none
+	}{
+		{manager: endpointSliceController, want: "the EndpointSlice controller takes it for one of its own"},
+		{manager: mirroringController, want: "the EndpointSlice mirroring controller takes it for one of its own"},
+		{manager: ManagedBy},
+		{manager: "my-controller"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.manager, func(t *testing.T) {
+			t.Parallel()
+			obj := objects{kind: endpointSliceKind}.newObject(inputsOf(t,
+				`{"metadata":{"namespace":"n","generateName":"web-","labels":{"`+ManagedByLabel+`":"`+tt.manager+`"}}}`))
+			got := managedByWarning(obj)
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("warning %q, want none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("warning %q, want one saying %q", got, tt.want)
+			case tt.want != "" && !strings.Contains(got, "EndpointSlice n/web-*"):
+				t.Errorf("warning %q does not name the slice n/web-*", got)
 			}
 		})
 	}

@@ -66,6 +66,18 @@ namespace EndpointsProvider.Endpoints
         public Input<string>? BeyondcorpCustomEndpoint { get; set; }
 
         /// <summary>
+        /// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        /// </summary>
+        [Input("burst", json: true)]
+        public Input<int>? Burst { get; set; }
+
+        /// <summary>
+        /// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+        /// </summary>
+        [Input("clusterIdentifier")]
+        public Input<string>? ClusterIdentifier { get; set; }
+
+        /// <summary>
         /// Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
         /// </summary>
         [Input("context")]
@@ -94,6 +106,12 @@ namespace EndpointsProvider.Endpoints
         public Input<string>? DeletePropagationPolicy { get; set; }
 
         /// <summary>
+        /// When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+        /// </summary>
+        [Input("deleteUnreachable", json: true)]
+        public Input<bool>? DeleteUnreachable { get; set; }
+
+        /// <summary>
         /// Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
         /// </summary>
         [Input("impersonateServiceAccount")]
@@ -103,7 +121,7 @@ namespace EndpointsProvider.Endpoints
         private Input<string>? _kubeconfig;
 
         /// <summary>
-        /// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        /// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         /// </summary>
         public Input<string>? Kubeconfig
         {
@@ -139,15 +157,39 @@ namespace EndpointsProvider.Endpoints
         [Input("project")]
         public Input<string>? Project { get; set; }
 
+        /// <summary>
+        /// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        /// </summary>
+        [Input("qps", json: true)]
+        public Input<double>? Qps { get; set; }
+
+        /// <summary>
+        /// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        /// </summary>
+        [Input("requestTimeout")]
+        public Input<string>? RequestTimeout { get; set; }
+
+        /// <summary>
+        /// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        /// </summary>
+        [Input("skipUpdateUnreachable", json: true)]
+        public Input<bool>? SkipUpdateUnreachable { get; set; }
+
         public ProviderArgs()
         {
             AccessToken = Utilities.GetEnv("GOOGLE_OAUTH_ACCESS_TOKEN");
             BeyondcorpCustomEndpoint = Utilities.GetEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
+            Burst = Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400;
+            ClusterIdentifier = Utilities.GetEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             Credentials = Utilities.GetEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
+            DeleteUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") ?? false;
             ImpersonateServiceAccount = Utilities.GetEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT");
             Kubeconfig = Utilities.GetEnv("KUBECONFIG");
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
+            Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;
+            RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s";
+            SkipUpdateUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") ?? false;
         }
         public static new ProviderArgs Empty => new ProviderArgs();
     }

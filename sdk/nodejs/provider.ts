@@ -36,15 +36,21 @@ export class Provider extends pulumi.ProviderResource {
         {
             resourceInputs["accessToken"] = (args?.accessToken ? pulumi.secret(args.accessToken) : undefined) ?? utilities.getEnv("GOOGLE_OAUTH_ACCESS_TOKEN");
             resourceInputs["beyondcorpCustomEndpoint"] = (args?.beyondcorpCustomEndpoint) ?? utilities.getEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
+            resourceInputs["burst"] = pulumi.output((args?.burst) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_BURST") || 400)).apply(JSON.stringify);
+            resourceInputs["clusterIdentifier"] = (args?.clusterIdentifier) ?? utilities.getEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             resourceInputs["context"] = args?.context;
             resourceInputs["credentials"] = (args?.credentials ? pulumi.secret(args.credentials) : undefined) ?? utilities.getEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
             resourceInputs["deletePropagationPolicy"] = args?.deletePropagationPolicy;
+            resourceInputs["deleteUnreachable"] = pulumi.output((args?.deleteUnreachable) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") || false)).apply(JSON.stringify);
             resourceInputs["impersonateServiceAccount"] = (args?.impersonateServiceAccount) ?? utilities.getEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT");
             resourceInputs["kubeconfig"] = (args?.kubeconfig ? pulumi.secret(args.kubeconfig) : undefined) ?? utilities.getEnv("KUBECONFIG");
             resourceInputs["lookupTimeout"] = args?.lookupTimeout;
             resourceInputs["migrationCenterCustomEndpoint"] = (args?.migrationCenterCustomEndpoint) ?? utilities.getEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
+            resourceInputs["qps"] = pulumi.output((args?.qps) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200)).apply(JSON.stringify);
+            resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
+            resourceInputs["skipUpdateUnreachable"] = pulumi.output((args?.skipUpdateUnreachable) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") || false)).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -64,6 +70,14 @@ export interface ProviderArgs {
      */
     beyondcorpCustomEndpoint?: pulumi.Input<string | undefined>;
     /**
+     * Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+     */
+    burst?: pulumi.Input<number | undefined>;
+    /**
+     * Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+     */
+    clusterIdentifier?: pulumi.Input<string | undefined>;
+    /**
      * Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
      */
     context?: pulumi.Input<string | undefined>;
@@ -76,11 +90,15 @@ export interface ProviderArgs {
      */
     deletePropagationPolicy?: pulumi.Input<string | undefined>;
     /**
+     * When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+     */
+    deleteUnreachable?: pulumi.Input<boolean | undefined>;
+    /**
      * Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
      */
     impersonateServiceAccount?: pulumi.Input<string | undefined>;
     /**
-     * Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+     * Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
     /**
@@ -99,4 +117,16 @@ export interface ProviderArgs {
      * Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
      */
     project?: pulumi.Input<string | undefined>;
+    /**
+     * Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+     */
+    qps?: pulumi.Input<number | undefined>;
+    /**
+     * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+     */
+    requestTimeout?: pulumi.Input<string | undefined>;
+    /**
+     * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     */
+    skipUpdateUnreachable?: pulumi.Input<boolean | undefined>;
 }

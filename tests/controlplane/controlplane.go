@@ -57,6 +57,12 @@ type Options struct {
 	// debugging. The output always goes to log files in the control plane's
 	// temporary directory, and errors from Start quote their last lines.
 	Output io.Writer
+	// AllControllers runs every controller kube-controller-manager runs by
+	// default (endpoints, EndpointSlice, EndpointSlice mirroring, service
+	// accounts, ...), as a real cluster does, instead of only the garbage
+	// collector and the namespace controller. Start then also waits until the
+	// endpoints, EndpointSlice and mirroring controllers have synced.
+	AllControllers bool
 }
 
 // ControlPlane is a running etcd, kube-apiserver and kube-controller-manager.
@@ -95,7 +101,13 @@ type binaries struct {
 // have finished. It fails t if the control plane cannot start.
 func StartT(t testing.TB) *ControlPlane {
 	t.Helper()
-	c, err := Start(t.Context(), Options{})
+	return StartTWith(t, Options{})
+}
+
+// StartTWith is StartT with options.
+func StartTWith(t testing.TB, opts Options) *ControlPlane {
+	t.Helper()
+	c, err := Start(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("start a control plane: %v", err)
 	}
@@ -142,7 +154,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, ports[2], opts.Output); err != nil {
 		return nil, err
 	}
-	if err := c.startControllerManager(ctx, bins.controllerManager, opts.Output); err != nil {
+	if err := c.startControllerManager(ctx, bins.controllerManager, opts); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -227,7 +239,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	if err := os.WriteFile(tokenFile, []byte(token+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
 		return fmt.Errorf("write the API server's token file: %w", err)
 	}
-	keyFile := filepath.Join(c.dir, "service-account.key")
+	keyFile := c.serviceAccountKeyFile()
 	if err := writeRSAKey(keyFile); err != nil {
 		return err
 	}
@@ -314,27 +326,33 @@ func (c *ControlPlane) setAdmin(ca []byte, token string) error {
 	return nil
 }
 
-func (c *ControlPlane) startControllerManager(ctx context.Context, path string, out io.Writer) error {
-	p, err := c.start("kube-controller-manager", path, []string{
+func (c *ControlPlane) startControllerManager(ctx context.Context, path string, opts Options) error {
+	args := []string{
 		"--kubeconfig=" + c.kubeconfigPath,
 		"--controllers=garbagecollector,namespace",
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--use-service-account-credentials=false",
 		"--v=0",
-	}, out)
+	}
+	synced := [][]string{{gcSyncedLog1, gcSyncedLog2}}
+	if opts.AllControllers {
+		var err error
+		if args, err = c.allControllersArgs(args); err != nil {
+			return err
+		}
+		synced = append(synced, controllersSyncedLogs...)
+	}
+	p, err := c.start("kube-controller-manager", path, args, opts.Output)
 	if err != nil {
 		return err
 	}
-	return waitReady(ctx, p, "the garbage collector to sync (its log to say "+strconv.Quote(gcSyncedLog1)+")", func(context.Context) error {
+	return waitReady(ctx, p, "its controllers to sync (its log to say "+strconv.Quote(gcSyncedLog1)+" and, with every controller, that their caches are synced)", func(context.Context) error {
 		data, err := os.ReadFile(p.logPath)
 		if err != nil {
 			return err
 		}
-		if !bytes.Contains(data, []byte(gcSyncedLog1)) && !bytes.Contains(data, []byte(gcSyncedLog2)) {
-			return errors.New("not yet")
-		}
-		return nil
+		return logSays(data, synced)
 	})
 }
 

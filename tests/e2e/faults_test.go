@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,33 +39,55 @@ func manySlices(namespace string, n int) string {
 	return b.String()
 }
 
-// start runs a pulumi command in the background; wait returns its output and error.
-func (s *stack) start(args ...string) (cmd *exec.Cmd, wait func() (string, error)) {
+// background is a pulumi command running in the background.
+type background struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+	err  error
+}
+
+// start runs a pulumi command in the background.
+func (s *stack) start(args ...string) *background {
 	s.t.Helper()
-	cmd = exec.Command(pulumiCLI(s.t), args...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), "PULUMI_SKIP_UPDATE_CHECK=true", "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true", "NO_COLOR=1")
-	cmd.Env = append(cmd.Env, s.env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	b := &background{done: make(chan struct{})}
+	b.cmd = exec.Command(pulumiCLI(s.t), args...)
+	b.cmd.Dir = s.dir
+	b.cmd.Env = append(os.Environ(), "PULUMI_SKIP_UPDATE_CHECK=true", "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true", "NO_COLOR=1")
+	b.cmd.Env = append(b.cmd.Env, s.env...)
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	if err := b.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { b.err = b.cmd.Wait(); close(b.done) }()
 	s.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
+		if b.running() {
+			_ = b.cmd.Process.Kill()
+			<-b.done
 		}
 	})
-	return cmd, func() (string, error) {
-		select {
-		case err := <-done:
-			return out.String(), err
-		case <-time.After(5 * time.Minute):
-			_ = cmd.Process.Kill()
-			return out.String(), fmt.Errorf("pulumi %s did not finish within 5 minutes", strings.Join(args, " "))
-		}
+	return b
+}
+
+// running tells whether the command has not finished yet.
+func (b *background) running() bool {
+	select {
+	case <-b.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait returns the command's output and error once it has finished.
+func (b *background) wait() (string, error) {
+	select {
+	case <-b.done:
+		return b.out.String(), b.err
+	case <-time.After(5 * time.Minute):
+		_ = b.cmd.Process.Kill()
+		<-b.done
+		return b.out.String(), errors.New("the command did not finish within 5 minutes")
 	}
 }
 
@@ -123,31 +146,91 @@ func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string,
 	}
 }
 
-// The API server goes away in the middle of an up of 50 slices and comes back; the
-// next up converges, with nothing orphaned in the cluster or lost from the state.
-func TestAPIServerOutageDuringUp(t *testing.T) {
+// countSlices counts the namespace's slices on the API server.
+func countSlices(t *testing.T, cp *controlplane.ControlPlane, ns string) int {
+	t.Helper()
+	l, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(l.Items)
+}
+
+// outageSlices is how many slices the outage tests' ups create.
+const outageSlices = 120
+
+// The API server is killed (SIGKILL) in the middle of an up of 120 slices and started
+// again; the next up converges: every slice exists once, the state records exactly
+// the slices on the server, and refresh and preview find nothing to change.
+func TestAPIServerKilledDuringUp(t *testing.T) {
 	t.Parallel()
-	cp := controlplane.StartT(t) // its own: this test stops the API server
+	cp := controlplane.StartT(t) // its own: this test kills its API server
 	ns := newTestNamespace(t, cp)
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, 50))
+	s.write(manySlices(ns, outageSlices))
 	s.run("stack", "init", "dev")
 
-	_, wait := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
-	waitForSlices(t, cp, ns, 5)
-	cp.StopAPIServer()
-	out, err := wait()
+	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
+	waitForSlices(t, cp, ns, 10)
+	if !up.running() {
+		t.Fatal("the up finished before the API server was killed: the fault did not land mid-run")
+	}
+	if err := cp.Kill(controlplane.APIServer); err != nil {
+		t.Fatal(err)
+	}
+	out, err := up.wait()
 	if err == nil {
-		t.Fatalf("the first up succeeded although the API server went away during it:\n%s", out)
+		t.Fatalf("the up succeeded although the API server was killed during it:\n%s", out)
 	}
 	if !strings.Contains(out, "connection refused") && !strings.Contains(out, "may or may not exist") {
 		t.Errorf("the failed up does not say what happened:\n%s", out)
 	}
-	if err := cp.StartAPIServer(t.Context()); err != nil {
+	if err := cp.Restart(t.Context(), controlplane.APIServer); err != nil {
 		t.Fatal(err)
 	}
+	if n := countSlices(t, cp, ns); n >= outageSlices {
+		t.Fatalf("all %d slices exist after the interrupted up: the fault did not land mid-run", n)
+	}
 	s.run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 50)
+	converged(t, s, cp, ns, outageSlices)
+	quiet(s)
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, 0)
+}
+
+// etcd is killed (SIGKILL) in the middle of an up of 120 slices and started again on
+// its data 2 seconds later; the up goes on or fails, and the next up converges.
+func TestEtcdRestartedDuringUp(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.StartT(t) // its own: this test kills its etcd
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(manySlices(ns, outageSlices))
+	s.run("stack", "init", "dev")
+
+	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
+	waitForSlices(t, cp, ns, 10)
+	before := countSlices(t, cp, ns)
+	if !up.running() || before >= outageSlices {
+		t.Fatalf("the up finished (%d slices) before etcd was killed: the fault did not land mid-run", before)
+	}
+	if err := cp.Kill(controlplane.Etcd); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // an outage: the API server's writes wait for etcd
+	if err := cp.Restart(t.Context(), controlplane.Etcd); err != nil {
+		t.Fatal(err)
+	}
+	out, err := up.wait()
+	t.Logf("the up during which etcd restarted: %v (%d slices before the kill, %d after the up)", err, before,
+		countSlices(t, cp, ns))
+	if err != nil && !strings.Contains(out, "may or may not exist") && !strings.Contains(out, "etcd") &&
+		!strings.Contains(out, "timeout") && !strings.Contains(out, "Timeout") {
+		t.Errorf("the failed up does not say what happened:\n%s", out)
+	}
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, outageSlices)
+	quiet(s)
 	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	converged(t, s, cp, ns, 0)
 }
@@ -162,12 +245,12 @@ func TestInterruptDuringUp(t *testing.T) {
 	s.write(manySlices(ns, 50))
 	s.run("stack", "init", "dev")
 
-	cmd, wait := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
+	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 5)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := up.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := wait(); err == nil {
+	if out, err := up.wait(); err == nil {
 		t.Fatalf("the interrupted up succeeded; the interrupt was not exercised:\n%s", out)
 	} else if !strings.Contains(out, "received; cancelling") {
 		t.Errorf("the interrupted up does not say it was interrupted:\n%s", out)

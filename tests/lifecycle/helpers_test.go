@@ -28,7 +28,7 @@ var logs = &logRecorder{}
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(logs))
-	os.Exit(controlplane.RunTests(m))
+	os.Exit(controlplane.RunTestsWith(m, controlplane.Options{AllControllers: true}))
 }
 
 func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }

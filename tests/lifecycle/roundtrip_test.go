@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -475,7 +476,11 @@ type sliceSemantics struct {
 }
 
 func semanticsOfSlice(s *discoveryv1.EndpointSlice, namespace string) sliceSemantics {
-	out := sliceSemantics{Namespace: s.Namespace, Labels: s.Labels, Annotations: s.Annotations,
+	// The create ID that labels a slice whose name the server generated is the
+	// provider's own metadata, not the program's.
+	labels := maps.Clone(s.Labels)
+	delete(labels, kube.CreateIDLabel)
+	out := sliceSemantics{Namespace: s.Namespace, Labels: labels, Annotations: s.Annotations,
 		AddressType: s.AddressType, Endpoints: s.Endpoints}
 	if out.Namespace == "" {
 		out.Namespace = namespace
@@ -511,13 +516,27 @@ func (sliceOps) want(rt *roundTrip) sliceSemantics {
 	return semanticsOfSlice(&s, rt.ns)
 }
 
+// wantOnServer is the slice the program means on the server: with the provider's
+// managed-by label unless the program sets that label.
+func (o sliceOps) wantOnServer(rt *roundTrip) sliceSemantics {
+	s := o.want(rt)
+	if _, set := s.Labels[kube.ManagedByLabel]; !set {
+		s.Labels = maps.Clone(s.Labels)
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[kube.ManagedByLabel] = kube.ManagedBy
+	}
+	return s
+}
+
 func (o sliceOps) verify(rt *roundTrip, step string) {
 	rt.t.Helper()
 	live, err := rt.cs.DiscoveryV1().EndpointSlices(rt.ns).Get(rt.t.Context(), rt.sliceName, metav1.GetOptions{})
 	if err != nil {
 		rt.fatalf("%s: EndpointSlice %s/%s on the server: %v", step, rt.ns, rt.sliceName, err)
 	}
-	if d := cmp.Diff(o.want(rt), semanticsOfSlice(live, rt.ns), cmpopts.EquateEmpty()); d != "" {
+	if d := cmp.Diff(o.wantOnServer(rt), semanticsOfSlice(live, rt.ns), cmpopts.EquateEmpty()); d != "" {
 		rt.errorf("%s: the slice on the server differs from the program (-program +server):\n%s", step, d)
 	}
 }

@@ -52,6 +52,26 @@ namespace EndpointsProvider.Endpoints
             set => _beyondcorpCustomEndpoint.Set(value);
         }
 
+        private static readonly __Value<int?> _burst = new __Value<int?>(() => __config.GetInt32("burst") ?? Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400);
+        /// <summary>
+        /// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        /// </summary>
+        public static int? Burst
+        {
+            get => _burst.Get();
+            set => _burst.Set(value);
+        }
+
+        private static readonly __Value<string?> _clusterIdentifier = new __Value<string?>(() => __config.Get("clusterIdentifier") ?? Utilities.GetEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"));
+        /// <summary>
+        /// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+        /// </summary>
+        public static string? ClusterIdentifier
+        {
+            get => _clusterIdentifier.Get();
+            set => _clusterIdentifier.Set(value);
+        }
+
         private static readonly __Value<string?> _context = new __Value<string?>(() => __config.Get("context"));
         /// <summary>
         /// Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
@@ -82,6 +102,16 @@ namespace EndpointsProvider.Endpoints
             set => _deletePropagationPolicy.Set(value);
         }
 
+        private static readonly __Value<bool?> _deleteUnreachable = new __Value<bool?>(() => __config.GetBoolean("deleteUnreachable") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") ?? false);
+        /// <summary>
+        /// When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+        /// </summary>
+        public static bool? DeleteUnreachable
+        {
+            get => _deleteUnreachable.Get();
+            set => _deleteUnreachable.Set(value);
+        }
+
         private static readonly __Value<string?> _impersonateServiceAccount = new __Value<string?>(() => __config.Get("impersonateServiceAccount") ?? Utilities.GetEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT"));
         /// <summary>
         /// Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
@@ -94,7 +124,7 @@ namespace EndpointsProvider.Endpoints
 
         private static readonly __Value<string?> _kubeconfig = new __Value<string?>(() => __config.Get("kubeconfig") ?? Utilities.GetEnv("KUBECONFIG"));
         /// <summary>
-        /// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        /// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         /// </summary>
         public static string? Kubeconfig
         {
@@ -140,6 +170,36 @@ namespace EndpointsProvider.Endpoints
         {
             get => _project.Get();
             set => _project.Set(value);
+        }
+
+        private static readonly __Value<double?> _qps = new __Value<double?>(() => __config.GetDouble("qps") ?? Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200);
+        /// <summary>
+        /// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        /// </summary>
+        public static double? Qps
+        {
+            get => _qps.Get();
+            set => _qps.Set(value);
+        }
+
+        private static readonly __Value<string?> _requestTimeout = new __Value<string?>(() => __config.Get("requestTimeout") ?? Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s");
+        /// <summary>
+        /// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        /// </summary>
+        public static string? RequestTimeout
+        {
+            get => _requestTimeout.Get();
+            set => _requestTimeout.Set(value);
+        }
+
+        private static readonly __Value<bool?> _skipUpdateUnreachable = new __Value<bool?>(() => __config.GetBoolean("skipUpdateUnreachable") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") ?? false);
+        /// <summary>
+        /// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        /// </summary>
+        public static bool? SkipUpdateUnreachable
+        {
+            get => _skipUpdateUnreachable.Get();
+            set => _skipUpdateUnreachable.Set(value);
         }
 
     }

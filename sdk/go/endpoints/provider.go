@@ -33,9 +33,24 @@ func NewProvider(ctx *pulumi.Context,
 			args.BeyondcorpCustomEndpoint = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.Burst == nil {
+		if d := internal.GetEnvOrDefault(400, internal.ParseEnvInt, "PULUMI_ENDPOINTS_CLIENT_BURST"); d != nil {
+			args.Burst = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.ClusterIdentifier == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"); d != nil {
+			args.ClusterIdentifier = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.Credentials == nil {
 		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON"); d != nil {
 			args.Credentials = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.DeleteUnreachable == nil {
+		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE"); d != nil {
+			args.DeleteUnreachable = pulumi.BoolPtr(d.(bool))
 		}
 	}
 	if args.ImpersonateServiceAccount == nil {
@@ -56,6 +71,21 @@ func NewProvider(ctx *pulumi.Context,
 	if args.Project == nil {
 		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"); d != nil {
 			args.Project = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.Qps == nil {
+		if d := internal.GetEnvOrDefault(200.0, internal.ParseEnvFloat, "PULUMI_ENDPOINTS_CLIENT_QPS"); d != nil {
+			args.Qps = pulumi.Float64Ptr(d.(float64))
+		}
+	}
+	if args.RequestTimeout == nil {
+		if d := internal.GetEnvOrDefault("30s", nil, "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"); d != nil {
+			args.RequestTimeout = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.SkipUpdateUnreachable == nil {
+		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
+			args.SkipUpdateUnreachable = pulumi.BoolPtr(d.(bool))
 		}
 	}
 	if args.AccessToken != nil {
@@ -81,15 +111,21 @@ type providerArgs struct {
 	AccessToken *string `pulumi:"accessToken"`
 	// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
 	BeyondcorpCustomEndpoint *string `pulumi:"beyondcorpCustomEndpoint"`
+	// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+	Burst *int `pulumi:"burst"`
+	// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+	ClusterIdentifier *string `pulumi:"clusterIdentifier"`
 	// Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
 	Context *string `pulumi:"context"`
 	// Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
 	Credentials *string `pulumi:"credentials"`
 	// How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
 	DeletePropagationPolicy *string `pulumi:"deletePropagationPolicy"`
+	// When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+	DeleteUnreachable *bool `pulumi:"deleteUnreachable"`
 	// Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
 	ImpersonateServiceAccount *string `pulumi:"impersonateServiceAccount"`
-	// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+	// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
 	Kubeconfig *string `pulumi:"kubeconfig"`
 	// Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
 	LookupTimeout *string `pulumi:"lookupTimeout"`
@@ -99,6 +135,12 @@ type providerArgs struct {
 	Namespace *string `pulumi:"namespace"`
 	// Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
 	Project *string `pulumi:"project"`
+	// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+	Qps *float64 `pulumi:"qps"`
+	// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+	RequestTimeout *string `pulumi:"requestTimeout"`
+	// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+	SkipUpdateUnreachable *bool `pulumi:"skipUpdateUnreachable"`
 }
 
 // The set of arguments for constructing a Provider resource.
@@ -107,15 +149,21 @@ type ProviderArgs struct {
 	AccessToken pulumi.StringPtrInput
 	// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
 	BeyondcorpCustomEndpoint pulumi.StringPtrInput
+	// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+	Burst pulumi.IntPtrInput
+	// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+	ClusterIdentifier pulumi.StringPtrInput
 	// Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
 	Context pulumi.StringPtrInput
 	// Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
 	Credentials pulumi.StringPtrInput
 	// How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
 	DeletePropagationPolicy pulumi.StringPtrInput
+	// When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+	DeleteUnreachable pulumi.BoolPtrInput
 	// Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
 	ImpersonateServiceAccount pulumi.StringPtrInput
-	// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+	// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
 	Kubeconfig pulumi.StringPtrInput
 	// Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
 	LookupTimeout pulumi.StringPtrInput
@@ -125,6 +173,12 @@ type ProviderArgs struct {
 	Namespace pulumi.StringPtrInput
 	// Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
 	Project pulumi.StringPtrInput
+	// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+	Qps pulumi.Float64PtrInput
+	// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+	RequestTimeout pulumi.StringPtrInput
+	// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+	SkipUpdateUnreachable pulumi.BoolPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

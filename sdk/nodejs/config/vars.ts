@@ -30,6 +30,28 @@ Object.defineProperty(exports, "beyondcorpCustomEndpoint", {
 });
 
 /**
+ * Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+ */
+export declare const burst: number;
+Object.defineProperty(exports, "burst", {
+    get() {
+        return __config.getObject<number>("burst") ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_BURST") || 400);
+    },
+    enumerable: true,
+});
+
+/**
+ * Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+ */
+export declare const clusterIdentifier: string | undefined;
+Object.defineProperty(exports, "clusterIdentifier", {
+    get() {
+        return __config.get("clusterIdentifier") ?? utilities.getEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
+    },
+    enumerable: true,
+});
+
+/**
  * Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
  */
 export declare const context: string | undefined;
@@ -63,6 +85,17 @@ Object.defineProperty(exports, "deletePropagationPolicy", {
 });
 
 /**
+ * When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+ */
+export declare const deleteUnreachable: boolean;
+Object.defineProperty(exports, "deleteUnreachable", {
+    get() {
+        return __config.getObject<boolean>("deleteUnreachable") ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") || false);
+    },
+    enumerable: true,
+});
+
+/**
  * Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
  */
 export declare const impersonateServiceAccount: string | undefined;
@@ -74,7 +107,7 @@ Object.defineProperty(exports, "impersonateServiceAccount", {
 });
 
 /**
- * Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+ * Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
  */
 export declare const kubeconfig: string | undefined;
 Object.defineProperty(exports, "kubeconfig", {
@@ -124,6 +157,39 @@ export declare const project: string | undefined;
 Object.defineProperty(exports, "project", {
     get() {
         return __config.get("project") ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
+    },
+    enumerable: true,
+});
+
+/**
+ * Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+ */
+export declare const qps: number;
+Object.defineProperty(exports, "qps", {
+    get() {
+        return __config.getObject<number>("qps") ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200);
+    },
+    enumerable: true,
+});
+
+/**
+ * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+ */
+export declare const requestTimeout: string;
+Object.defineProperty(exports, "requestTimeout", {
+    get() {
+        return __config.get("requestTimeout") ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
+    },
+    enumerable: true,
+});
+
+/**
+ * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+ */
+export declare const skipUpdateUnreachable: boolean;
+Object.defineProperty(exports, "skipUpdateUnreachable", {
+    get() {
+        return __config.getObject<boolean>("skipUpdateUnreachable") ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") || false);
     },
     enumerable: true,
 });

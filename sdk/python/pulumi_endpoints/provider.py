@@ -21,29 +21,41 @@ class ProviderArgs:
     def __init__(__self__, *,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  delete_propagation_policy: pulumi.Input[Optional[_builtins.str]] = None,
+                 delete_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
                  impersonate_service_account: pulumi.Input[Optional[_builtins.str]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
                  lookup_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  migration_center_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
-                 project: pulumi.Input[Optional[_builtins.str]] = None):
+                 project: pulumi.Input[Optional[_builtins.str]] = None,
+                 qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] access_token: OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
+        :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
         :param pulumi.Input[_builtins.str] credentials: Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
         :param pulumi.Input[_builtins.str] delete_propagation_policy: How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
+        :param pulumi.Input[_builtins.bool] delete_unreachable: When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
         :param pulumi.Input[_builtins.str] impersonate_service_account: Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
-        :param pulumi.Input[_builtins.str] kubeconfig: Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        :param pulumi.Input[_builtins.str] kubeconfig: Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         :param pulumi.Input[_builtins.str] lookup_timeout: Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
         :param pulumi.Input[_builtins.str] migration_center_custom_endpoint: Base URL of the Migration Center API, such as `https://migrationcenter.googleapis.com/`; the API version path (`v1alpha1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
+        :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         """
         if access_token is None:
             access_token = _utilities.get_env('GOOGLE_OAUTH_ACCESS_TOKEN')
@@ -53,6 +65,14 @@ class ProviderArgs:
             beyondcorp_custom_endpoint = _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
         if beyondcorp_custom_endpoint is not None:
             pulumi.set(__self__, "beyondcorp_custom_endpoint", beyondcorp_custom_endpoint)
+        if burst is None:
+            burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
+        if burst is not None:
+            pulumi.set(__self__, "burst", burst)
+        if cluster_identifier is None:
+            cluster_identifier = _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
+        if cluster_identifier is not None:
+            pulumi.set(__self__, "cluster_identifier", cluster_identifier)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if credentials is None:
@@ -61,6 +81,10 @@ class ProviderArgs:
             pulumi.set(__self__, "credentials", credentials)
         if delete_propagation_policy is not None:
             pulumi.set(__self__, "delete_propagation_policy", delete_propagation_policy)
+        if delete_unreachable is None:
+            delete_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
+        if delete_unreachable is not None:
+            pulumi.set(__self__, "delete_unreachable", delete_unreachable)
         if impersonate_service_account is None:
             impersonate_service_account = _utilities.get_env('GOOGLE_IMPERSONATE_SERVICE_ACCOUNT')
         if impersonate_service_account is not None:
@@ -81,6 +105,18 @@ class ProviderArgs:
             project = _utilities.get_env('GOOGLE_PROJECT', 'GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT', 'CLOUDSDK_CORE_PROJECT')
         if project is not None:
             pulumi.set(__self__, "project", project)
+        if qps is None:
+            qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
+        if qps is not None:
+            pulumi.set(__self__, "qps", qps)
+        if request_timeout is None:
+            request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
+        if request_timeout is not None:
+            pulumi.set(__self__, "request_timeout", request_timeout)
+        if skip_update_unreachable is None:
+            skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
+        if skip_update_unreachable is not None:
+            pulumi.set(__self__, "skip_update_unreachable", skip_update_unreachable)
 
     @_builtins.property
     @pulumi.getter(name="accessToken")
@@ -105,6 +141,30 @@ class ProviderArgs:
     @beyondcorp_custom_endpoint.setter
     def beyondcorp_custom_endpoint(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "beyondcorp_custom_endpoint", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def burst(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        """
+        return pulumi.get(self, "burst")
+
+    @burst.setter
+    def burst(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "burst", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterIdentifier")
+    def cluster_identifier(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+        """
+        return pulumi.get(self, "cluster_identifier")
+
+    @cluster_identifier.setter
+    def cluster_identifier(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_identifier", value)
 
     @_builtins.property
     @pulumi.getter
@@ -143,6 +203,18 @@ class ProviderArgs:
         pulumi.set(self, "delete_propagation_policy", value)
 
     @_builtins.property
+    @pulumi.getter(name="deleteUnreachable")
+    def delete_unreachable(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+        """
+        return pulumi.get(self, "delete_unreachable")
+
+    @delete_unreachable.setter
+    def delete_unreachable(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "delete_unreachable", value)
+
+    @_builtins.property
     @pulumi.getter(name="impersonateServiceAccount")
     def impersonate_service_account(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -158,7 +230,7 @@ class ProviderArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         """
         return pulumi.get(self, "kubeconfig")
 
@@ -214,6 +286,42 @@ class ProviderArgs:
     def project(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "project", value)
 
+    @_builtins.property
+    @pulumi.getter
+    def qps(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        """
+        return pulumi.get(self, "qps")
+
+    @qps.setter
+    def qps(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "qps", value)
+
+    @_builtins.property
+    @pulumi.getter(name="requestTimeout")
+    def request_timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        """
+        return pulumi.get(self, "request_timeout")
+
+    @request_timeout.setter
+    def request_timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "request_timeout", value)
+
+    @_builtins.property
+    @pulumi.getter(name="skipUpdateUnreachable")
+    def skip_update_unreachable(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        """
+        return pulumi.get(self, "skip_update_unreachable")
+
+    @skip_update_unreachable.setter
+    def skip_update_unreachable(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_update_unreachable", value)
+
 
 @pulumi.type_token("pulumi:providers:endpoints")
 class Provider(pulumi.ProviderResource):
@@ -223,15 +331,21 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  delete_propagation_policy: pulumi.Input[Optional[_builtins.str]] = None,
+                 delete_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
                  impersonate_service_account: pulumi.Input[Optional[_builtins.str]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
                  lookup_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  migration_center_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
+                 qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
         The endpoints provider. Its Kubernetes settings are used by the EndpointSlice and EndpointsList resources, and its Google Cloud settings by the lookup functions.
@@ -240,15 +354,21 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_token: OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
+        :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
         :param pulumi.Input[_builtins.str] credentials: Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
         :param pulumi.Input[_builtins.str] delete_propagation_policy: How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
+        :param pulumi.Input[_builtins.bool] delete_unreachable: When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
         :param pulumi.Input[_builtins.str] impersonate_service_account: Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
-        :param pulumi.Input[_builtins.str] kubeconfig: Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        :param pulumi.Input[_builtins.str] kubeconfig: Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         :param pulumi.Input[_builtins.str] lookup_timeout: Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
         :param pulumi.Input[_builtins.str] migration_center_custom_endpoint: Base URL of the Migration Center API, such as `https://migrationcenter.googleapis.com/`; the API version path (`v1alpha1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
+        :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         """
         ...
     @overload
@@ -276,15 +396,21 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  delete_propagation_policy: pulumi.Input[Optional[_builtins.str]] = None,
+                 delete_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
                  impersonate_service_account: pulumi.Input[Optional[_builtins.str]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
                  lookup_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  migration_center_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
+                 qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -300,11 +426,20 @@ class Provider(pulumi.ProviderResource):
             if beyondcorp_custom_endpoint is None:
                 beyondcorp_custom_endpoint = _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
             __props__.__dict__["beyondcorp_custom_endpoint"] = beyondcorp_custom_endpoint
+            if burst is None:
+                burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
+            __props__.__dict__["burst"] = pulumi.Output.from_input(burst).apply(pulumi.runtime.to_json) if burst is not None else None
+            if cluster_identifier is None:
+                cluster_identifier = _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
+            __props__.__dict__["cluster_identifier"] = cluster_identifier
             __props__.__dict__["context"] = context
             if credentials is None:
                 credentials = _utilities.get_env('GOOGLE_CREDENTIALS', 'GOOGLE_CLOUD_KEYFILE_JSON', 'GCLOUD_KEYFILE_JSON')
             __props__.__dict__["credentials"] = None if credentials is None else pulumi.Output.secret(credentials)
             __props__.__dict__["delete_propagation_policy"] = delete_propagation_policy
+            if delete_unreachable is None:
+                delete_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
+            __props__.__dict__["delete_unreachable"] = pulumi.Output.from_input(delete_unreachable).apply(pulumi.runtime.to_json) if delete_unreachable is not None else None
             if impersonate_service_account is None:
                 impersonate_service_account = _utilities.get_env('GOOGLE_IMPERSONATE_SERVICE_ACCOUNT')
             __props__.__dict__["impersonate_service_account"] = impersonate_service_account
@@ -319,6 +454,15 @@ class Provider(pulumi.ProviderResource):
             if project is None:
                 project = _utilities.get_env('GOOGLE_PROJECT', 'GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT', 'CLOUDSDK_CORE_PROJECT')
             __props__.__dict__["project"] = project
+            if qps is None:
+                qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
+            __props__.__dict__["qps"] = pulumi.Output.from_input(qps).apply(pulumi.runtime.to_json) if qps is not None else None
+            if request_timeout is None:
+                request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
+            __props__.__dict__["request_timeout"] = request_timeout
+            if skip_update_unreachable is None:
+                skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
+            __props__.__dict__["skip_update_unreachable"] = pulumi.Output.from_input(skip_update_unreachable).apply(pulumi.runtime.to_json) if skip_update_unreachable is not None else None
         super(Provider, __self__).__init__(
             'endpoints',
             resource_name,

@@ -37,6 +37,32 @@ func GetBeyondcorpCustomEndpoint(ctx *pulumi.Context) string {
 	return value
 }
 
+// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+func GetBurst(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "endpoints:burst")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(400, internal.ParseEnvInt, "PULUMI_ENDPOINTS_CLIENT_BURST"); d != nil {
+		value = d.(int)
+	}
+	return value
+}
+
+// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+func GetClusterIdentifier(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "endpoints:clusterIdentifier")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
 // Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
 func GetContext(ctx *pulumi.Context) string {
 	return config.Get(ctx, "endpoints:context")
@@ -60,6 +86,19 @@ func GetDeletePropagationPolicy(ctx *pulumi.Context) string {
 	return config.Get(ctx, "endpoints:deletePropagationPolicy")
 }
 
+// When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+func GetDeleteUnreachable(ctx *pulumi.Context) bool {
+	v, err := config.TryBool(ctx, "endpoints:deleteUnreachable")
+	if err == nil {
+		return v
+	}
+	var value bool
+	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE"); d != nil {
+		value = d.(bool)
+	}
+	return value
+}
+
 // Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
 func GetImpersonateServiceAccount(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "endpoints:impersonateServiceAccount")
@@ -73,7 +112,7 @@ func GetImpersonateServiceAccount(ctx *pulumi.Context) string {
 	return value
 }
 
-// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+// Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
 func GetKubeconfig(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "endpoints:kubeconfig")
 	if err == nil {
@@ -118,6 +157,45 @@ func GetProject(ctx *pulumi.Context) string {
 	var value string
 	if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"); d != nil {
 		value = d.(string)
+	}
+	return value
+}
+
+// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+func GetQps(ctx *pulumi.Context) float64 {
+	v, err := config.TryFloat64(ctx, "endpoints:qps")
+	if err == nil {
+		return v
+	}
+	var value float64
+	if d := internal.GetEnvOrDefault(200.0, internal.ParseEnvFloat, "PULUMI_ENDPOINTS_CLIENT_QPS"); d != nil {
+		value = d.(float64)
+	}
+	return value
+}
+
+// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+func GetRequestTimeout(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "endpoints:requestTimeout")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault("30s", nil, "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
+// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+func GetSkipUpdateUnreachable(ctx *pulumi.Context) bool {
+	v, err := config.TryBool(ctx, "endpoints:skipUpdateUnreachable")
+	if err == nil {
+		return v
+	}
+	var value bool
+	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
+		value = d.(bool)
 	}
 	return value
 }

@@ -35,6 +35,20 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('beyondcorpCustomEndpoint') or _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
 
     @_builtins.property
+    def burst(self) -> int:
+        """
+        Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        """
+        return __config__.get_int('burst') or (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
+
+    @_builtins.property
+    def cluster_identifier(self) -> Optional[str]:
+        """
+        Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
+        """
+        return __config__.get('clusterIdentifier') or _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
+
+    @_builtins.property
     def context(self) -> Optional[str]:
         """
         Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
@@ -56,6 +70,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('deletePropagationPolicy')
 
     @_builtins.property
+    def delete_unreachable(self) -> bool:
+        """
+        When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+        """
+        return __config__.get_bool('deleteUnreachable') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
+
+    @_builtins.property
     def impersonate_service_account(self) -> Optional[str]:
         """
         Email address of a service account to impersonate when calling Google Cloud; the credentials in use must be allowed to create tokens for it. When unset, the `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT` environment variable is used.
@@ -65,7 +86,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def kubeconfig(self) -> Optional[str]:
         """
-        Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used.
+        Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
         """
         return __config__.get('kubeconfig') or _utilities.get_env('KUBECONFIG')
 
@@ -96,4 +117,25 @@ class _ExportableConfig(types.ModuleType):
         Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         """
         return __config__.get('project') or _utilities.get_env('GOOGLE_PROJECT', 'GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT', 'CLOUDSDK_CORE_PROJECT')
+
+    @_builtins.property
+    def qps(self) -> float:
+        """
+        Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        """
+        return __config__.get_float('qps') or (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
+
+    @_builtins.property
+    def request_timeout(self) -> str:
+        """
+        Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+        """
+        return __config__.get('requestTimeout') or (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
+
+    @_builtins.property
+    def skip_update_unreachable(self) -> bool:
+        """
+        When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        """
+        return __config__.get_bool('skipUpdateUnreachable') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
 

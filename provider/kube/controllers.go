@@ -1,0 +1,190 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Kubernetes controllers act on the objects this provider writes: the endpoints
+// controller writes the Endpoints of every Service with a selector, the EndpointSlice
+// controller the slices of those Services (labelled managed-by
+// endpointslice-controller.k8s.io), and the EndpointSlice mirroring controller copies
+// the Endpoints of every selectorless Service into slices (labelled managed-by
+// endpointslicemirroring-controller.k8s.io). The provider names itself as the manager
+// of its slices, leaves the controllers' bookkeeping out of imported inputs, and warns
+// when an object it writes is one a controller will overwrite or delete.
+
+const (
+	// ManagedByLabel names the manager of an EndpointSlice.
+	ManagedByLabel = "endpointslice.kubernetes.io/managed-by"
+	// ManagedBy is the provider's value of ManagedByLabel, set on the slices it writes
+	// unless their inputs set the label.
+	ManagedBy = "pulumi-endpoints"
+
+	endpointSliceController = "endpointslice-controller.k8s.io"
+	mirroringController     = "endpointslicemirroring-controller.k8s.io"
+)
+
+// controllerAnnotations are annotations the controllers keep up to date on the objects
+// they manage, left out of the inputs of an imported object.
+var controllerAnnotations = []string{"endpoints.kubernetes.io/last-change-trigger-time"}
+
+// importedLabels are the labels of an imported object to leave out of its inputs:
+// the provider's own managed-by label, which it sets anyway.
+func importedLabels(labels property.Map) property.Map {
+	if v, ok := labels.GetOk(ManagedByLabel); ok && v.IsString() && v.AsString() == ManagedBy {
+		return labels.Delete(ManagedByLabel)
+	}
+	return labels
+}
+
+// setDefaultLabels gives obj the labels its kind carries by default, unless the
+// inputs set them (an unknown value counts as set).
+func setDefaultLabels(k kind, obj map[string]any) {
+	if len(k.defaultLabels) == 0 {
+		return
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+	}
+	for key, value := range k.defaultLabels {
+		if _, set := labels[key]; !set {
+			labels[key] = value
+		}
+	}
+	meta["labels"] = labels
+}
+
+// serviceResource is core/v1 Services, which the warnings look up.
+var serviceResource = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+
+const (
+	// lookupTimeout bounds the lookups behind the warnings: they must not slow a
+	// preview down, and a failed one is silent.
+	lookupTimeout = 5 * time.Second
+	// lookupParallelism bounds the lookups in flight at once.
+	lookupParallelism = 8
+)
+
+// warnControllers warns about every object among objs that a Kubernetes controller
+// will overwrite or delete. The label check needs no cluster; the Service lookups
+// behind Endpoints are best effort: an error (no permission, no cluster) is silent.
+// Objects with unknown or missing names are left out.
+func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
+	log := p.GetLogger(ctx)
+	if k.name == endpointSliceKind.name {
+		for _, obj := range objs {
+			if msg := managedByWarning(obj); msg != "" {
+				log.Warning(msg)
+			}
+		}
+		return
+	}
+	if c == nil || k.name != endpointsKind.name {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, lookupParallelism)
+		msgs  = make([]string, len(objs))
+	)
+	for i, obj := range objs {
+		if obj.GetName() == "" || obj.GetNamespace() == "" {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			msgs[i] = selectorWarning(ctx, c, idOf(obj))
+		}()
+	}
+	wg.Wait()
+	for _, msg := range msgs {
+		if msg != "" {
+			log.Warning(msg)
+		}
+	}
+}
+
+// managedByWarning is the warning for a slice labelled as one of a controller's own.
+func managedByWarning(obj *unstructured.Unstructured) string {
+	manager := obj.GetLabels()[ManagedByLabel]
+	var who, when string
+	switch manager {
+	case endpointSliceController:
+		who, when = "the EndpointSlice controller", "the slices of a Service with a selector"
+	case mirroringController:
+		who, when = "the EndpointSlice mirroring controller", "the slices mirrored from the Endpoints of a selectorless Service"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("EndpointSlice %s has label %s=%s: %s takes it for one of its own (it keeps %s) and will "+
+		"overwrite or delete it; leave the label out (the provider then sets %s=%s) or give it another value",
+		sliceName(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
+}
+
+func sliceName(obj *unstructured.Unstructured) string {
+	id := idOf(obj)
+	if id.name == "" {
+		id.name = obj.GetGenerateName() + "*"
+	}
+	return id.String()
+}
+
+// selectorWarning is the warning for Endpoints named after a Service with a selector,
+// whose Endpoints the endpoints controller writes; "" when there is none or the
+// lookup fails.
+func selectorWarning(ctx context.Context, c *Client, id objectID) string {
+	svc, err := c.Dynamic.Resource(serviceResource).Namespace(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+	typ, _, _ := unstructured.NestedString(svc.Object, "spec", "type")
+	if len(selector) == 0 || typ == "ExternalName" {
+		return ""
+	}
+	return fmt.Sprintf("Endpoints %s: Service %s has a selector, so the Kubernetes endpoints controller manages "+
+		"its Endpoints and will overwrite or delete these; remove the Service's selector (the Endpoints of a "+
+		"selectorless Service are yours, and are mirrored into EndpointSlices) or give the item another name",
+		id, id)
+}
+
+// warnItems runs warnControllers for the items of an EndpointsList whose inputs are
+// known, skipping those whose canonical form is the same as in olds (they are not
+// written).
+func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
+	old := map[objectID]property.Map{}
+	for _, it := range itemsOf(olds) {
+		old[it.id] = endpointsKind.form.Object(it.inputs)
+	}
+	o := objects{kind: endpointsKind, client: c}
+	var objs []*unstructured.Unstructured
+	for _, it := range itemsOf(news) {
+		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(nested(it.inputs, "metadata")) {
+			continue
+		}
+		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
+			continue
+		}
+		objs = append(objs, o.newObject(it.inputs))
+	}
+	warnControllers(ctx, c, endpointsKind, objs)
+}

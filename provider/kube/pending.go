@@ -1,0 +1,120 @@
+package kube
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Creates whose answer is lost.
+//
+// A create whose answer never comes (the connection broke, the API server went away)
+// may or may not have taken effect. When the object's name is known (metadata.name,
+// or an autoname Check chose), the state records that name and the next update finds
+// the object or creates it. When the server picks the name (metadata.generateName),
+// the name is unknown, so every such create carries a create ID: a random label value
+// under CreateIDLabel. A lost answer records a pending ID, `<namespace>/<generateName>*`,
+// with the create ID in the state's labels; Read, Update and Delete find the object by
+// that label, so the next `pulumi up` adopts it instead of creating another, and the
+// next refresh records its real ID. The label is the provider's own: it is left out of
+// the inputs of refresh and import, and updates keep it.
+
+// CreateIDLabel is the label that identifies the create of an object whose name the API
+// server generated.
+const CreateIDLabel = "endpoints-provider.github.io/create-id"
+
+// pendingSuffix ends the name part of a pending ID: the server generated the name,
+// and the answer that would have told it was lost.
+const pendingSuffix = "*"
+
+// pending tells whether the ID stands for an object whose generated name is not known.
+func (id objectID) pending() bool { return strings.HasSuffix(id.name, pendingSuffix) }
+
+// pendingID is the ID recorded for obj, created from metadata.generateName, when the
+// answer to its create was lost.
+func pendingID(obj *unstructured.Unstructured) objectID {
+	return objectID{namespace: obj.GetNamespace(), name: obj.GetGenerateName() + pendingSuffix}
+}
+
+// serverNamed tells whether the server picks obj's name.
+func serverNamed(obj *unstructured.Unstructured) bool {
+	return obj.GetName() == "" && obj.GetGenerateName() != ""
+}
+
+// newCreateID returns a random create ID, a valid label value.
+func newCreateID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("internal error: making a create ID: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// labelCreate labels obj, when the server picks its name, with createID (a new one if
+// empty) and returns the create ID it carries ("" when it needs none).
+func labelCreate(obj *unstructured.Unstructured, createID string) (string, error) {
+	if !serverNamed(obj) {
+		return "", nil
+	}
+	if createID == "" {
+		var err error
+		if createID, err = newCreateID(); err != nil {
+			return "", err
+		}
+	}
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[CreateIDLabel] = createID
+	obj.SetLabels(labels)
+	return createID, nil
+}
+
+// createIDOf reads the create ID a state records.
+func createIDOf(state property.Map) string {
+	id, _ := str(nested(nested(state, "metadata"), "labels"), CreateIDLabel)
+	return id
+}
+
+// withCreateID records createID in the labels of a state's metadata.
+func withCreateID(state property.Map, createID string) property.Map {
+	meta := nested(state, "metadata")
+	labels := nested(meta, "labels").Set(CreateIDLabel, property.New(createID))
+	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
+}
+
+// findCreated finds the object a pending ID stands for: the object of the namespace
+// that carries the create ID the state records. It answers nil when there is none
+// (the create never took effect, or the object was deleted since).
+func (o objects) findCreated(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	createID := createIDOf(state)
+	if createID == "" {
+		return nil, fmt.Errorf("%s %s: the state records a create whose answer was lost, but no %s label to find it by; "+
+			"remove the resource from the state (`pulumi state delete`) and import the object, or delete it",
+			o.kind.name, id, CreateIDLabel)
+	}
+	list, err := o.api(id.namespace).List(ctx, metav1.ListOptions{LabelSelector: CreateIDLabel + "=" + createID})
+	if err != nil {
+		return nil, apiError("list", o.kind, id, err)
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &list.Items[0], nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, obj := range list.Items {
+		names = append(names, obj.GetName())
+	}
+	return nil, fmt.Errorf("%s %s: %d objects carry the label %s=%s (%s), which one create wrote; "+
+		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, createID,
+		strings.Join(names, ", "))
+}

@@ -1,0 +1,178 @@
+package kube
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Lifecycle is one resource's lifecycle as the provider dispatches it.
+type Lifecycle interface {
+	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
+	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
+	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
+	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
+	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
+	Delete(context.Context, p.DeleteRequest) error
+}
+
+// unreachableOnce remembers, per client, that its API server did not answer, so that
+// a preview warns once and stops trying.
+type unreachableOnce struct {
+	once sync.Once
+	down atomic.Bool
+}
+
+// unreachable tells whether err means the API server could not be reached at all:
+// the connection was refused or reset, the name did not resolve, or no answer came
+// within the request timeout. An answer from the server (any status), a certificate
+// the client rejects, and a cancel by the engine are not.
+func unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false
+	}
+	var (
+		verify    *tls.CertificateVerificationError
+		authority x509.UnknownAuthorityError
+		host      x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	if errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &host) || errors.As(err, &invalid) {
+		return false
+	}
+	var transport *url.Error
+	return errors.As(err, &transport)
+}
+
+// Unreachable wraps a resource's lifecycle with the provider's answers for a cluster
+// that cannot be reached:
+//   - a preview falls back to Check's offline verdict, with one warning per
+//     configuration naming the server;
+//   - refresh (Read) and destroy (Delete) fail naming the server and the object, or,
+//     with deleteUnreachable, drop the object from the state with a warning;
+//   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
+//     with a warning.
+func Unreachable(r Lifecycle, client ClientFunc, options OptionsFunc) Lifecycle {
+	return reachability{Lifecycle: r, client: client, options: options}
+}
+
+type reachability struct {
+	Lifecycle
+	client  ClientFunc
+	options OptionsFunc
+}
+
+// offline is the preview's answer from the checked inputs alone.
+func (r reachability) offline(inputs property.Map) property.Map {
+	if _, isList := r.Lifecycle.(*EndpointsList); isList {
+		return inputs
+	}
+	return previewOutputs(inputs)
+}
+
+// down tells whether a preview already found the cluster unreachable.
+func (r reachability) down(ctx context.Context) bool {
+	c, err := r.client(ctx)
+	return err == nil && c.unreachable.down.Load()
+}
+
+// previewFallback reports the unreachable cluster once and tells whether the preview
+// falls back to the offline answer.
+func (r reachability) previewFallback(ctx context.Context, err error) bool {
+	if !unreachable(err) {
+		return false
+	}
+	c, cerr := r.client(ctx)
+	if cerr != nil {
+		return false
+	}
+	c.unreachable.down.Store(true)
+	c.unreachable.once.Do(func() {
+		p.GetLogger(ctx).Warningf("the Kubernetes API server %s is unreachable (%v); the preview shows only what "+
+			"the provider checks offline, not the server's verdict", c.REST.Host, err)
+	})
+	return true
+}
+
+// fail names the server in an unreachable cluster's error, with what the user can do.
+func (r reachability) fail(ctx context.Context, err error, hint string) error {
+	if !unreachable(err) {
+		return err
+	}
+	server := "of the provider's kubeconfig"
+	if c, cerr := r.client(ctx); cerr == nil {
+		server = c.REST.Host
+	}
+	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
+}
+
+const (
+	dropHint = "if the cluster is gone for good, set the provider's deleteUnreachable setting " +
+		"(or PULUMI_ENDPOINTS_DELETE_UNREACHABLE=true) to drop its objects from the state"
+	skipHint = "set the provider's skipUpdateUnreachable setting (or PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true) " +
+		"to keep the last state until the cluster is back"
+)
+
+func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	if req.DryRun && r.down(ctx) {
+		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
+	}
+	resp, err := r.Lifecycle.Create(ctx, req)
+	if req.DryRun && r.previewFallback(ctx, err) {
+		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
+	}
+	return resp, r.fail(ctx, err, "the create is retried by the next `pulumi up`")
+}
+
+func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	if req.DryRun && r.down(ctx) {
+		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
+	}
+	resp, err := r.Lifecycle.Update(ctx, req)
+	switch {
+	case req.DryRun && r.previewFallback(ctx, err):
+		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
+	case !req.DryRun && unreachable(err) && r.options().SkipUpdateUnreachable:
+		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
+			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.fail(ctx, err, "skipped"))
+		state := resp.Properties
+		if state.Len() == 0 {
+			state = req.State
+		}
+		return p.UpdateResponse{Properties: state}, nil
+	}
+	return resp, r.fail(ctx, err, skipHint)
+}
+
+func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	resp, err := r.Lifecycle.Read(ctx, req)
+	if unreachable(err) && r.options().DeleteUnreachable {
+		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
+			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+		return p.ReadResponse{}, nil
+	}
+	return resp, r.fail(ctx, err, dropHint)
+}
+
+func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
+	err := r.Lifecycle.Delete(ctx, req)
+	if unreachable(err) && r.options().DeleteUnreachable {
+		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
+			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+		return nil
+	}
+	return r.fail(ctx, err, dropHint)
+}

@@ -1,0 +1,95 @@
+package apiproxy_test
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
+
+// A dropped answer reaches the client as a broken request, not as an API status,
+// although the API server carried out the write; other requests pass, and the rule
+// stops after Times answers.
+func TestDropAnswers(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	proxy, err := apiproxy.Start(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	kubeconfig, err := proxy.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := cs.CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "apiproxy-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("a create through the proxy: %v", err)
+	}
+	maps := cs.CoreV1().ConfigMaps(ns.Name)
+	rule := &apiproxy.Rule{Method: "POST", PathPrefix: "/api/v1/namespaces/" + ns.Name + "/configmaps",
+		BodyContains: "lost", Times: 1}
+	proxy.DropAnswers(rule)
+
+	_, err = maps.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lost"}}, metav1.CreateOptions{})
+	var status apierrors.APIStatus
+	if err == nil || errors.As(err, &status) {
+		t.Fatalf("the create whose answer was dropped answered %v; want a broken request", err)
+	}
+	if _, err := cp.Clientset().CoreV1().ConfigMaps(ns.Name).Get(t.Context(), "lost", metav1.GetOptions{}); err != nil {
+		t.Errorf("the API server did not carry out the create whose answer was dropped: %v", err)
+	}
+	if _, err := maps.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Errorf("a create the rule does not match: %v", err)
+	}
+	if _, err := maps.Get(t.Context(), "lost", metav1.GetOptions{}); err != nil {
+		t.Errorf("a read after the dropped answer: %v", err)
+	}
+	if n := proxy.Dropped(rule); n != 1 {
+		t.Errorf("the rule dropped %d answers, want 1", n)
+	}
+	// Times reached: the same request passes now (and meets the object).
+	_, err = maps.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lost"}}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		t.Errorf("a create once the rule is spent = %v, want the API server's 409", err)
+	}
+	// An unsent request: the same broken request, and nothing on the server.
+	proxy.DropAnswers(&apiproxy.Rule{Method: "POST", PathPrefix: "/api/v1/namespaces/" + ns.Name + "/configmaps",
+		BodyContains: "unsent", Unsent: true})
+	_, err = maps.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "unsent"}}, metav1.CreateOptions{})
+	if err == nil || errors.As(err, &status) {
+		t.Errorf("the create that was never sent answered %v; want a broken request", err)
+	}
+	if _, err := cp.Clientset().CoreV1().ConfigMaps(ns.Name).Get(t.Context(), "unsent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the create that was never sent: the object on the server: %v, want not found", err)
+	}
+	var dropped []apiproxy.Request
+	for _, r := range proxy.Requests() {
+		if r.Dropped {
+			dropped = append(dropped, r)
+		}
+	}
+	if len(dropped) != 2 || dropped[0].Status != 201 || dropped[1].Status != 0 {
+		t.Errorf("dropped requests %+v, want a POST the server answered 201 and one it never saw", dropped)
+	}
+}

@@ -1,0 +1,367 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+// identityProgram is an autonamed slice and an EndpointsList item in a namespace;
+// port is the slice's port.
+const identityProgram = `name: e2e-identity
+runtime: yaml
+resources:
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %[1]s
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.0.0.1"]
+      ports:
+        - name: http
+          port: %[2]d
+  list:
+    type: endpoints:core/v1:EndpointsList
+    properties:
+      items:
+        - metadata:
+            name: web
+            namespace: %[1]s
+          subsets:
+            - addresses:
+                - ip: 10.0.0.2
+              ports:
+                - name: http
+                  port: 80
+outputs:
+  sliceName: ${slice.metadata.name}
+`
+
+// runEnv runs a pulumi command with extra environment variables and fails the test if
+// it fails; it returns stdout and stderr together.
+func (s *stack) runEnv(env []string, args ...string) string {
+	s.t.Helper()
+	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
+	if err != nil {
+		s.t.Fatalf("pulumi %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout, stderr)
+	}
+	return stdout + stderr
+}
+
+// tryEnv is runEnv for a command that may fail.
+func (s *stack) tryEnv(env []string, args ...string) (string, error) {
+	s.t.Helper()
+	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
+	return stdout + stderr, err
+}
+
+// previewOps runs `pulumi preview --json` and returns each resource's operation by
+// name (the provider's own steps included, by the provider's name).
+func (s *stack) previewOps(env ...string) map[string][]string {
+	s.t.Helper()
+	out := s.runEnv(env, "preview", "--json", "--non-interactive")
+	var doc struct {
+		Steps []struct {
+			Op  string `json:"op"`
+			URN string `json:"urn"`
+		} `json:"steps"`
+	}
+	start := strings.Index(out, "{")
+	if start < 0 {
+		s.t.Fatalf("preview --json printed no document:\n%s", out)
+	}
+	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&doc); err != nil {
+		s.t.Fatalf("preview --json: %v\n%s", err, out)
+	}
+	ops := map[string][]string{}
+	for _, step := range doc.Steps {
+		name := step.URN[strings.LastIndex(step.URN, "::")+2:]
+		ops[name] = append(ops[name], step.Op)
+	}
+	return ops
+}
+
+// changes returns the operations other than "same".
+func changes(ops map[string][]string) map[string][]string {
+	out := map[string][]string{}
+	for name, list := range ops {
+		for _, op := range list {
+			if op != "same" {
+				out[name] = append(out[name], op)
+			}
+		}
+	}
+	return out
+}
+
+// writeKubeconfig writes a kubeconfig document to path.
+func writeKubeconfig(t *testing.T, path string, data []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sameNamespace creates namespace ns on the control plane unless it exists.
+func sameNamespace(t *testing.T, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	_, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// objectsOn reports whether the slice and the Endpoints item exist on a control plane.
+func objectsOn(t *testing.T, cp *controlplane.ControlPlane, ns, slice string) (bool, bool) {
+	t.Helper()
+	_, errSlice := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
+	_, errEndpoints := cp.Clientset().CoreV1().Endpoints(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	for _, err := range []error{errSlice, errEndpoints} {
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("reading the objects: %v", err)
+		}
+	}
+	return errSlice == nil, errEndpoints == nil
+}
+
+// The cluster a stack's kubeconfig reaches decides where its objects live: pointed at
+// another cluster, the preview shows their replacement, and up creates them there and
+// deletes them from the old one; refresh, preview and destroy then work on the new
+// one. Rotated credentials, renamed users and contexts, a moved file and a
+// clusterIdentifier that vouches for a new address change nothing.
+func TestClusterIdentity(t *testing.T) {
+	t.Parallel()
+	a := controlplane.Shared(t)
+	b := controlplane.StartT(t)
+	ns := newTestNamespace(t, a)
+	sameNamespace(t, b, ns)
+	dir := t.TempDir()
+	kubeconfig := writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig())
+
+	s := newStack(t, kubeconfig)
+	s.write(fmt.Sprintf(identityProgram, ns, 80))
+	s.run("stack", "init", "dev")
+	s.run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+	if onA, itemOnA := objectsOn(t, a, ns, slice); !onA || !itemOnA {
+		t.Fatalf("after up on cluster A: slice %v, Endpoints %v; want both", onA, itemOnA)
+	}
+
+	t.Run("rotated credentials, renamed user and context, moved file: no changes", func(t *testing.T) {
+		rules := []rbacv1.PolicyRule{
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"},
+				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"endpoints"},
+				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		}
+		minted, err := a.MintClusterIdentity(t.Context(), "deployer", ns, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := writeKubeconfig(t, filepath.Join(dir, "moved-config"), minted)
+		env := []string{"KUBECONFIG=" + moved}
+		if got := changes(s.previewOps(env...)); len(got) != 0 {
+			t.Errorf("preview with rotated credentials shows changes: %v", got)
+		}
+		// The change of a port goes through with the new identity alone.
+		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.runEnv(env, "up", "--yes", "--non-interactive")
+		live, err := a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
+		if err != nil || *live.Ports[0].Port != 8080 {
+			t.Fatalf("after the update with rotated credentials: %v, %+v", err, live)
+		}
+		if !writtenBy(live.ManagedFields, "pulumi-resource-endpoints") {
+			t.Errorf("slice not written by the provider: %+v", live.ManagedFields)
+		}
+		s.runEnv(env, "preview", "--non-interactive", "--expect-no-changes")
+		// The kubeconfig setting names the file now, not KUBECONFIG.
+		s.run("config", "set", "endpoints:kubeconfig", moved)
+		if got := changes(s.previewOps()); len(got) != 0 {
+			t.Errorf("preview with the kubeconfig setting naming the same cluster shows changes: %v", got)
+		}
+		s.run("up", "--yes", "--non-interactive")
+		s.run("config", "rm", "endpoints:kubeconfig")
+		s.run("up", "--yes", "--non-interactive")
+	})
+
+	t.Run("a clusterIdentifier vouches for another address of the same cluster", func(t *testing.T) {
+		env := []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER=cluster-a"}
+		s.runEnv(env, "up", "--yes", "--non-interactive")
+		other := otherAddress(t, a.Kubeconfig())
+		env = append(env, "KUBECONFIG="+writeKubeconfig(t, filepath.Join(dir, "other-address"), other))
+		if got := changes(s.previewOps(env...)); len(got) != 0 {
+			t.Errorf("preview with the same clusterIdentifier and another server URL shows changes: %v", got)
+		}
+		s.runEnv(env, "up", "--yes", "--non-interactive", "--expect-no-changes")
+		s.runEnv(env, "refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		if onA, itemOnA := objectsOn(t, a, ns, slice); !onA || !itemOnA {
+			t.Errorf("after up with the clusterIdentifier: slice %v, Endpoints %v; want both", onA, itemOnA)
+		}
+		// Back to the first address under the identifier, then without it: the
+		// derived identity recorded is that of the first address again.
+		s.runEnv(env[:1], "up", "--yes", "--non-interactive", "--expect-no-changes")
+		s.run("preview", "--non-interactive", "--expect-no-changes")
+	})
+
+	t.Run("another cluster: replaced there, deleted here", func(t *testing.T) {
+		writeKubeconfig(t, kubeconfig, b.Kubeconfig())
+		ops := s.previewOps()
+		for _, name := range []string{"slice", "list"} {
+			if !slices.Contains(ops[name], "replace") && !slices.Contains(ops[name], "create-replacement") {
+				t.Errorf("preview of %s after the switch: %v, want its replacement", name, ops[name])
+			}
+		}
+		if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
+			t.Fatalf("the preview wrote to cluster B: slice %v, Endpoints %v", onB, itemOnB)
+		}
+		s.run("up", "--yes", "--non-interactive")
+		slice = stackOutputs(t, s)["sliceName"]
+		if onB, itemOnB := objectsOn(t, b, ns, slice); !onB || !itemOnB {
+			t.Errorf("after up on cluster B: slice %v, Endpoints %v; want both", onB, itemOnB)
+		}
+		if onA, itemOnA := objectsOn(t, a, ns, slice); onA || itemOnA {
+			t.Errorf("after up on cluster B, cluster A still holds: slice %v, Endpoints %v", onA, itemOnA)
+		}
+		s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		s.run("preview", "--non-interactive", "--expect-no-changes")
+	})
+
+	t.Run("an unreachable cluster", func(t *testing.T) {
+		slice = unreachable(t, s, b, ns, slice, fmt.Sprintf(identityProgram, ns, 9090))
+	})
+
+	s.run("destroy", "--yes", "--non-interactive")
+	if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
+		t.Errorf("after destroy, cluster B still holds: slice %v, Endpoints %v", onB, itemOnB)
+	}
+}
+
+// unreachable stops the cluster's API server under a stack whose objects live there:
+// a preview falls back to Check with one warning naming the server; refresh, up and
+// destroy fail within the request timeout naming the server and the object;
+// skipUpdateUnreachable keeps the last state, deleteUnreachable drops the objects from
+// the state. It starts the API server again, and the stack's objects are created
+// again, before it returns the slice's new name.
+func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slice, changed string) string {
+	t.Helper()
+	server := cp.RESTConfig().Host
+	cp.StopAPIServer()
+	restarted := false
+	restart := func() {
+		if !restarted {
+			restarted = true
+			if err := cp.StartAPIServer(t.Context()); err != nil {
+				t.Fatalf("start the API server again: %v", err)
+			}
+		}
+	}
+	defer restart()
+	// Short timeouts bound the failures; connection refused fails at once anyway.
+	fast := []string{"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT=5s"}
+	bounded := func(what string, began time.Time) {
+		t.Helper()
+		if took := time.Since(began); took > 2*time.Minute {
+			t.Errorf("%s took %v against an unreachable cluster", what, took)
+		}
+	}
+
+	s.write(changed)
+	began := time.Now()
+	out := s.runEnv(fast, "preview", "--non-interactive", "--diff")
+	bounded("preview", began)
+	warning := regexp.MustCompile(`the Kubernetes API server ` + regexp.QuoteMeta(server) + ` is unreachable`)
+	if n := len(warning.FindAllString(out, -1)); n != 1 {
+		t.Errorf("preview against an unreachable cluster: %d warnings naming %s, want 1:\n%s", n, server, out)
+	}
+
+	for _, args := range [][]string{
+		{"refresh", "--yes", "--non-interactive"},
+		{"up", "--yes", "--non-interactive", "--skip-preview"},
+		{"destroy", "--yes", "--non-interactive", "--skip-preview"},
+	} {
+		began := time.Now()
+		out, err := s.tryEnv(fast, args...)
+		bounded(args[0], began)
+		if err == nil {
+			t.Errorf("pulumi %s against an unreachable cluster succeeded:\n%s", args[0], out)
+			continue
+		}
+		if !warning.MatchString(out) || !strings.Contains(out, ns+"/") {
+			t.Errorf("pulumi %s failed without naming the server %s and the object:\n%s", args[0], server, out)
+		}
+	}
+
+	// skipUpdateUnreachable: the update keeps the last state, with a warning.
+	out = s.runEnv(append(fast, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true"), "up", "--yes", "--non-interactive", "--skip-preview")
+	if !strings.Contains(out, "skipUpdateUnreachable is set") {
+		t.Errorf("up with skipUpdateUnreachable does not warn:\n%s", out)
+	}
+
+	// deleteUnreachable: refresh drops the objects from the state, with a warning.
+	out = s.runEnv(append(fast, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=true"), "refresh", "--yes", "--non-interactive")
+	if !strings.Contains(out, "deleteUnreachable is set") {
+		t.Errorf("refresh with deleteUnreachable does not warn:\n%s", out)
+	}
+	restart()
+	// The objects were only dropped from the state: they are still on the cluster, and
+	// the next up adopts nothing but creates them again, so remove them first.
+	if onB, itemOnB := objectsOn(t, cp, ns, slice); !onB || !itemOnB {
+		t.Errorf("deleteUnreachable deleted objects from the cluster: slice %v, Endpoints %v", onB, itemOnB)
+	}
+	cs := cp.Clientset()
+	if err := cs.DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), slice, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Endpoints(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.run("up", "--yes", "--non-interactive")
+	s.run("preview", "--non-interactive", "--expect-no-changes")
+	return stackOutputs(t, s)["sliceName"]
+}
+
+// otherAddress rewrites an admin kubeconfig to reach the same API server by another
+// URL (localhost instead of 127.0.0.1, verified as 127.0.0.1).
+func otherAddress(t *testing.T, kubeconfig []byte) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		c.Server = strings.Replace(c.Server, "127.0.0.1", "localhost", 1)
+		c.TLSServerName = "127.0.0.1"
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writtenBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
+	for _, f := range fields {
+		if f.Manager == manager {
+			return true
+		}
+	}
+	return false
+}
