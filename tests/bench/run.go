@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
@@ -46,7 +47,7 @@ type clientLimits struct {
 // defaults, then limits no run reaches, so that the table shows the work of each call
 // and not the limiter's waits.
 var overheadLimits = []clientLimits{
-	{qps: 200, burst: 400, what: "the provider's default"},
+	{qps: kube.DefaultQPS, burst: kube.DefaultBurst, what: "the provider's default"},
 	{qps: 100000, burst: 100000, what: "the limiter out of the way"},
 }
 
@@ -170,9 +171,11 @@ func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools
 			return f, err
 		}
 		if way == "client-go" {
-			// The provider's client settings (provider/kube.NewClient), limits as given.
+			// The provider's client settings (provider/kube.NewClient: JSON, its request
+			// timeout), limits as given.
 			config := cp.RESTConfig()
-			config.QPS, config.Burst = limits.qps, limits.burst
+			config.QPS, config.Burst, config.Timeout = limits.qps, limits.burst, kube.DefaultRequestTimeout
+			config.ContentType, config.AcceptContentTypes = "application/json", "application/json"
 			config.WarningHandler = rest.NoWarnings{}
 			cs, cerr := kubernetes.NewForConfig(config)
 			if cerr != nil {
