@@ -34,6 +34,8 @@ type tools struct {
 
 // The resource tokens the engine programs declare: the provider's, or the floor's
 // no-op resource in their place.
+//
+//nolint:gosec // G101: resource type tokens, not credentials
 const (
 	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 	listToken  = "endpoints:core/v1:EndpointsList"

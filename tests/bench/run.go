@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -358,13 +359,14 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("|---|---|---|---|---|---|")
 	for _, e := range engine {
 		var peak, floorPeak, state, floorState int64
-		var req [3][]time.Duration
+		var requests []string // medians per command: up, refresh, destroy
 		lo, hi := 1e9, 0.0
+		for i := range 3 {
+			n := median(durations(e.ours, func(r engineRun) time.Duration { return time.Duration(r.requests[i]) }))
+			requests = append(requests, strconv.FormatInt(int64(n), 10))
+		}
 		for _, r := range e.ours {
 			peak, state = max(peak, r.peak), max(state, r.stateBytes)
-			for i := range req {
-				req[i] = append(req[i], time.Duration(r.requests[i]))
-			}
 		}
 		for _, r := range append(e.floor, e.ours...) {
 			lo, hi = min(lo, r.load), max(hi, r.load)
@@ -377,9 +379,9 @@ func renderEngine(w writer, engine []engineFigures) {
 		if e.scenario.resources >= 2000 {
 			target = " (target: under 80 MiB)"
 		}
-		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %d / %d / %d | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
+		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %s | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
 			kib(state), kib(floorState), state/n, floorState/n,
-			int64(median(req[0])), int64(median(req[1])), int64(median(req[2])), lo, hi)
+			strings.Join(requests, " / "), lo, hi)
 	}
 	w("")
 	w("CPU time (user + system, median of the runs; load-independent but for cache effects): the CLI with all it")
