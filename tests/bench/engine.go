@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,8 @@ type tools struct {
 	pulumi, yamlHost, provider string
 	// floor is the baseline plugin, pulumi-resource-floor, in a directory of its own.
 	floor string
+	// apiServer and etcd are the control plane's binaries.
+	apiServer, etcd string
 	// ambient is a directory holding a copy of the provider, put on PATH (see
 	// plugin.AmbientDir).
 	ambient string
@@ -31,6 +34,8 @@ type tools struct {
 
 // The resource tokens the engine programs declare: the provider's, or the floor's
 // no-op resource in their place.
+//
+//nolint:gosec // G101: resource type tokens, not credentials
 const (
 	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 	listToken  = "endpoints:core/v1:EndpointsList"
@@ -57,6 +62,10 @@ type engineRun struct {
 	// requests counts the API server's requests for the program's kind during up,
 	// refresh and destroy (zero for the floor).
 	requests [3]int
+	// CPU time of up, refresh and destroy: the CLI with everything it waited for (the
+	// plugin and the language host included), the plugin alone, and the control
+	// plane's API server and etcd.
+	cliCPU, pluginCPU, serverCPU [3]time.Duration
 	// load is the one-minute load average before the run.
 	load float64
 }
@@ -127,8 +136,12 @@ func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 			} else {
 				f.floor = append(f.floor, run)
 			}
-			fmt.Printf("    %s run %d %s: up %s, refresh %s, destroy %s, plugin peak RSS %s, state %d bytes, load %.2f\n",
-				s.name, r+1, who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load)
+			fmt.Printf("    %s run %d %s: up %s, refresh %s, destroy %s, plugin peak RSS %s, state %d bytes, load %.2f; "+
+				"CPU s (CLI tree / plugin / API server+etcd): up %.2f/%.2f/%.2f refresh %.2f/%.2f/%.2f destroy %.2f/%.2f/%.2f\n",
+				s.name, r+1, who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load,
+				run.cliCPU[0].Seconds(), run.pluginCPU[0].Seconds(), run.serverCPU[0].Seconds(),
+				run.cliCPU[1].Seconds(), run.pluginCPU[1].Seconds(), run.serverCPU[1].Seconds(),
+				run.cliCPU[2].Seconds(), run.pluginCPU[2].Seconds(), run.serverCPU[2].Seconds())
 		}
 	}
 	return f, nil
@@ -171,43 +184,57 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		"KUBECONFIG="+cp.KubeconfigPath(),
 		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
 	)
-	pulumi := func(args ...string) (time.Duration, int, error) {
+	// pulumi runs one command; step (0 up, 1 refresh, 2 destroy) says where its figures
+	// go, -1 nowhere.
+	pulumi := func(step int, args ...string) (time.Duration, error) {
 		before, err := requestCount(ctx, cp, kind)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
+		serverBefore := childrenCPU(t.apiServer, t.etcd)
 		cmd := exec.CommandContext(ctx, t.pulumi, args...)
 		cmd.Dir, cmd.Env = filepath.Join(dir, "program"), env
+		// The CLI starts the plugin and the language host: in a process group of its
+		// own, an interrupted run stops them all.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		stop := make(chan struct{})
-		peak := peakRSS(pluginPath, stop)
+		plugin := sample(pluginPath, stop)
 		start := time.Now()
 		err = cmd.Run()
 		d := time.Since(start)
 		close(stop)
-		run.peak = max(run.peak, <-peak)
+		u := <-plugin
+		run.peak = max(run.peak, u.peak)
 		if err != nil {
-			return d, 0, fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out.String())
+			return d, fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out.String())
 		}
 		after, err := requestCount(ctx, cp, kind)
-		return d, after - before, err
+		if step >= 0 {
+			run.requests[step] = after - before
+			run.cliCPU[step] = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			run.pluginCPU[step] = u.cpu
+			run.serverCPU[step] = childrenCPU(t.apiServer, t.etcd) - serverBefore
+		}
+		return d, err
 	}
-	if _, _, err := pulumi("stack", "init", "bench"); err != nil {
+	if _, err := pulumi(-1, "stack", "init", "bench"); err != nil {
 		return run, err
 	}
-	if run.up, run.requests[0], err = pulumi("up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	if run.up, err = pulumi(0, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 		return run, err
 	}
 	if run.stateBytes, err = checkpointSize(filepath.Join(dir, "state")); err != nil {
 		return run, err
 	}
 	if s.refresh {
-		if run.refresh, run.requests[1], err = pulumi("refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+		if run.refresh, err = pulumi(1, "refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 			return run, err
 		}
 	}
-	if run.destroy, run.requests[2], err = pulumi("destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	if run.destroy, err = pulumi(2, "destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 		return run, err
 	}
 	return run, nil

@@ -21,6 +21,8 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "BENCHMARKS.md", "the report to write")
 	flag.IntVar(&cfg.runs, "runs", 5, "runs of each timed scenario (medians are reported)")
 	flag.IntVar(&cfg.engineRuns, "engine-runs", 3, "runs of each engine scenario, with the provider and with the floor each")
+	flag.IntVar(&cfg.largeRuns, "large-runs", 1,
+		"runs of engine scenarios of 1000 resources or more (the engine alone takes minutes for 2000)")
 	sliceCounts := flag.String("slices", "200,2000", "EndpointSlice counts of the engine scenarios, comma-separated")
 	flag.IntVar(&cfg.listItems, "list-items", 1000, "items of the EndpointsList engine scenario (0: none)")
 	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine); default all")
@@ -48,6 +50,7 @@ type config struct {
 	out        string
 	runs       int
 	engineRuns int
+	largeRuns  int
 	slices     []int
 	listItems  int
 	only       map[string]bool

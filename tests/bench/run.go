@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
@@ -46,7 +48,7 @@ type clientLimits struct {
 // defaults, then limits no run reaches, so that the table shows the work of each call
 // and not the limiter's waits.
 var overheadLimits = []clientLimits{
-	{qps: 200, burst: 400, what: "the provider's default"},
+	{qps: kube.DefaultQPS, burst: kube.DefaultBurst, what: "the provider's default"},
 	{qps: 100000, burst: 100000, what: "the limiter out of the way"},
 }
 
@@ -59,9 +61,11 @@ func (l clientLimits) env() []string {
 
 func run(ctx context.Context, cfg config) error {
 	t := tools{
-		pulumi:   os.Getenv("TEST_ASSET_PULUMI"),
-		yamlHost: os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
-		provider: os.Getenv("TEST_ASSET_PROVIDER"),
+		pulumi:    os.Getenv("TEST_ASSET_PULUMI"),
+		yamlHost:  os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
+		provider:  os.Getenv("TEST_ASSET_PROVIDER"),
+		apiServer: os.Getenv("TEST_ASSET_KUBE_APISERVER"),
+		etcd:      os.Getenv("TEST_ASSET_ETCD"),
 	}
 	if t.pulumi == "" || t.yamlHost == "" || t.provider == "" {
 		return fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
@@ -138,7 +142,11 @@ func run(ctx context.Context, cfg config) error {
 			})
 		}
 		for _, s := range scenarios {
-			f, err := measureEngine(ctx, cp, t, s, cfg.engineRuns)
+			runs := cfg.engineRuns
+			if s.resources >= 1000 {
+				runs = cfg.largeRuns
+			}
+			f, err := measureEngine(ctx, cp, t, s, runs)
 			if err != nil {
 				return err
 			}
@@ -164,9 +172,11 @@ func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools
 			return f, err
 		}
 		if way == "client-go" {
-			// The provider's client settings (provider/kube.NewClient), limits as given.
+			// The provider's client settings (provider/kube.NewClient: JSON, its request
+			// timeout), limits as given.
 			config := cp.RESTConfig()
-			config.QPS, config.Burst = limits.qps, limits.burst
+			config.QPS, config.Burst, config.Timeout = limits.qps, limits.burst, kube.DefaultRequestTimeout
+			config.ContentType, config.AcceptContentTypes = "application/json", "application/json"
 			config.WarningHandler = rest.NoWarnings{}
 			cs, cerr := kubernetes.NewForConfig(config)
 			if cerr != nil {
@@ -218,7 +228,7 @@ func render(r results, cfg config) string {
 		renderLookups(w, l)
 	}
 	if len(r.engine) > 0 {
-		renderEngine(w, r.engine, cfg.engineRuns)
+		renderEngine(w, r.engine)
 	}
 	return b.String()
 }
@@ -313,17 +323,17 @@ func renderLookups(w writer, l *lookupFigures) {
 	w("")
 }
 
-func renderEngine(w writer, engine []engineFigures, runs int) {
+func renderEngine(w writer, engine []engineFigures) {
 	w("## Scale through the engine, against its floor")
 	w("")
-	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) %d times with the", runs)
-	w("provider's resources and %d times with the floor's: the same program with every resource a `floor:index:Noop`", runs)
+	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) with the provider's")
+	w("resources and, as many times, with the floor's: the same program with every resource a `floor:index:Noop`")
 	w("of a no-op plugin (`tests/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
 	w("local backend, alternating which goes first. The floor is the engine's own time for that many resources.")
-	w("Cells give the median and, in brackets, the lowest and highest run.")
+	w("Cells give the median and, in brackets, the lowest and highest run; with one run there is no spread to give.")
 	w("")
-	w("| program | command | floor | provider | ratio of medians | target |")
-	w("|---|---|---|---|---|---|")
+	w("| program | runs | command | floor | provider | ratio of medians | target |")
+	w("|---|---|---|---|---|---|---|")
 	for _, e := range engine {
 		for _, c := range []struct {
 			name string
@@ -338,7 +348,7 @@ func renderEngine(w writer, engine []engineFigures, runs int) {
 			if e.scenario.resources >= 200 && c.name != "refresh" {
 				target = "at most 1.25"
 			}
-			w("| %s | %s | %s | %s | %.2f | %s |", e.scenario.name, c.name, spread(floor), spread(ours),
+			w("| %s | %d | %s | %s | %s | %.2f | %s |", e.scenario.name, len(e.ours), c.name, spread(floor), spread(ours),
 				float64(median(ours))/float64(median(floor)), target)
 		}
 	}
@@ -349,13 +359,14 @@ func renderEngine(w writer, engine []engineFigures, runs int) {
 	w("|---|---|---|---|---|---|")
 	for _, e := range engine {
 		var peak, floorPeak, state, floorState int64
-		var req [3][]time.Duration
+		var requests []string // medians per command: up, refresh, destroy
 		lo, hi := 1e9, 0.0
+		for i := range 3 {
+			n := median(durations(e.ours, func(r engineRun) time.Duration { return time.Duration(r.requests[i]) }))
+			requests = append(requests, strconv.FormatInt(int64(n), 10))
+		}
 		for _, r := range e.ours {
 			peak, state = max(peak, r.peak), max(state, r.stateBytes)
-			for i := range req {
-				req[i] = append(req[i], time.Duration(r.requests[i]))
-			}
 		}
 		for _, r := range append(e.floor, e.ours...) {
 			lo, hi = min(lo, r.load), max(hi, r.load)
@@ -368,9 +379,28 @@ func renderEngine(w writer, engine []engineFigures, runs int) {
 		if e.scenario.resources >= 2000 {
 			target = " (target: under 80 MiB)"
 		}
-		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %d / %d / %d | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
+		w("| %s | %s / %s%s | %s / %s | %d / %d bytes | %s | %.1f-%.1f |", e.scenario.name, mib(peak), mib(floorPeak), target,
 			kib(state), kib(floorState), state/n, floorState/n,
-			int64(median(req[0])), int64(median(req[1])), int64(median(req[2])), lo, hi)
+			strings.Join(requests, " / "), lo, hi)
+	}
+	w("")
+	w("CPU time (user + system, median of the runs; load-independent but for cache effects): the CLI with all it")
+	w("waited for (engine, YAML host, plugin), the plugin alone, and the control plane's API server and etcd, which")
+	w("the floor does not use:")
+	w("")
+	w("| program | command | floor: CLI tree | provider: CLI tree | provider: plugin | provider: API server + etcd |")
+	w("|---|---|---|---|---|---|")
+	for _, e := range engine {
+		for i, c := range []string{"up", "refresh", "destroy"} {
+			cpu := func(runs []engineRun, of func(engineRun) [3]time.Duration) string {
+				return fmt.Sprintf("%.2f s", median(durations(runs, func(r engineRun) time.Duration { return of(r)[i] })).Seconds())
+			}
+			w("| %s | %s | %s | %s | %s | %s |", e.scenario.name, c,
+				cpu(e.floor, func(r engineRun) [3]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.pluginCPU }),
+				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.serverCPU }))
+		}
 	}
 	w("")
 	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")

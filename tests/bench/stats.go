@@ -76,27 +76,95 @@ func pidsOf(path string) []int {
 	return pids
 }
 
-// peakRSS samples the peak resident set (VmHWM) of every process running path until
-// stop is closed, and returns the highest seen.
-func peakRSS(path string, stop <-chan struct{}) <-chan int64 {
-	out := make(chan int64, 1)
+// usage is what a sampler saw of the processes running one executable.
+type usage struct {
+	peak int64         // KiB, the highest VmHWM
+	cpu  time.Duration // user and system time, summed over the processes
+}
+
+// sample follows every process running path until stop is closed: their peak resident
+// set (VmHWM) and the CPU time each had used when last seen.
+func sample(path string, stop <-chan struct{}) <-chan usage {
+	out := make(chan usage, 1)
 	go func() {
-		var peak int64
+		var u usage
+		cpu := map[int]time.Duration{}
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			for _, pid := range pidsOf(path) {
-				if hwm, err := procStatus(pid, "VmHWM"); err == nil && hwm > peak {
-					peak = hwm
+				if hwm, err := procStatus(pid, "VmHWM"); err == nil && hwm > u.peak {
+					u.peak = hwm
+				}
+				if t, err := cpuTime(pid); err == nil {
+					cpu[pid] = t
 				}
 			}
 			select {
 			case <-stop:
-				out <- peak
+				for _, t := range cpu {
+					u.cpu += t
+				}
+				out <- u
 				return
 			case <-tick.C:
 			}
 		}
 	}()
 	return out
+}
+
+// clockTicks is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on Linux).
+const clockTicks = 100
+
+// cpuTime is the user and system time a process has used so far.
+func cpuTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: fields count from its end.
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// childrenCPU is the CPU time used so far by this process's children running one of
+// paths (the control plane's servers; other processes may run the same binaries).
+func childrenCPU(paths ...string) time.Duration {
+	var total time.Duration
+	for _, path := range paths {
+		for _, pid := range pidsOf(path) {
+			if parent(pid) != os.Getpid() {
+				continue
+			}
+			if t, err := cpuTime(pid); err == nil {
+				total += t
+			}
+		}
+	}
+	return total
+}
+
+// parent is a process's parent's PID, or 0.
+func parent(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
