@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,28 @@ func unreachable(err error) bool {
 	}
 	var transport *url.Error
 	return errors.As(err, &transport)
+}
+
+// answerLost tells whether err is a transport failure on a connection that was made
+// and then broke (reset, closed, the server killed) before the answer came: unlike a
+// refused connection, an unknown host or a timeout, the request may have reached the
+// server and taken effect, and the server may well be there for the next one.
+func answerLost(err error) bool {
+	if !unreachable(err) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var (
+		op      *net.OpError
+		dns     *net.DNSError
+		timeout interface{ Timeout() bool }
+	)
+	switch {
+	case errors.As(err, &op) && op.Op == "dial", errors.As(err, &dns):
+		return false
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return false
+	}
+	return true
 }
 
 // Unreachable wraps a resource's lifecycle with the provider's answers for a cluster
@@ -108,6 +131,8 @@ func (r reachability) previewFallback(ctx context.Context, err error) bool {
 }
 
 // fail names the server in an unreachable cluster's error, with what the user can do.
+// An answer lost on a broken connection is told apart: the server was reached, and
+// the write may have taken effect.
 func (r reachability) fail(ctx context.Context, err error, hint string) error {
 	if !unreachable(err) {
 		return err
@@ -116,7 +141,17 @@ func (r reachability) fail(ctx context.Context, err error, hint string) error {
 	if c, cerr := r.client(ctx); cerr == nil {
 		server = c.REST.Host
 	}
+	if answerLost(err) {
+		return fmt.Errorf("the connection to the Kubernetes API server %s broke before its answer came: %w; "+
+			"the request may have taken effect: run `pulumi up` again, it reads the object before it writes", server, err)
+	}
 	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
+}
+
+// gone tells whether err means the cluster cannot be reached at all, the case the
+// deleteUnreachable and skipUpdateUnreachable settings are for.
+func gone(err error) bool {
+	return unreachable(err) && !answerLost(err)
 }
 
 const (
@@ -145,7 +180,7 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	switch {
 	case req.DryRun && r.previewFallback(ctx, err):
 		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
-	case !req.DryRun && unreachable(err) && r.options().SkipUpdateUnreachable:
+	case !req.DryRun && gone(err) && r.options().SkipUpdateUnreachable:
 		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
 			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.fail(ctx, err, "skipped"))
 		state := resp.Properties
@@ -159,7 +194,7 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	resp, err := r.Lifecycle.Read(ctx, req)
-	if unreachable(err) && r.options().DeleteUnreachable {
+	if gone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
 			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
 		return p.ReadResponse{}, nil
@@ -169,7 +204,7 @@ func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadRespon
 
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
-	if unreachable(err) && r.options().DeleteUnreachable {
+	if gone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
 			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
 		return nil

@@ -112,3 +112,60 @@ func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
 		t.Errorf("unreachable(%v) = false, want true", err)
 	}
 }
+
+// A connection that is made and then closed before the answer is a lost answer, told
+// apart from a server that cannot be reached: the request may have taken effect.
+func TestAnswerLost(t *testing.T) {
+	t.Parallel()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 4096)) // the request arrives; no answer leaves
+			_ = c.Close()
+		}
+	}()
+	client := func(addr string) objects {
+		c, err := NewClient(Config{RequestTimeout: 2 * time.Second, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
+"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
+"users": [{"name": "u", "user": {"token": "t"}}],
+"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, addr)})
+		if err != nil {
+			t.Fatalf("NewClient: %v", err)
+		}
+		return objects{kind: endpointSliceKind, client: c}
+	}
+	// A write, as client-go retries a GET whose answer was lost until its timeout.
+	del := func(o objects) error {
+		return o.client.Dynamic.Resource(o.kind.resource).Namespace("ns").Delete(t.Context(), "x", metav1.DeleteOptions{})
+	}
+	lost := del(client(l.Addr().String()))
+	refused := del(client(closedAddress(t)))
+	tests := []struct {
+		name            string
+		err             error
+		lost, reachable bool
+	}{
+		{"connection closed after the request", lost, true, true},
+		{"connection refused", refused, false, false},
+		{"a timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, false},
+		{"an unknown host", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}, false, false},
+		{"an answer from the server", apierrors.NewNotFound(schema.GroupResource{Resource: "endpointslices"}, "x"), false, true},
+	}
+	for _, tt := range tests {
+		if got := answerLost(tt.err); got != tt.lost {
+			t.Errorf("%s: answerLost(%v) = %v, want %v", tt.name, tt.err, got, tt.lost)
+		}
+		if got := !gone(tt.err); got != tt.reachable {
+			t.Errorf("%s: gone(%v) = %v, want %v", tt.name, tt.err, !got, !tt.reachable)
+		}
+	}
+}
