@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -23,7 +24,9 @@ func ambiguous(err error) bool {
 	case metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout, metav1.StatusReasonInternalError:
 		return true
 	}
-	return false
+	// A 5xx of any other reason, such as the API server's answer when etcd broke off
+	// mid-write (500, reason unknown), says nothing of whether the write took effect.
+	return status.Status().Code >= http.StatusInternalServerError
 }
 
 // apiError turns an API server error into a message that names the object, says what
