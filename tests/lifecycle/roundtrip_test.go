@@ -681,6 +681,30 @@ func (o listOps) names(rt *roundTrip, checked property.Map) {
 		}
 		rt.checkObjectName("Check", fmt.Sprintf("items[%d].metadata.name", i), name)
 		rt.items = append(rt.items, objectKey{namespace, name})
+		if hasService(name) {
+			o.service(rt, objectKey{namespace, name})
+		}
+	}
+}
+
+// hasService tells whether an item's name can be a Service's (a DNS-1035 label; an
+// Endpoints name may be any DNS subdomain). Items that can are given one.
+func hasService(name string) bool { return len(validation.IsDNS1035Label(name)) == 0 }
+
+// service gives an item the selectorless Service its Endpoints belong to, as in a
+// real cluster: the endpoints controller deletes Endpoints of no Service once Endpoints
+// of their name are deleted, as the drift edits do (and then also the item the next
+// Update writes again), so only items with a Service are deleted out of band.
+func (listOps) service(rt *roundTrip, k objectKey) {
+	rt.t.Helper()
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
+		// Headless: hundreds of programs would fill the test cluster's Service IP range.
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}},
+	}
+	_, err := rt.cs.CoreV1().Services(k.namespace).Create(rt.t.Context(), svc, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		rt.fatalf("create the selectorless Service %s: %v", k, err)
 	}
 }
 
@@ -852,7 +876,7 @@ func (o listOps) edit(rt *roundTrip) string {
 		apply func()
 	}
 	edits := []edit{{"subset added", addSubset}}
-	if len(rt.items) > 1 {
+	if len(rt.items) > 1 && hasService(k.name) {
 		edits = append(edits, edit{"item deleted", nil})
 	}
 	if len(e.Subsets) > 0 {
