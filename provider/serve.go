@@ -2,6 +2,9 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"runtime/pprof"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	comProvider "github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
@@ -10,9 +13,21 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
+// CPUProfileEnv names a file to write a pprof CPU profile of the plugin's whole run
+// to (written when the plugin stops: the engine's interrupt, or ctx's end). Unset,
+// nothing is profiled.
+const CPUProfileEnv = "PULUMI_ENDPOINTS_CPU_PROFILE"
+
 // Serve runs the provider as a plugin: it serves the gRPC protocol on the port it
 // prints, until the engine stops it or ctx ends.
 func Serve(ctx context.Context) error {
+	if path := os.Getenv(CPUProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	prov := New(ctx)
 	return comProvider.MainContext(ctx, Name, func(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
 		inner, err := p.RawServer(Name, Version, prov)(host)
@@ -21,6 +36,23 @@ func Serve(ctx context.Context) error {
 		}
 		return checkOptionsServer{inner}, nil
 	})
+}
+
+// startCPUProfile starts profiling into the file at path; stop ends the profile and
+// closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path) //nolint:gosec // a path the user chose to write the profile to
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CPUProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: starting the CPU profile: %w", CPUProfileEnv, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 // checkOptionsServer passes the parts of a Check request that pulumi-go-provider drops
