@@ -265,26 +265,37 @@ func requestCount(ctx context.Context, cp *controlplane.ControlPlane, resource s
 	if resource == "" {
 		return 0, nil
 	}
+	counts, err := requestCounts(ctx, cp)
+	return counts[resource], err
+}
+
+// requestCounts sums the API server's apiserver_request_total per resource (all
+// verbs); requests for no resource (discovery, /version, /metrics) count under "".
+func requestCounts(ctx context.Context, cp *controlplane.ControlPlane) (map[string]int, error) {
 	body, err := cp.Clientset().CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	total := 0
+	counts := map[string]int{}
 	s := bufio.NewScanner(bytes.NewReader(body))
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="`+resource+`"`) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
 			continue
+		}
+		resource := ""
+		if _, rest, found := strings.Cut(line, `,resource="`); found {
+			resource, _, _ = strings.Cut(rest, `"`)
 		}
 		fields := strings.Fields(line)
 		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
 		if err != nil {
-			return 0, fmt.Errorf("parsing the API server's metrics: %w", err)
+			return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
 		}
-		total += int(v)
+		counts[resource] += int(v)
 	}
-	return total, s.Err()
+	return counts, s.Err()
 }
 
 // loadAverage is the machine's one-minute load average.

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
 
@@ -30,6 +31,9 @@ var operations = []string{"create", "read", "update", "delete"}
 
 // latencies are per-operation latencies of one way of doing the work.
 type latencies map[string][]time.Duration
+
+// meter runs one operation's calls (run) and records what they cost besides time.
+type meter func(op string, run func() error) error
 
 // forAll runs fn for i in [0, n) with inFlight calls at once and records each call's
 // latency under op.
@@ -77,7 +81,7 @@ func sliceObject(ns string, i int, port int32) *discoveryv1.EndpointSlice {
 
 // clientGo does the four operations directly with client-go, with the same semantics
 // as the provider: update reads then writes; delete waits until the object is gone.
-func clientGo(ctx context.Context, cs kubernetes.Interface, ns string) (latencies, error) {
+func clientGo(ctx context.Context, cs kubernetes.Interface, ns string, m meter) (latencies, error) {
 	lat := latencies{}
 	api := cs.DiscoveryV1().EndpointSlices(ns)
 	name := func(i int) string { return fmt.Sprintf("s-%d", i) }
@@ -126,7 +130,7 @@ func clientGo(ctx context.Context, cs kubernetes.Interface, ns string) (latencie
 		},
 	}
 	for _, op := range operations {
-		if err := forAll(overheadObjects, overheadInFlight, lat, op, steps[op]); err != nil {
+		if err := m(op, func() error { return forAll(overheadObjects, overheadInFlight, lat, op, steps[op]) }); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +147,7 @@ func sliceInputs(ns string, i, port int) (*structpb.Struct, error) {
 }
 
 // throughProvider does the four operations through the plugin's gRPC interface.
-func throughProvider(ctx context.Context, p *plugin.Plugin, ns string) (latencies, error) {
+func throughProvider(ctx context.Context, p *plugin.Plugin, ns string, m meter) (latencies, error) {
 	lat := latencies{}
 	urn := func(i int) string {
 		return string(resource.NewURN("bench", "bench", "", "endpoints:discovery.k8s.io/v1:EndpointSlice",
@@ -189,9 +193,65 @@ func throughProvider(ctx context.Context, p *plugin.Plugin, ns string) (latencie
 		},
 	}
 	for _, op := range operations {
-		if err := forAll(overheadObjects, overheadInFlight, lat, op, steps[op]); err != nil {
+		if err := m(op, func() error { return forAll(overheadObjects, overheadInFlight, lat, op, steps[op]) }); err != nil {
 			return nil, err
 		}
 	}
 	return lat, nil
+}
+
+// costs are what one way of doing the work cost per call of each operation, besides
+// time: API requests (which the load does not change) and, through the plugin, its
+// CPU time.
+type costs struct {
+	// requests are the requests for endpointslices per call.
+	requests map[string]float64
+	// other are the requests for every other resource (and for none: discovery) per
+	// call, by every client: the control plane's own controllers add a few.
+	other map[string]float64
+	// cpu is the plugin's CPU time (user + system) per call; empty for client-go.
+	cpu map[string]time.Duration
+}
+
+// costMeter records costs of each operation into c: the API server's request counts
+// before and after, and the CPU time of process pid (0: none).
+func costMeter(ctx context.Context, cp *controlplane.ControlPlane, pid int, c *costs) meter {
+	*c = costs{requests: map[string]float64{}, other: map[string]float64{}, cpu: map[string]time.Duration{}}
+	return func(op string, run func() error) error {
+		before, err := requestCounts(ctx, cp)
+		if err != nil {
+			return err
+		}
+		var cpuBefore time.Duration
+		if pid > 0 {
+			if cpuBefore, err = cpuTime(pid); err != nil {
+				return err
+			}
+		}
+		if err := run(); err != nil {
+			return err
+		}
+		if pid > 0 {
+			cpuAfter, err := cpuTime(pid)
+			if err != nil {
+				return err
+			}
+			c.cpu[op] = (cpuAfter - cpuBefore) / overheadObjects
+		}
+		after, err := requestCounts(ctx, cp)
+		if err != nil {
+			return err
+		}
+		var slices, other int
+		for resource, n := range after {
+			if resource == "endpointslices" {
+				slices += n - before[resource]
+			} else {
+				other += n - before[resource]
+			}
+		}
+		c.requests[op] = float64(slices) / overheadObjects
+		c.other[op] = float64(other) / overheadObjects
+		return nil
+	}
 }

@@ -32,8 +32,9 @@ type results struct {
 
 // overheadFigures are the four operations done both ways under one client setting.
 type overheadFigures struct {
-	limits             clientLimits
-	clientGo, provider latencies
+	limits                       clientLimits
+	clientGo, provider           latencies
+	clientGoCosts, providerCosts costs
 }
 
 // clientLimits are client-go rate-limiter settings, given to the client-go baseline
@@ -182,14 +183,14 @@ func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools
 			if cerr != nil {
 				return f, cerr
 			}
-			f.clientGo, err = clientGo(ctx, cs, ns)
+			f.clientGo, err = clientGo(ctx, cs, ns, costMeter(ctx, cp, 0, &f.clientGoCosts))
 		} else {
 			p, lerr := plugin.Launch(t.provider, limits.env()...)
 			if lerr != nil {
 				return f, lerr
 			}
 			if err = configure(ctx, p, cp.KubeconfigPath()); err == nil {
-				f.provider, err = throughProvider(ctx, p, ns)
+				f.provider, err = throughProvider(ctx, p, ns, costMeter(ctx, cp, p.Cmd.Process.Pid, &f.providerCosts))
 			}
 			_ = p.Close()
 		}
@@ -293,6 +294,17 @@ func renderOverhead(w writer, overhead []overheadFigures) {
 			cg, pv := o.clientGo[op], o.provider[op]
 			w("| %s | %s | %s | %s | %s | %.2f | %s | overhead under 10%% |", op, ms(median(cg)), ms(percentile(cg, 99)),
 				ms(median(pv)), ms(percentile(pv, 99)), float64(median(pv))/float64(median(cg)), ms(median(pv)-median(cg)))
+		}
+		w("")
+		w("What each call cost besides time (load-independent): API requests per call for endpointslices, and for")
+		w("everything else (discovery, Services, namespaces; with the control plane's own controllers' few requests")
+		w("in the same interval), and the plugin's CPU time per call (user + system, from `/proc/<pid>/stat`):")
+		w("")
+		w("| operation | client-go requests | provider requests | other requests during client-go / provider | plugin CPU per call |")
+		w("|---|---|---|---|---|")
+		for _, op := range operations {
+			w("| %s | %.2f | %.2f | %.2f / %.2f | %s |", op, o.clientGoCosts.requests[op], o.providerCosts.requests[op],
+				o.clientGoCosts.other[op], o.providerCosts.other[op], ms(o.providerCosts.cpu[op]))
 		}
 		w("")
 		// A plugin that ignores the settings still waits on its default limiter: its
