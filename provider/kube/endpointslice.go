@@ -154,7 +154,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		id = idOf(live)
 	}
-	obj, err := o.update(ctx, id, req.OldInputs, req.Inputs, req.DryRun)
+	obj, err := o.update(ctx, id, req.State, req.OldInputs, req.Inputs, req.DryRun)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}

@@ -90,11 +90,25 @@ const conflictRetries = 5
 // annotations are merged three-way (keys the previous inputs set and the new ones
 // drop are removed; keys other clients added are kept). A write that loses a race is
 // retried on a fresh read.
-func (o objects) update(ctx context.Context, id objectID, oldInputs, inputs property.Map, dryRun bool,
+//
+// The first write needs no read when the state records the object (see recorded):
+// guarded by the recorded resourceVersion, it succeeds only if nobody wrote the object
+// since, that is, if the state is the live object. If somebody did (a conflict), or
+// the object is gone, it reads the object and goes on as above.
+func (o objects) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, dryRun bool,
 ) (*unstructured.Unstructured, error) {
 	opts := metav1.UpdateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if last := o.recorded(id, state); last != nil {
+		out, err := o.api(id.namespace).Update(ctx, o.merge(last, oldInputs, inputs), opts)
+		switch {
+		case err == nil:
+			return out, nil
+		case !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
+			return nil, apiError("update", o.kind, id, err)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		live, err := o.get(ctx, id)
@@ -115,6 +129,33 @@ func (o objects) update(ctx context.Context, id objectID, oldInputs, inputs prop
 		}
 		return out, nil
 	}
+}
+
+// recorded is the object a state records, as the server last answered it (outputs
+// leave out only managedFields, which the server keeps when an update leaves them
+// out), or nil when the state does not record one of id with a resourceVersion (a
+// create whose answer was lost, a preview).
+func (o objects) recorded(id objectID, state property.Map) *unstructured.Unstructured {
+	meta := nested(state, "metadata")
+	name, _ := str(meta, "name")
+	namespace, _ := str(meta, "namespace")
+	version, _ := str(meta, "resourceVersion")
+	uid, _ := str(meta, "uid")
+	if name != id.name || namespace != id.namespace || version == "" || uid == "" || hasUnknowns(state) {
+		return nil
+	}
+	obj := map[string]any{"apiVersion": o.kind.apiVersion, "kind": o.kind.name}
+	for _, f := range append([]string{"metadata"}, o.kind.fields...) {
+		if v, ok := state.GetOk(f); ok {
+			if x := toPlain(v); x != nil {
+				obj[f] = x
+			}
+		}
+	}
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		delete(m, "managedFields")
+	}
+	return &unstructured.Unstructured{Object: obj}
 }
 
 // merge applies the desired inputs to a copy of the live object (see update).

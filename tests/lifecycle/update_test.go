@@ -1,0 +1,101 @@
+package lifecycle_test
+
+import (
+	"slices"
+	"testing"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// An update whose state is the live object writes it at once, guarded by the state's
+// resourceVersion; when another client wrote the object since, or deleted it, the
+// write fails and the update reads the object and goes on from what it finds: the
+// other client's labels are kept, a deleted object is created again.
+func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
+	u := urn(sliceType, "stale")
+	withLabel := func(in property.Map, value string) property.Map {
+		return in.Set("metadata", property.New(obj("namespace", ns, "name", "stale", "labels", obj("app", value))))
+	}
+	inputs := check(t, srv, u, property.Map{}, withLabel(sliceInputs(ns, "IPv4", "10.0.0.30", 80), "a"))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices/stale"
+	update := func(state, olds, news property.Map) property.Map {
+		t.Helper()
+		resp, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: state, OldInputs: olds, Inputs: news})
+		if err != nil {
+			t.Fatalf("Update: %v", err)
+		}
+		return resp.Properties
+	}
+
+	// The state is the live object: one write, no read.
+	px.take("")
+	second := check(t, srv, u, inputs, withLabel(sliceInputs(ns, "IPv4", "10.0.0.30", 8080), "a"))
+	updated := update(created.Properties, inputs, second)
+	if got, want := px.take("/endpointslices"), []string{"PUT " + path}; !slices.Equal(got, want) {
+		t.Errorf("requests of an update from a current state = %q, want %q", got, want)
+	}
+	live, err := api.Get(t.Context(), "stale", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *live.Ports[0].Port != 8080 {
+		t.Errorf("port after the update = %d, want 8080", *live.Ports[0].Port)
+	}
+
+	// Another client labels the slice: the recorded resourceVersion is stale, so the
+	// write conflicts; the update reads the slice and keeps the other client's label.
+	live.Labels["other"] = "x"
+	if _, err := api.Update(t.Context(), live, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	third := check(t, srv, u, second, withLabel(sliceInputs(ns, "IPv4", "10.0.0.30", 9090), "b"))
+	px.take("")
+	updated = update(updated, second, third)
+	if got, want := px.take("/endpointslices"), []string{"PUT " + path, "GET " + path, "PUT " + path}; !slices.Equal(got, want) {
+		t.Errorf("requests of an update from a stale state = %q, want %q", got, want)
+	}
+	live, err = api.Get(t.Context(), "stale", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *live.Ports[0].Port != 9090 || live.Labels["other"] != "x" || live.Labels["app"] != "b" {
+		t.Errorf("after an update from a stale state: port %d, labels %v; want 9090, other=x kept, app=b",
+			*live.Ports[0].Port, live.Labels)
+	}
+	if getString(t, updated, "metadata.resourceVersion") != live.ResourceVersion {
+		t.Errorf("the state records resourceVersion %s, the slice is at %s",
+			getString(t, updated, "metadata.resourceVersion"), live.ResourceVersion)
+	}
+
+	// Deleted out of band: the write finds nothing, the read confirms it, and the
+	// update creates the slice again.
+	if err := api.Delete(t.Context(), "stale", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fourth := check(t, srv, u, third, withLabel(sliceInputs(ns, "IPv4", "10.0.0.30", 9091), "b"))
+	px.take("")
+	again := update(updated, third, fourth)
+	if got, want := px.take("/endpointslices"), []string{"PUT " + path, "GET " + path,
+		"POST /apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices"}; !slices.Equal(got, want) {
+		t.Errorf("requests of an update of a deleted slice = %q, want %q", got, want)
+	}
+	live, err = api.Get(t.Context(), "stale", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the update did not create the deleted slice again: %v", err)
+	}
+	if *live.Ports[0].Port != 9091 || getString(t, again, "metadata.uid") != string(live.UID) {
+		t.Errorf("recreated slice: port %d, uid %s (state %s); want 9091 and the state's uid",
+			*live.Ports[0].Port, live.UID, getString(t, again, "metadata.uid"))
+	}
+}
