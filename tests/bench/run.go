@@ -32,7 +32,11 @@ type results struct {
 
 // overheadFigures are the four operations done both ways under one client setting.
 type overheadFigures struct {
-	limits                       clientLimits
+	limits clientLimits
+	// at is when the measurement ended, and load the one-minute load average at its
+	// start and end: the overhead tables may be refreshed on their own (-only overhead).
+	at                           time.Time
+	load                         [2]float64
 	clientGo, provider           latencies
 	clientGoCosts, providerCosts costs
 }
@@ -167,6 +171,7 @@ func run(ctx context.Context, cfg config) error {
 // in a namespace of its own, under the same client limits.
 func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools, limits clientLimits) (overheadFigures, error) {
 	f := overheadFigures{limits: limits}
+	f.load[0] = loadAverage()
 	for _, way := range []string{"client-go", "provider"} {
 		ns, err := newNamespace(ctx, cp)
 		if err != nil {
@@ -198,6 +203,7 @@ func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools
 			return f, fmt.Errorf("%s, %s: %w", way, limits.what, err)
 		}
 	}
+	f.at, f.load[1] = time.Now().UTC(), loadAverage()
 	return f, nil
 }
 
@@ -286,7 +292,8 @@ func renderOverhead(w writer, overhead []overheadFigures) {
 	w("`PULUMI_ENDPOINTS_CLIENT_QPS` and `PULUMI_ENDPOINTS_CLIENT_BURST`.")
 	w("")
 	for _, o := range overhead {
-		w("Rate limit: QPS %g, burst %d (%s).", o.limits.qps, o.limits.burst, o.limits.what)
+		w("Rate limit: QPS %g, burst %d (%s). Measured %s, load %.2f to %.2f.", o.limits.qps, o.limits.burst,
+			o.limits.what, o.at.Format("2006-01-02 15:04 MST"), o.load[0], o.load[1])
 		w("")
 		w("| operation | client-go p50 | client-go p99 | provider p50 | provider p99 | p50 ratio | provider overhead at p50 | target |")
 		w("|---|---|---|---|---|---|---|---|")
