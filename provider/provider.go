@@ -24,14 +24,7 @@ import (
 const Name = "endpoints"
 
 // Resource is the lifecycle of one resource type.
-type Resource interface {
-	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
-	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
-	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
-	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
-	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
-	Delete(context.Context, p.DeleteRequest) error
-}
+type Resource = kube.Lifecycle
 
 // Function is one invoke.
 type Function func(context.Context, property.Map) (p.InvokeResponse, error)
