@@ -24,14 +24,7 @@ import (
 const Name = "endpoints"
 
 // Resource is the lifecycle of one resource type.
-type Resource interface {
-	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
-	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
-	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
-	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
-	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
-	Delete(context.Context, p.DeleteRequest) error
-}
+type Resource = kube.Lifecycle
 
 // Function is one invoke.
 type Function func(context.Context, property.Map) (p.InvokeResponse, error)
@@ -56,6 +49,8 @@ type server struct {
 	// (rotated credentials, renamed contexts): the engine then configures this
 	// instance with the old inputs, and configure uses the new ones instead.
 	unchanged *configPair
+	// configured is the cluster the last Configure recorded, nil before one.
+	configured *clusterRecord
 
 	resources map[tokens.Type]Resource
 	functions map[tokens.Type]Function
@@ -288,9 +283,7 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster.
 			diff.DetailedDiff["kubeconfig"] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
 		}
-		p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
-			"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
-			"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
+		s.warnMoved(ctx, newCluster, why)
 	}
 	diff.HasChanges = len(diff.DetailedDiff) > 0
 	if hidden && !diff.HasChanges {
@@ -299,6 +292,25 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 		s.mu.Unlock()
 	}
 	return diff, nil
+}
+
+// warnMoved says that the provider is replaced because its cluster changed. The
+// engine asks the provider's DiffConfig once for the provider itself, before the
+// provider is configured with the new inputs, and then again, of the new provider,
+// for every object it manages: the warning is shown by the first only, so a stack
+// of many objects shows it once.
+func (s *server) warnMoved(ctx context.Context, cur clusterRecord, why string) {
+	s.mu.RLock()
+	configured := s.configured
+	s.mu.RUnlock()
+	if configured != nil {
+		if moved, comparable := clusterChanged(*configured, cur); !moved && comparable != "" {
+			return // configured for the new cluster already: said when the provider was diffed
+		}
+	}
+	p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
+		"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
+		"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
 }
 
 // configPair is a provider's old and new inputs.
@@ -323,8 +335,12 @@ func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 		}
 		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
 	}
-	cfg.Kube.Recorded = recordedCluster(args).Recorded
+	rec := recordedCluster(args)
+	cfg.Kube.Recorded = rec.Recorded
 	s.setConfig(cfg)
+	s.mu.Lock()
+	s.configured = &rec
+	s.mu.Unlock()
 	return nil
 }
 

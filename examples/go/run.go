@@ -8,7 +8,10 @@
 //
 // It uses Pulumi.yaml and Pulumi.<stack>.yaml of the current directory (the stack,
 // default "dev", is created if missing), shows the engine's progress on stderr and
-// prints one JSON line on stdout: {"changes": {<op>: <count>}, "outputs": {...}}.
+// prints one JSON line on stdout:
+// {"changes": {<op>: <count>}, "outputs": {...}, "warnings": [...]}, where warnings
+// are the messages of the engine's warning diagnostics (the provider's among them;
+// the progress on stderr, shown as a diff, does not list them).
 package main
 
 import (
@@ -17,8 +20,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optrefresh"
@@ -26,8 +31,9 @@ import (
 )
 
 type result struct {
-	Changes map[string]int `json:"changes"`
-	Outputs map[string]any `json:"outputs,omitempty"`
+	Changes  map[string]int `json:"changes"`
+	Outputs  map[string]any `json:"outputs,omitempty"`
+	Warnings []string       `json:"warnings"`
 }
 
 func main() {
@@ -60,9 +66,10 @@ func run(ctx context.Context, args []string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	engineEvents, warnings := collectWarnings()
 	switch args[0] {
 	case "preview":
-		r, err := stack.Preview(ctx, optpreview.Diff(), optpreview.ProgressStreams(os.Stderr))
+		r, err := stack.Preview(ctx, optpreview.Diff(), optpreview.ProgressStreams(os.Stderr), optpreview.EventStreams(engineEvents))
 		if err != nil {
 			return nil, err
 		}
@@ -70,9 +77,9 @@ func run(ctx context.Context, args []string) (*result, error) {
 		for op, n := range r.ChangeSummary {
 			changes[string(op)] = n
 		}
-		return &result{Changes: changes}, nil
+		return &result{Changes: changes, Warnings: warnings()}, nil
 	case "up":
-		r, err := stack.Up(ctx, optup.Diff(), optup.ProgressStreams(os.Stderr))
+		r, err := stack.Up(ctx, optup.Diff(), optup.ProgressStreams(os.Stderr), optup.EventStreams(engineEvents))
 		if err != nil {
 			return nil, err
 		}
@@ -80,21 +87,39 @@ func run(ctx context.Context, args []string) (*result, error) {
 		for k, v := range r.Outputs {
 			outputs[k] = v.Value
 		}
-		return &result{Changes: changes(r.Summary), Outputs: outputs}, nil
+		return &result{Changes: changes(r.Summary), Outputs: outputs, Warnings: warnings()}, nil
 	case "refresh":
-		r, err := stack.Refresh(ctx, optrefresh.ProgressStreams(os.Stderr))
+		r, err := stack.Refresh(ctx, optrefresh.ProgressStreams(os.Stderr), optrefresh.EventStreams(engineEvents))
 		if err != nil {
 			return nil, err
 		}
-		return &result{Changes: changes(r.Summary)}, nil
+		return &result{Changes: changes(r.Summary), Warnings: warnings()}, nil
 	case "destroy":
-		r, err := stack.Destroy(ctx, optdestroy.ProgressStreams(os.Stderr))
+		r, err := stack.Destroy(ctx, optdestroy.ProgressStreams(os.Stderr), optdestroy.EventStreams(engineEvents))
 		if err != nil {
 			return nil, err
 		}
-		return &result{Changes: changes(r.Summary)}, nil
+		return &result{Changes: changes(r.Summary), Warnings: warnings()}, nil
 	}
 	return nil, fmt.Errorf("unknown operation %q: want preview, up, refresh or destroy", args[0])
+}
+
+// collectWarnings returns a channel for the engine's events and a function that,
+// once the operation has closed the channel, returns the messages of its warning
+// diagnostics in order.
+func collectWarnings() (chan<- events.EngineEvent, func() []string) {
+	ch := make(chan events.EngineEvent)
+	done := make(chan []string, 1)
+	go func() {
+		msgs := []string{}
+		for e := range ch {
+			if d := e.DiagnosticEvent; d != nil && d.Severity == "warning" {
+				msgs = append(msgs, strings.TrimSpace(d.Message))
+			}
+		}
+		done <- msgs
+	}()
+	return ch, func() []string { return <-done }
 }
 
 func changes(s auto.UpdateSummary) map[string]int {

@@ -5,13 +5,17 @@
 //
 // It uses Pulumi.yaml and Pulumi.<stack>.yaml of the current directory (the stack,
 // default "dev", is created if missing), shows the engine's progress on stderr and
-// prints one JSON line on stdout: {"changes": {<op>: <count>}, "outputs": {...}}.
-import { LocalWorkspace, OpMap, OutputMap } from "@pulumi/pulumi/automation";
+// prints one JSON line on stdout:
+// {"changes": {<op>: <count>}, "outputs": {...}, "warnings": [...]}, where warnings
+// are the messages of the engine's warning diagnostics (the provider's among them;
+// the progress on stderr, shown as a diff, does not list them).
+import { EngineEvent, LocalWorkspace, OpMap, OutputMap } from "@pulumi/pulumi/automation";
 import { program } from "./program";
 
 interface Result {
     changes?: OpMap;
     outputs?: Record<string, unknown>;
+    warnings?: string[];
 }
 
 async function main(): Promise<void> {
@@ -21,31 +25,39 @@ async function main(): Promise<void> {
         { workDir: process.cwd() },
     );
     const onOutput = (out: string) => { process.stderr.write(out); };
+    const warnings: string[] = [];
+    const onEvent = (event: EngineEvent) => {
+        const d = event.diagnosticEvent;
+        if (d?.severity === "warning") {
+            warnings.push(d.message.trim());
+        }
+    };
     let result: Result;
     switch (operation) {
         case "preview": {
-            const r = await stack.preview({ onOutput, diff: true });
+            const r = await stack.preview({ onOutput, onEvent, diff: true });
             result = { changes: r.changeSummary };
             break;
         }
         case "up": {
-            const r = await stack.up({ onOutput, diff: true });
+            const r = await stack.up({ onOutput, onEvent, diff: true });
             result = { changes: r.summary.resourceChanges, outputs: values(r.outputs) };
             break;
         }
         case "refresh": {
-            const r = await stack.refresh({ onOutput });
+            const r = await stack.refresh({ onOutput, onEvent });
             result = { changes: r.summary.resourceChanges };
             break;
         }
         case "destroy": {
-            const r = await stack.destroy({ onOutput });
+            const r = await stack.destroy({ onOutput, onEvent });
             result = { changes: r.summary.resourceChanges };
             break;
         }
         default:
             throw new Error(`unknown operation ${JSON.stringify(operation)}: want preview, up, refresh or destroy`);
     }
+    result.warnings = warnings;
     process.stdout.write(JSON.stringify(result) + "\n");
 }
 

@@ -232,6 +232,9 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 				it.output = it.inputs
 				done = append(done, it)
 			}
+			if len(done) == 0 {
+				return p.CreateResponse{}, err // nothing exists: nothing to record
+			}
 			state, err := partial(err, done)
 			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state}, err
 		}

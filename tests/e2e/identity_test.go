@@ -97,6 +97,32 @@ func (s *stack) previewOps(env ...string) map[string][]string {
 	return ops
 }
 
+// previewWarnings runs a preview and returns the messages of its warnings.
+func (s *stack) previewWarnings(env ...string) []string {
+	s.t.Helper()
+	out := s.runEnv(env, "preview", "--json", "--non-interactive")
+	var doc struct {
+		Diagnostics []struct {
+			Severity string `json:"severity"`
+			Message  string `json:"message"`
+		} `json:"diagnostics"`
+	}
+	start := strings.Index(out, "{")
+	if start < 0 {
+		s.t.Fatalf("preview --json printed no document:\n%s", out)
+	}
+	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&doc); err != nil {
+		s.t.Fatalf("preview --json: %v\n%s", err, out)
+	}
+	var warnings []string
+	for _, d := range doc.Diagnostics {
+		if d.Severity == "warning" {
+			warnings = append(warnings, d.Message)
+		}
+	}
+	return warnings
+}
+
 // changes returns the operations other than "same".
 func changes(ops map[string][]string) map[string][]string {
 	out := map[string][]string{}
@@ -250,6 +276,17 @@ func TestClusterIdentity(t *testing.T) {
 			if !slices.Contains(ops[name], "replace") && !slices.Contains(ops[name], "create-replacement") {
 				t.Errorf("preview of %s after the switch: %v, want its replacement", name, ops[name])
 			}
+		}
+		// The engine asks DiffConfig again for each object of the replaced provider;
+		// the replacement is still said once, not once per object.
+		replaced := 0
+		for _, w := range s.previewWarnings() {
+			if strings.Contains(w, "the provider is replaced") {
+				replaced++
+			}
+		}
+		if replaced != 1 {
+			t.Errorf("preview after the switch warned %d times that the provider is replaced, want once", replaced)
 		}
 		if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
 			t.Fatalf("the preview wrote to cluster B: slice %v, Endpoints %v", onB, itemOnB)

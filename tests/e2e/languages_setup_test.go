@@ -49,6 +49,9 @@ const runnerTimeout = 5 * time.Minute
 type runnerResult struct {
 	Changes map[string]int `json:"changes"`
 	Outputs map[string]any `json:"outputs"`
+	// Warnings are the messages of the engine's warning diagnostics, which the
+	// progress on stderr (shown as a diff) does not list.
+	Warnings []string `json:"warnings"`
 	// Log is the runner's stderr: the engine's progress and diff.
 	Log string `json:"-"`
 }

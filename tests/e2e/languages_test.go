@@ -23,7 +23,10 @@ import (
 // inline programs through their runners, each on its own stack, namespace and Google
 // double: preview -> up -> refresh (only "same") -> preview (only "same") -> port
 // change -> up (updated in place) -> addressType change -> up (the slice replaced) ->
-// destroy, checking the API server and the stack outputs after each step.
+// destroy, checking the API server and the stack outputs after each step. The control
+// plane runs every controller and the namespace holds the selectorless Services the
+// list's items belong to, as a user's cluster would: no step warns that a controller
+// will delete the items, and the mirroring controller's slices follow the list.
 func TestExampleProgramsLifecycle(t *testing.T) {
 	t.Parallel()
 	for _, lang := range exampleLanguages {
@@ -38,6 +41,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	cp := controlplane.Shared(t)
 	cs := cp.Clientset()
 	ns := newTestNamespace(t, cp)
+	createExampleServices(t, cs, ns)
 	double := startDouble(t)
 	p := installExample(t, lang, cp.KubeconfigPath(), double)
 	// The program names no namespace: its objects go to the provider's.
@@ -47,12 +51,14 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	// Preview: three creates (the stack, the slice, the list), nothing in the cluster.
 	res := p.run(t, "preview")
 	wantChanges(t, "preview", res, map[string]int{"create": 3})
+	wantNoControllerWarnings(t, "preview", res, false)
 	wantNoObjects(t, cs, ns, "after preview")
 
 	// Up: the objects of the YAML example, and every lookup output.
 	before := lookupRequests(double)
 	res = p.run(t, "up")
 	wantChanges(t, "up", res, map[string]int{"create": 3})
+	wantNoControllerWarnings(t, "up", res, true)
 	wantExampleOutputs(t, "up", res, ns)
 	after := lookupRequests(double)
 	if after.files-before.files < 2 || after.policies-before.policies < 2 || after.unauthorized > 0 {
@@ -71,6 +77,9 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	wantEndpoints(t, "after up", webLegacy, "[10.0.0.10 10.0.0.11] notReady [] [http:8080/TCP]")
 	dbLegacy := getEndpoints(t, cs, ns, "db-legacy", "after up")
 	wantEndpoints(t, "after up", dbLegacy, "[10.0.1.5] notReady [10.0.1.6] [:5432/TCP]")
+	// The mirroring controller copies each item into a slice of its Service.
+	waitMirrored(t, cs, ns, "web-legacy", "10.0.0.10,10.0.0.11 http:8080")
+	waitMirrored(t, cs, ns, "db-legacy", "10.0.1.5,10.0.1.6 :5432")
 
 	// Refresh reads the live objects: they match the state. A preview then finds
 	// nothing to do: the program and the refreshed state agree.
@@ -90,6 +99,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	p.stack.run("config", "set", "port", "8081")
 	res = p.run(t, "up")
 	wantChanges(t, "up after the port change", res, map[string]int{"same": 1, "update": 2})
+	wantNoControllerWarnings(t, "up after the port change", res, true)
 	wantExampleOutputs(t, "up after the port change", res, ns)
 	if got := outputString(t, res, "sliceName"); got != name {
 		t.Errorf("after the port change, sliceName = %s, want %s (an update keeps the name)", got, name)
@@ -104,6 +114,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 		t.Errorf("after the port change, Endpoints %s/web-legacy has uid %s, want %s: it was recreated", ns, webUpdated.UID, webLegacy.UID)
 	}
 	wantEndpoints(t, "after the port change", webUpdated, "[10.0.0.10 10.0.0.11] notReady [] [http:8081/TCP]")
+	waitMirrored(t, cs, ns, "web-legacy", "10.0.0.10,10.0.0.11 http:8081")
 	if db := getEndpoints(t, cs, ns, "db-legacy", "after the port change"); db.ResourceVersion != dbLegacy.ResourceVersion {
 		t.Errorf("after the port change, Endpoints %s/db-legacy was written (resourceVersion %s, was %s); its item did not change", ns, db.ResourceVersion, dbLegacy.ResourceVersion)
 	}
@@ -115,6 +126,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	p.stack.run("config", "set", "--path", "addresses[1]", "fd00::11")
 	res = p.run(t, "up")
 	wantChanges(t, "up after the addressType change", res, map[string]int{"same": 1, "replace": 1, "update": 1})
+	wantNoControllerWarnings(t, "up after the addressType change", res, true)
 	wantExampleOutputs(t, "up after the addressType change", res, ns)
 	newName := outputString(t, res, "sliceName")
 	if newName == name {
@@ -133,11 +145,58 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 		t.Errorf("after the addressType change, Endpoints %s/web-legacy has uid %s, want %s: it was recreated", ns, webIPv6.UID, webLegacy.UID)
 	}
 	wantEndpoints(t, "after the addressType change", webIPv6, "[fd00::10 fd00::11] notReady [] [http:8081/TCP]")
+	waitMirrored(t, cs, ns, "web-legacy", "fd00::10,fd00::11 http:8081")
+	waitMirrored(t, cs, ns, "db-legacy", "10.0.1.5,10.0.1.6 :5432")
 
-	// Destroy deletes everything.
+	// Destroy deletes everything; the mirrored slices go with the Endpoints.
 	res = p.run(t, "destroy")
 	wantChanges(t, "destroy", res, map[string]int{"delete": 3})
+	waitMirrored(t, cs, ns, "web-legacy", "")
+	waitMirrored(t, cs, ns, "db-legacy", "")
 	wantNoObjects(t, cs, ns, "after destroy")
+}
+
+// createExampleServices creates in ns the Services the examples' EndpointsList items
+// belong to, as their READMEs ask: selectorless (so the Endpoints are the program's,
+// and the mirroring controller copies them into slices) and headless, with the items'
+// ports.
+func createExampleServices(t *testing.T, cs kubernetes.Interface, ns string) {
+	t.Helper()
+	for name, port := range map[string]corev1.ServicePort{
+		"web-legacy": {Name: "http", Port: 8080},
+		"db-legacy":  {Port: 5432},
+	} {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{port}},
+		}
+		if _, err := cs.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create Service %s/%s: %v", ns, name, err)
+		}
+	}
+}
+
+// wantNoControllerWarnings fails the test if a step warned that a Kubernetes
+// controller will overwrite or delete an object of the program (as it does for an
+// EndpointsList item with no Service: "the Kubernetes endpoints controller deletes
+// Endpoints that have no Service ..."). A step that writes Endpoints must show the
+// API server's deprecation warning for them: the runner passes warnings on.
+func wantNoControllerWarnings(t *testing.T, step string, res runnerResult, writesEndpoints bool) {
+	t.Helper()
+	var controllers []string
+	deprecation := false
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "controller") {
+			controllers = append(controllers, w)
+		}
+		deprecation = deprecation || strings.Contains(w, "v1 Endpoints is deprecated")
+	}
+	if len(controllers) > 0 {
+		t.Errorf("%s warned about Kubernetes controllers:\n%s", step, strings.Join(controllers, "\n"))
+	}
+	if writesEndpoints && !deprecation {
+		t.Errorf("%s wrote Endpoints but its warnings %q lack the API server's deprecation warning for them: the runner loses warnings", step, res.Warnings)
+	}
 }
 
 // wantChanges compares a runner's change summary with the exact one expected.

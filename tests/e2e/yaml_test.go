@@ -239,8 +239,8 @@ resources:
 const mirrorTimeout = 30 * time.Second
 
 // waitMirrored waits until the slices the mirroring controller keeps for Service
-// service are one slice, described "addresses name:port" (sorted, comma-separated),
-// or none when want is "".
+// service are one slice, described "addresses name:port" (sorted, comma-separated;
+// ready or not; an unnamed port is ":port"), or none when want is "".
 func waitMirrored(t *testing.T, cs kubernetes.Interface, ns, service, want string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mirrorTimeout)
@@ -258,9 +258,7 @@ func waitMirrored(t *testing.T, cs kubernetes.Interface, ns, service, want strin
 					addrs = append(addrs, e.Addresses...)
 				}
 				for _, p := range slice.Ports {
-					if p.Name != nil && p.Port != nil {
-						ports = append(ports, fmt.Sprintf("%s:%d", *p.Name, *p.Port))
-					}
+					ports = append(ports, fmt.Sprintf("%s:%d", deref(p.Name), deref(p.Port)))
 				}
 				sort.Strings(addrs)
 				got = append(got, strings.Join(addrs, ",")+" "+strings.Join(ports, ","))

@@ -161,6 +161,31 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	}
 }
 
+// A Create whose first item fails for sure wrote nothing: it records nothing (no ID,
+// no partial state), so the stack holds no empty list that claims to be half made.
+func TestEndpointsListFirstItemFails(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(listType, "nothing")
+	missing := ns + "-missing"
+	inputs := check(t, srv, u, property.Map{}, items(
+		endpointsItem(missing, "first", "10.0.4.1", 80),
+		endpointsItem(ns, "second", "10.0.4.2", 80),
+	))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err == nil || !strings.Contains(err.Error(), "items[0]") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("namespace %q does not exist", missing)) {
+		t.Errorf("Create's error = %v, want one naming items[0] and the missing namespace", err)
+	}
+	if created.ID != "" || created.PartialState != nil {
+		t.Errorf("Create = ID %q, partial state %+v; want nothing recorded", created.ID, created.PartialState)
+	}
+	if got := liveEndpoints(t, ns, missing); len(got) != 0 {
+		t.Errorf("cluster has %v, want nothing written", got)
+	}
+}
+
 // Import by namespace and label selector, following continue tokens page by page.
 func TestEndpointsListImportBySelector(t *testing.T) {
 	t.Parallel()
