@@ -329,7 +329,9 @@ func TestLostUpdateAnswers(t *testing.T) {
 
 	s.write(lostProgram(ns, 8080, false))
 	rules := dropWrites(proxy, "PUT", ns)
-	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil {
+	// --continue-on-error: every update is sent, however soon the first one fails (the
+	// engine starts no new step after a failure otherwise).
+	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive", "--continue-on-error"); err == nil {
 		t.Fatalf("the up whose update answers were lost succeeded:\n%s", out)
 	}
 	// The list stops at its first item that fails.
