@@ -421,7 +421,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		wanted[it.id] = true
 		if _, exists := current[it.id]; exists {
 			var obj *unstructured.Unstructured
-			if obj, err = o.update(ctx, it.id, property.Map{}, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
+			if obj, err = o.update(ctx, it.id, current[it.id].inputs, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
 				it.output = outputs(o.kind, obj)
 			}
 		} else {

@@ -99,3 +99,54 @@ func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
 			*live.Ports[0].Port, live.UID, getString(t, again, "metadata.uid"))
 	}
 }
+
+// The items an EndpointsList keeps are updated the same way: one write each while
+// nobody else wrote them, a read before the write of one that somebody did.
+func TestListUpdateReadsOnlyStaleItems(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	api := clientset(t).CoreV1().Endpoints(ns)
+	u := urn(listType, "stale-"+ns)
+	inputs := check(t, srv, u, property.Map{}, items(
+		endpointsItem(ns, "one", "10.0.2.1", 80), endpointsItem(ns, "two", "10.0.2.2", 80)))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v1/namespaces/" + ns + "/endpoints/"
+
+	// Another client labels "two" since the state recorded it.
+	two, err := api.Get(t.Context(), "two", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two.Labels = map[string]string{"other": "x"}
+	if _, err := api.Update(t.Context(), two, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	news := check(t, srv, u, inputs, items(
+		endpointsItem(ns, "one", "10.0.2.1", 8080), endpointsItem(ns, "two", "10.0.2.2", 8080)))
+	px.take("")
+	if _, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties,
+		OldInputs: inputs, Inputs: news}); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	want := []string{"PUT " + path + "one", "PUT " + path + "two", "GET " + path + "two", "PUT " + path + "two"}
+	if got := px.take("/endpoints/"); !slices.Equal(got, want) {
+		t.Errorf("requests of the list's update = %q, want %q", got, want)
+	}
+	for _, name := range []string{"one", "two"} {
+		live, err := api.Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if port := live.Subsets[0].Ports[0].Port; port != 8080 {
+			t.Errorf("%s: port %d after the update, want 8080", name, port)
+		}
+		if name == "two" && live.Labels["other"] != "x" {
+			t.Errorf("the update dropped the label another client set: %v", live.Labels)
+		}
+	}
+}
