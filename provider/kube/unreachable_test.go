@@ -30,18 +30,24 @@ func closedAddress(t *testing.T) string {
 	return addr
 }
 
+// objectsAt is the slices of a client for the plain-HTTP server at addr, with the
+// request timeout given (0: the default).
+func objectsAt(t *testing.T, addr string, timeout time.Duration) objects {
+	t.Helper()
+	c, err := NewClient(Config{RequestTimeout: timeout, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
+"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
+"users": [{"name": "u", "user": {"token": "t"}}],
+"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, addr)})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return objects{kind: endpointSliceKind, client: c}
+}
+
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
 	refused := func() error {
-		c, err := NewClient(Config{Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
-"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
-"users": [{"name": "u", "user": {"token": "t"}}],
-"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, closedAddress(t))})
-		if err != nil {
-			t.Fatalf("NewClient: %v", err)
-		}
-		o := objects{kind: endpointSliceKind, client: c}
-		_, err = o.get(t.Context(), objectID{namespace: "ns", name: "x"})
+		_, err := objectsAt(t, closedAddress(t), 0).get(t.Context(), objectID{namespace: "ns", name: "x"})
 		return err
 	}()
 	gr := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
@@ -96,15 +102,9 @@ func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
 			held = append(held, c) // accepted, never answered
 		}
 	}()
-	c, err := NewClient(Config{RequestTimeout: 300 * time.Millisecond, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
-"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
-"users": [{"name": "u", "user": {"token": "t"}}],
-"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, l.Addr())})
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
+	o := objectsAt(t, l.Addr().String(), 300*time.Millisecond)
 	began := time.Now()
-	_, err = objects{kind: endpointSliceKind, client: c}.get(t.Context(), objectID{namespace: "ns", name: "x"})
+	_, err = o.get(t.Context(), objectID{namespace: "ns", name: "x"})
 	if took := time.Since(began); took > 5*time.Second {
 		t.Errorf("the request took %v with a 300ms timeout", took)
 	}
@@ -133,16 +133,7 @@ func TestAnswerLost(t *testing.T) {
 			_ = c.Close()
 		}
 	}()
-	client := func(addr string) objects {
-		c, err := NewClient(Config{RequestTimeout: 2 * time.Second, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
-"clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
-"users": [{"name": "u", "user": {"token": "t"}}],
-"contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], "current-context": "x"}`, addr)})
-		if err != nil {
-			t.Fatalf("NewClient: %v", err)
-		}
-		return objects{kind: endpointSliceKind, client: c}
-	}
+	client := func(addr string) objects { return objectsAt(t, addr, 2*time.Second) }
 	// A write, as client-go retries a GET whose answer was lost until its timeout.
 	del := func(o objects) error {
 		return o.client.Dynamic.Resource(o.kind.resource).Namespace("ns").Delete(t.Context(), "x", metav1.DeleteOptions{})
