@@ -71,24 +71,30 @@ func (s *stack) tryEnv(env []string, args ...string) (string, error) {
 	return stdout + stderr, err
 }
 
-// previewOps runs `pulumi preview --json` and returns each resource's operation by
-// name (the provider's own steps included, by the provider's name).
-func (s *stack) previewOps(env ...string) map[string][]string {
+// previewJSON runs `pulumi preview --json` and decodes its document into doc.
+func (s *stack) previewJSON(doc any, env ...string) {
 	s.t.Helper()
 	out := s.runEnv(env, "preview", "--json", "--non-interactive")
+	start := strings.Index(out, "{")
+	if start < 0 {
+		s.t.Fatalf("preview --json printed no document:\n%s", out)
+	}
+	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(doc); err != nil {
+		s.t.Fatalf("preview --json: %v\n%s", err, out)
+	}
+}
+
+// previewOps runs a preview and returns each resource's operation by name (the
+// provider's own steps included, by the provider's name).
+func (s *stack) previewOps(env ...string) map[string][]string {
+	s.t.Helper()
 	var doc struct {
 		Steps []struct {
 			Op  string `json:"op"`
 			URN string `json:"urn"`
 		} `json:"steps"`
 	}
-	start := strings.Index(out, "{")
-	if start < 0 {
-		s.t.Fatalf("preview --json printed no document:\n%s", out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&doc); err != nil {
-		s.t.Fatalf("preview --json: %v\n%s", err, out)
-	}
+	s.previewJSON(&doc, env...)
 	ops := map[string][]string{}
 	for _, step := range doc.Steps {
 		name := step.URN[strings.LastIndex(step.URN, "::")+2:]
@@ -100,20 +106,13 @@ func (s *stack) previewOps(env ...string) map[string][]string {
 // previewWarnings runs a preview and returns the messages of its warnings.
 func (s *stack) previewWarnings(env ...string) []string {
 	s.t.Helper()
-	out := s.runEnv(env, "preview", "--json", "--non-interactive")
 	var doc struct {
 		Diagnostics []struct {
 			Severity string `json:"severity"`
 			Message  string `json:"message"`
 		} `json:"diagnostics"`
 	}
-	start := strings.Index(out, "{")
-	if start < 0 {
-		s.t.Fatalf("preview --json printed no document:\n%s", out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&doc); err != nil {
-		s.t.Fatalf("preview --json: %v\n%s", err, out)
-	}
+	s.previewJSON(&doc, env...)
 	var warnings []string
 	for _, d := range doc.Diagnostics {
 		if d.Severity == "warning" {
