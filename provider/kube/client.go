@@ -177,7 +177,8 @@ func clientConfig(cfg Config) (clientcmd.ClientConfig, error) {
 		if len(rules.Precedence) == 0 {
 			rules.Precedence = []string{clientcmd.RecommendedHomeFile}
 		}
-		if !anyExists(rules.Precedence) {
+		if !anyExists(rules.Precedence) && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+			// (In a pod, client-go falls back to the pod's service account.)
 			return nil, fmt.Errorf("kubernetes configuration: no kubeconfig file exists%s; "+
 				"set the provider's kubeconfig setting or the KUBECONFIG environment variable", source(cfg))
 		}

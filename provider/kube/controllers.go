@@ -8,6 +8,7 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -148,11 +149,19 @@ func sliceName(obj *unstructured.Unstructured) string {
 	return id.String()
 }
 
-// selectorWarning is the warning for Endpoints named after a Service with a selector,
-// whose Endpoints the endpoints controller writes; "" when there is none or the
-// lookup fails.
+// selectorWarning is the warning for Endpoints the endpoints controller will
+// overwrite or delete: those named after a Service with a selector, whose Endpoints it
+// writes, and those with no Service of their name, which it deletes (when it starts,
+// and when Endpoints of that name are deleted). "" when there is none or the lookup
+// fails.
 func selectorWarning(ctx context.Context, c *Client, id objectID) string {
 	svc, err := c.Dynamic.Resource(serviceResource).Namespace(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Sprintf("Endpoints %s: there is no Service %s (yet), and the Kubernetes endpoints controller deletes "+
+			"Endpoints that have no Service of the same name (when it starts, and when Endpoints of that name are "+
+			"deleted); create a Service named %s without a selector (the same program may create it)",
+			id, id, id.name)
+	}
 	if err != nil {
 		return ""
 	}

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -34,6 +33,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 				"or metadata.generateName, or change the stack's autonaming configuration)", req.Urn.Name())
 		}
 	}
+	failures = append(failures, createIDFailures(inputs)...)
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 
@@ -118,12 +118,7 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	var live *unstructured.Unstructured
-	if id.pending() {
-		live, err = o.findCreated(ctx, id, req.Properties)
-	} else {
-		live, err = o.get(ctx, id)
-	}
+	live, err := o.locate(ctx, id, req.Properties)
 	if err != nil || live == nil {
 		return p.ReadResponse{}, err
 	}
@@ -147,13 +142,15 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	if id.pending() {
-		live, err := o.findCreated(ctx, id, req.State)
+	if id.pending() || createIDOf(req.State) != "" {
+		// The server named the slice: find it under the name the state records, or
+		// by its create ID.
+		live, err := o.locate(ctx, id, req.State)
 		if err != nil {
 			return p.UpdateResponse{}, err
 		}
 		if live == nil {
-			return r.createPending(ctx, o, id, req)
+			return r.createAgain(ctx, o, id, req)
 		}
 		id = idOf(live)
 	}
@@ -164,19 +161,22 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
 }
 
-// createPending creates the slice whose first create went unanswered and did not take
-// effect. It carries the create ID the state records, so that if this answer is lost
-// too, the state (which an update that fails keeps as it was) still finds it.
-func (r *EndpointSlice) createPending(ctx context.Context, o objects, id objectID, req p.UpdateRequest,
+// createAgain creates a slice whose name the server generates and that is not there:
+// its first create went unanswered and did not take effect, or it was deleted since.
+// It carries the create ID the state records, and if this answer is lost too, the
+// state records the create ID again, so the next update finds the slice.
+func (r *EndpointSlice) createAgain(ctx context.Context, o objects, id objectID, req p.UpdateRequest,
 ) (p.UpdateResponse, error) {
 	desired := o.newObject(req.Inputs)
-	if _, err := labelCreate(desired, createIDOf(req.State)); err != nil {
+	createID, err := labelCreate(desired, createIDOf(req.State))
+	if err != nil {
 		return p.UpdateResponse{}, err
 	}
 	obj, err := o.create(ctx, desired, req.DryRun)
 	if err != nil {
-		if ambiguous(err) && !req.DryRun {
-			return p.UpdateResponse{}, errors.New(unconfirmed(o.kind, id, err))
+		if ambiguous(err) && !req.DryRun && createID != "" {
+			state, err := partialFailure(unconfirmed(o.kind, pendingID(desired), err))
+			return p.UpdateResponse{Properties: withCreateID(req.Inputs, createID), PartialState: state}, err
 		}
 		return p.UpdateResponse{}, err
 	}
@@ -193,8 +193,8 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	t := target{id: id, uid: uidOf(req.Properties)}
-	if id.pending() {
+	t := target{id: recordedName(id, req.Properties), uid: uidOf(req.Properties)}
+	if unconfirmedCreate(id, req.Properties) {
 		live, err := o.findCreated(ctx, id, req.Properties)
 		if err != nil || live == nil {
 			return err

@@ -61,25 +61,33 @@ func Resolve(cfg Config) (Recorded, error) {
 	if cfg.Kubeconfig != "" && looksInline(cfg.Kubeconfig) {
 		return rec, nil
 	}
+	// Without a kubeconfig of its own (in a pod, on its service account) the cluster is
+	// recorded without one.
+	rec.Kubeconfig, _ = snapshot(loader, cfg.Context)
+	return rec, nil
+}
+
+// snapshot returns the kubeconfig of the context in use alone, with the files it
+// names inlined.
+func snapshot(loader clientcmd.ClientConfig, context string) (string, error) {
 	raw, err := loader.RawConfig()
 	if err != nil {
-		return Recorded{}, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
+		return "", err
 	}
-	if cfg.Context != "" {
-		raw.CurrentContext = cfg.Context
+	if context != "" {
+		raw.CurrentContext = context
 	}
 	if err := clientcmdapi.MinifyConfig(&raw); err != nil {
-		return Recorded{}, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
+		return "", err
 	}
 	if err := clientcmdapi.FlattenConfig(&raw); err != nil {
-		return Recorded{}, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
+		return "", err
 	}
 	data, err := clientcmd.Write(raw)
 	if err != nil {
-		return Recorded{}, fmt.Errorf("internal error: encoding the kubeconfig: %w", err)
+		return "", err
 	}
-	rec.Kubeconfig = string(data)
-	return rec, nil
+	return string(data), nil
 }
 
 // clusterOf derives the cluster's identity from a client configuration.

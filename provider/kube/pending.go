@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,8 +23,11 @@ import (
 // under CreateIDLabel. A lost answer records a pending ID, `<namespace>/<generateName>*`,
 // with the create ID in the state's labels; Read, Update and Delete find the object by
 // that label, so the next `pulumi up` adopts it instead of creating another, and the
-// next refresh records its real ID. The label is the provider's own: it is left out of
-// the inputs of refresh and import, and updates keep it.
+// next refresh records its real ID. Once the state records the generated name (an
+// update or a refresh saw the object), they look under that name first: an update that
+// creates a deleted slice again (a new name, the same create ID) is followed there.
+// The label is the provider's own: it is left out of the inputs of refresh and import,
+// updates keep it, and a program may not set it.
 
 // CreateIDLabel is the label that identifies the create of an object whose name the API
 // server generated.
@@ -90,6 +94,37 @@ func withCreateID(state property.Map, createID string) property.Map {
 	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
 }
 
+// recordedName is the ID of the object a state records: the name its outputs give
+// (the name the server generated, once an update or a refresh has seen the object),
+// else the ID's.
+func recordedName(id objectID, state property.Map) objectID {
+	if name, _ := str(nested(state, "metadata"), "name"); name != "" {
+		id.name = name
+	}
+	return id
+}
+
+// unconfirmedCreate tells whether the state records a create whose answer was lost:
+// a pending ID, or a create ID without the UID an answer would have given.
+func unconfirmedCreate(id objectID, state property.Map) bool {
+	return id.pending() || createIDOf(state) != "" && uidOf(state) == ""
+}
+
+// locate finds the live object a state stands for: under the name it records, unless
+// the create that made it went unanswered; then, or when the object under that name is
+// gone (or is another create's), by the create ID the state records, if any. It
+// answers nil when there is none.
+func (o objects) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	createID := createIDOf(state)
+	if !unconfirmedCreate(id, state) {
+		live, err := o.get(ctx, recordedName(id, state))
+		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
+			return live, err
+		}
+	}
+	return o.findCreated(ctx, id, state)
+}
+
 // findCreated finds the object a pending ID stands for: the object of the namespace
 // that carries the create ID the state records. It answers nil when there is none
 // (the create never took effect, or the object was deleted since).
@@ -117,4 +152,17 @@ func (o objects) findCreated(ctx context.Context, id objectID, state property.Ma
 	return nil, fmt.Errorf("%s %s: %d objects carry the label %s=%s (%s), which one create wrote; "+
 		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, createID,
 		strings.Join(names, ", "))
+}
+
+// createIDFailures reports a program that sets CreateIDLabel: the provider sets it,
+// with a value of its own for every create.
+func createIDFailures(inputs property.Map) []p.CheckFailure {
+	if _, set := nested(nested(inputs, "metadata"), "labels").GetOk(CreateIDLabel); !set {
+		return nil
+	}
+	return []p.CheckFailure{{
+		Property: fmt.Sprintf("metadata.labels[%q]", CreateIDLabel),
+		Reason: "the label is the provider's: it sets a new value on every create whose name the server generates " +
+			"(metadata.generateName), to find the object if the answer is lost; leave it out",
+	}}
 }

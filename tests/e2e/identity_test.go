@@ -165,7 +165,7 @@ func TestClusterIdentity(t *testing.T) {
 		t.Fatalf("after up on cluster A: slice %v, Endpoints %v; want both", onA, itemOnA)
 	}
 
-	t.Run("rotated credentials, renamed user and context, moved file: no changes", func(t *testing.T) {
+	phase(t, "rotated credentials, renamed user and context, moved file: no changes", func() {
 		rules := []rbacv1.PolicyRule{
 			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"},
 				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
@@ -200,9 +200,25 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("up", "--yes", "--non-interactive")
 		s.run("config", "rm", "endpoints:kubeconfig")
 		s.run("up", "--yes", "--non-interactive")
+		// KUBECONFIG as a list: a missing file is skipped, the next one serves.
+		list := []string{"KUBECONFIG=" + filepath.Join(dir, "missing") + string(filepath.ListSeparator) + moved}
+		if got := changes(s.previewOps(list...)); len(got) != 0 {
+			t.Errorf("preview with KUBECONFIG listing the same cluster's file shows changes: %v", got)
+		}
+		s.write(fmt.Sprintf(identityProgram, ns, 8081))
+		out := s.runEnv(list, "up", "--yes", "--non-interactive")
+		if strings.Contains(out, "using the kubeconfig recorded") {
+			t.Errorf("up with KUBECONFIG as a list did not read the list:\n%s", out)
+		}
+		live, err = a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
+		if err != nil || *live.Ports[0].Port != 8081 {
+			t.Fatalf("after the update with KUBECONFIG as a list: %v, %+v", err, live)
+		}
+		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.run("up", "--yes", "--non-interactive")
 	})
 
-	t.Run("a clusterIdentifier vouches for another address of the same cluster", func(t *testing.T) {
+	phase(t, "a clusterIdentifier vouches for another address of the same cluster", func() {
 		env := []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER=cluster-a"}
 		s.runEnv(env, "up", "--yes", "--non-interactive")
 		other := otherAddress(t, a.Kubeconfig())
@@ -221,8 +237,14 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
-	t.Run("another cluster: replaced there, deleted here", func(t *testing.T) {
+	phase(t, "another cluster: replaced there, deleted here", func() {
 		writeKubeconfig(t, kubeconfig, b.Kubeconfig())
+		// Refresh works on the state's cluster until up moves the objects: it finds
+		// them on cluster A and says why it reads A.
+		out := s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		if !strings.Contains(out, "the kubeconfig now reaches cluster "+b.RESTConfig().Host) {
+			t.Errorf("refresh after the switch does not say it reads the recorded cluster:\n%s", out)
+		}
 		ops := s.previewOps()
 		for _, name := range []string{"slice", "list"} {
 			if !slices.Contains(ops[name], "replace") && !slices.Contains(ops[name], "create-replacement") {
@@ -244,7 +266,7 @@ func TestClusterIdentity(t *testing.T) {
 		s.run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
-	t.Run("an unreachable cluster", func(t *testing.T) {
+	phase(t, "an unreachable cluster", func() {
 		slice = unreachable(t, s, b, ns, slice, fmt.Sprintf(identityProgram, ns, 9090))
 	})
 
@@ -338,6 +360,14 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 	return stackOutputs(t, s)["sliceName"]
 }
 
+// phase runs one step of a test whose steps build on each other (so they cannot run
+// as parallel subtests), naming it in the log.
+func phase(t *testing.T, name string, step func()) {
+	t.Helper()
+	t.Logf("phase: %s", name)
+	step()
+}
+
 // otherAddress rewrites an admin kubeconfig to reach the same API server by another
 // URL (localhost instead of 127.0.0.1, verified as 127.0.0.1).
 func otherAddress(t *testing.T, kubeconfig []byte) []byte {
@@ -364,4 +394,69 @@ func writtenBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
 		}
 	}
 	return false
+}
+
+// explicitProviderProgram is a slice managed by an explicit provider with client
+// settings of every kind: %[2]s is the provider's extra properties.
+const explicitProviderProgram = `name: e2e-explicit-provider
+runtime: yaml
+resources:
+  cluster:
+    type: pulumi:providers:endpoints
+    properties:
+      kubeconfig: %[3]s
+%[2]s
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %[1]s
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.0.0.1"]
+    options:
+      provider: ${cluster}
+outputs:
+  sliceName: ${slice.metadata.name}
+`
+
+// An explicit provider takes the client settings as numbers and booleans; a bad
+// value fails the preview naming the key and the rule.
+func TestExplicitProviderClientSettings(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
+	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.run("stack", "init", "dev")
+	s.run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+	if onCluster, _ := objectsOn(t, cp, ns, slice); !onCluster {
+		t.Fatalf("slice %s/%s not created by the explicit provider", ns, slice)
+	}
+	s.run("preview", "--non-interactive", "--expect-no-changes")
+
+	for _, bad := range []struct{ props, env, want string }{
+		{props: "      qps: -1", want: "qps must be a number greater than 0 (requests per second), not -1"},
+		{props: "      burst: 0.5", want: "burst must be an integer, not 0.5"},
+		{props: "      requestTimeout: soon", want: `requestTimeout must be a positive duration such as 30s or 2m, not "soon"`},
+		{props: "      qps: 50", env: "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=maybe",
+			want: `deleteUnreachable must be true or false, not "maybe" (from the PULUMI_ENDPOINTS_DELETE_UNREACHABLE environment variable)`},
+	} {
+		s.write(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
+		var env []string
+		if bad.env != "" {
+			env = append(env, bad.env)
+		}
+		out, err := s.tryEnv(env, "preview", "--non-interactive")
+		if err == nil || !strings.Contains(out, bad.want) {
+			t.Errorf("preview with %q: err = %v, want a failure saying %q:\n%s", strings.TrimSpace(bad.props), err, bad.want, out)
+		}
+	}
+	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.run("destroy", "--yes", "--non-interactive")
+	if onCluster, _ := objectsOn(t, cp, ns, slice); onCluster {
+		t.Errorf("slice %s/%s still exists after destroy", ns, slice)
+	}
 }

@@ -446,33 +446,9 @@ func TestLostCreateRequest(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := newTestNamespace(t, cp)
 	proxy, s := proxied(t, cp)
-	s.write(fmt.Sprintf(`name: e2e-unsent
-runtime: yaml
-resources:
-  generated:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %s
-        generateName: unsent-
-      addressType: IPv4
-      endpoints:
-        - addresses: ["10.4.0.1"]
-outputs:
-  generatedName: ${generated.metadata.name}
-`, ns))
+	s.write(unsentProgram(ns))
 	s.run("stack", "init", "dev")
-	rule := &apiproxy.Rule{Method: "POST", PathPrefix: "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices",
-		Unsent: true}
-	proxy.DropAnswers(rule)
-	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil ||
-		!strings.Contains(out, "may or may not exist") {
-		t.Fatalf("the up whose create was never sent = %v; want a failure saying the slice may exist:\n%s", err, out)
-	}
-	if n := proxy.Dropped(rule); n != 1 {
-		t.Fatalf("the proxy dropped %d creates, want 1", n)
-	}
-	proxy.ClearRules()
+	upUnsent(t, proxy, s, ns)
 	var state struct {
 		Deployment struct {
 			Resources []struct {
@@ -512,6 +488,125 @@ outputs:
 		t.Fatalf("after the next up the server holds %d slices; want one, labelled with the recorded create ID %s "+
 			"and named as the output generatedName (%s): %+v", len(sl.Items), createID, stackOutputs(t, s)["generatedName"],
 			sl.Items)
+	}
+	quiet(s)
+	agree(t, s, cp, ns, "after the refresh")
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	if left := liveObjects(t, cp, ns); len(left) > 0 {
+		t.Errorf("destroy left %v", names(left))
+	}
+}
+
+// unsentProgram is a YAML program of one generateName slice.
+func unsentProgram(ns string) string {
+	return fmt.Sprintf(`name: e2e-unsent
+runtime: yaml
+resources:
+  generated:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %s
+        generateName: unsent-
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.4.0.1"]
+outputs:
+  generatedName: ${generated.metadata.name}
+`, ns)
+}
+
+// upUnsent runs an up whose create of the namespace's slice never reaches the server.
+func upUnsent(t *testing.T, proxy *apiproxy.Proxy, s *stack, ns string) {
+	t.Helper()
+	rule := &apiproxy.Rule{Method: "POST", PathPrefix: "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices",
+		Unsent: true}
+	proxy.DropAnswers(rule)
+	defer proxy.ClearRules()
+	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil ||
+		!strings.Contains(out, "may or may not exist") {
+		t.Fatalf("the up whose create was never sent = %v; want a failure saying the slice may exist:\n%s", err, out)
+	}
+	if n := proxy.Dropped(rule); n != 1 {
+		t.Fatalf("the proxy dropped %d creates, want 1", n)
+	}
+}
+
+// resources counts the resources of a type in the stack's state.
+func resources(t *testing.T, s *stack, typ string) int {
+	t.Helper()
+	var state struct {
+		Deployment struct {
+			Resources []struct {
+				Type string `json:"type"`
+			} `json:"resources"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range state.Deployment.Resources {
+		if r.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// A pending slice (its create never reached the server) that nothing on the server
+// carries the create ID of: refresh drops it from the state, and destroy deletes
+// nothing and finishes.
+func TestPendingSliceRefreshAndDestroy(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	proxy, s := proxied(t, cp)
+	s.write(unsentProgram(ns))
+	s.run("stack", "init", "dev")
+	const slice = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+
+	upUnsent(t, proxy, s, ns)
+	if n := resources(t, s, slice); n != 1 {
+		t.Fatalf("after the up whose create was never sent, the state has %d slices, want the pending one", n)
+	}
+	s.run("refresh", "--yes", "--non-interactive")
+	if n := resources(t, s, slice); n != 0 {
+		t.Errorf("after the refresh, the state has %d slices; want none (nothing carries the create ID)", n)
+	}
+
+	upUnsent(t, proxy, s, ns)
+	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	if n := resources(t, s, slice); n != 0 {
+		t.Errorf("after the destroy, the state has %d slices", n)
+	}
+	if live := liveObjects(t, cp, ns); len(live) != 0 {
+		t.Errorf("the server holds %v", names(live))
+	}
+}
+
+// A generateName slice deleted outside Pulumi, then changed in the program: the up
+// creates it again (the server names it anew) and the state follows it to its new
+// name, so refresh keeps it and destroy deletes it: nothing is orphaned.
+func TestGeneratedSliceRecreated(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(lostProgram(ns, 80, false))
+	s.run("stack", "init", "dev")
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	first := stackOutputs(t, s)["generatedName"]
+	if err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), first, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	s.write(lostProgram(ns, 8080, false))
+	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	second := stackOutputs(t, s)["generatedName"]
+	live := liveObjects(t, cp, ns)
+	if _, ok := live["EndpointSlice "+second]; !ok || second == first || len(live) != 5 {
+		t.Fatalf("after the up, output generatedName %q (was %q); the server holds %v", second, first, names(live))
 	}
 	quiet(s)
 	agree(t, s, cp, ns, "after the refresh")

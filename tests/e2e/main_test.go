@@ -10,7 +10,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := controlplane.RunTests(m)
+	code := controlplane.RunTestsWith(m, controlplane.Options{AllControllers: true})
 	if err := plugin.RemoveAmbientDir(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}

@@ -1,15 +1,21 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
@@ -60,12 +66,22 @@ func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
 }
 
 // preview -> up -> refresh (no changes) -> update in place -> replace -> destroy, with
-// the real CLI and YAML host, checking the API server after each step.
+// the real CLI and YAML host, checking the API server after each step. The control
+// plane runs every controller and the list's item belongs to a selectorless Service:
+// the mirroring controller copies it into a slice, which follows the update and goes
+// with the destroy, and refresh stays quiet once the controllers have acted.
 func TestYAMLProgramLifecycle(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	ns := newTestNamespace(t, cp)
 	cs := cp.Clientset()
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+	}
+	if _, err := cs.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create Service %s/web: %v", ns, err)
+	}
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
 	s.run("stack", "init", "dev")
@@ -88,9 +104,13 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	if string(live.UID) != outputs["sliceUid"] {
 		t.Errorf("stack output uid %s, live uid %s", outputs["sliceUid"], live.UID)
 	}
+	if got := live.Labels[kube.ManagedByLabel]; got != kube.ManagedBy {
+		t.Errorf("after up, slice %s/%s has labels %v, want %s=%s", ns, name, live.Labels, kube.ManagedByLabel, kube.ManagedBy)
+	}
 	if _, err := cs.CoreV1().Endpoints(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 		t.Fatalf("after up, Endpoints %s/web: %v", ns, err)
 	}
+	waitMirrored(t, cs, ns, "web", "10.0.0.2 http:80")
 
 	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 	s.run("preview", "--non-interactive", "--expect-no-changes")
@@ -106,6 +126,8 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	if endpoints.Subsets[0].Ports[0].Port != 8080 {
 		t.Errorf("Endpoints port = %d, want 8080", endpoints.Subsets[0].Ports[0].Port)
 	}
+	waitMirrored(t, cs, ns, "web", "10.0.0.2 http:8080")
+	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 
 	// Change addressType: a replacement under a new name, the old slice gone.
 	s.write(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
@@ -123,6 +145,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	}
 
 	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	waitMirrored(t, cs, ns, "web", "")
 	if l, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {
 		t.Errorf("destroy left %d slices", len(l.Items))
 	}
@@ -209,5 +232,47 @@ resources:
 	out, err := s.try("preview", "--non-interactive")
 	if err == nil || !strings.Contains(out, "metadata.name is required: autonaming is disabled") {
 		t.Errorf("with autonaming disabled, preview = %v:\n%s", err, out)
+	}
+}
+
+// mirrorTimeout bounds the wait for the mirroring controller.
+const mirrorTimeout = 30 * time.Second
+
+// waitMirrored waits until the slices the mirroring controller keeps for Service
+// service are one slice, described "addresses name:port" (sorted, comma-separated),
+// or none when want is "".
+func waitMirrored(t *testing.T, cs kubernetes.Interface, ns, service, want string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), mirrorTimeout)
+	defer cancel()
+	selector := discoveryv1.LabelServiceName + "=" + service + "," +
+		discoveryv1.LabelManagedBy + "=endpointslicemirroring-controller.k8s.io"
+	var got []string
+	for {
+		l, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err == nil {
+			got = got[:0]
+			for _, slice := range l.Items {
+				var addrs, ports []string
+				for _, e := range slice.Endpoints {
+					addrs = append(addrs, e.Addresses...)
+				}
+				for _, p := range slice.Ports {
+					if p.Name != nil && p.Port != nil {
+						ports = append(ports, fmt.Sprintf("%s:%d", *p.Name, *p.Port))
+					}
+				}
+				sort.Strings(addrs)
+				got = append(got, strings.Join(addrs, ",")+" "+strings.Join(ports, ","))
+			}
+			if (want == "" && len(got) == 0) || (len(got) == 1 && got[0] == want) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the mirrored slices of Service %s/%s are %q after %v, want %q", ns, service, got, mirrorTimeout, want)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }

@@ -264,7 +264,11 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 		t.Fatalf("Create: %v", err)
 	}
 	if got := logs.lines("WARN", string(u2), warning); len(got) != 0 {
-		t.Errorf("Endpoints of no Service drew a warning:\n%s", strings.Join(got, "\n"))
+		t.Errorf("Endpoints of no Service drew the selector warning:\n%s", strings.Join(got, "\n"))
+	}
+	noService := "there is no Service " + ns + "/late (yet), and the Kubernetes endpoints controller deletes"
+	if got := logs.lines("WARN", string(u2), noService); len(got) != 1 {
+		t.Errorf("up of Endpoints with no Service: %d warnings saying %q, want 1", len(got), noService)
 	}
 	createService(t, ns, "late", map[string]string{"app": "late"})
 	news := check(t, srv, u2, olds, items(endpointsItem(ns, "late", "10.0.4.3", 80)))

@@ -74,12 +74,16 @@ func TestDeleteEndsWhenTheNameIsTakenAgain(t *testing.T) {
 
 // The state's UID guards the delete: an EndpointsList whose item was replaced out of
 // band (deleted and created again under its name) deletes its own objects and leaves
-// the replacement alone (the UID precondition answers 409, which counts as gone).
+// the replacement alone (the UID precondition answers 409, which counts as gone). The
+// items belong to selectorless Services: Endpoints of no Service are the endpoints
+// controller's to delete, and it does once Endpoints of their name are deleted.
 func TestDeleteLeavesAReplacedObjectAlone(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
 	cs := clientset(t)
+	createService(t, ns, "kept", nil)
+	createService(t, ns, "swapped", nil)
 	u := urn(listType, "replaced")
 	inputs := check(t, srv, u, property.Map{}, items(endpointsItem(ns, "kept", "10.0.0.22", 80),
 		endpointsItem(ns, "swapped", "10.0.0.23", 80)))
