@@ -40,6 +40,9 @@ const (
 	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 	listToken  = "endpoints:core/v1:EndpointsList"
 	floorToken = "floor:index:Noop"
+	// shapedToken is the floor's resource that leaves a state of the provider's
+	// EndpointSlice's shape and size.
+	shapedToken = "floor:discovery.k8s.io/v1:EndpointSlice"
 )
 
 // engineScenario is one program run through the engine with the provider's resources
@@ -52,6 +55,9 @@ type engineScenario struct {
 	program func(ns, token string) string
 	// refresh times a `pulumi refresh` between up and destroy.
 	refresh bool
+	// shaped runs the program a third time with the floor's Shaped resources, whose
+	// state is the provider's in shape and size.
+	shaped bool
 }
 
 type engineRun struct {
@@ -73,6 +79,8 @@ type engineRun struct {
 type engineFigures struct {
 	scenario    engineScenario
 	ours, floor []engineRun
+	// shaped holds the runs with the floor's Shaped resources, if the scenario asks.
+	shaped []engineRun
 }
 
 // slicesProgram declares n resources of type token, each an EndpointSlice's inputs:
@@ -107,38 +115,33 @@ func listProgram(n int) func(ns, token string) string {
 }
 
 // measureEngine runs the scenario runs times with the provider's resources and as many
-// with the floor's, alternating which goes first, so that the machine's load falls on
-// both alike.
+// with the floor's (and with the floor's Shaped resources, if the scenario asks),
+// rotating which goes first, so that the machine's load falls on all alike.
 func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, s engineScenario, runs int) (engineFigures, error) {
 	f := engineFigures{scenario: s}
-	token := sliceToken
-	resource := "endpointslices"
+	type variant struct {
+		who, token, plugin, kind string
+		runs                     *[]engineRun
+	}
+	ours := variant{"ours  ", sliceToken, filepath.Join(t.ambient, filepath.Base(t.provider)), "endpointslices", &f.ours}
 	if strings.Contains(s.name, "EndpointsList") {
-		token, resource = listToken, "endpoints"
+		ours.token, ours.kind = listToken, "endpoints"
+	}
+	variants := []variant{{"floor ", floorToken, t.floor, "", &f.floor}, ours}
+	if s.shaped {
+		variants = append(variants, variant{"shaped", shapedToken, t.floor, "", &f.shaped})
 	}
 	for r := range runs {
-		order := []bool{false, true} // floor first on even runs
-		if r%2 == 1 {
-			order = []bool{true, false}
-		}
-		for _, ours := range order {
-			tok, plugin, kind := floorToken, t.floor, ""
-			if ours {
-				tok, plugin, kind = token, filepath.Join(t.ambient, filepath.Base(t.provider)), resource
-			}
-			run, err := engineOnce(ctx, cp, t, s, tok, plugin, kind)
+		for i := range variants {
+			v := variants[(r+i)%len(variants)]
+			run, err := engineOnce(ctx, cp, t, s, v.token, v.plugin, v.kind)
 			if err != nil {
-				return f, fmt.Errorf("%s (%s): %w", s.name, tok, err)
+				return f, fmt.Errorf("%s (%s): %w", s.name, v.token, err)
 			}
-			who := "floor"
-			if ours {
-				who, f.ours = "ours ", append(f.ours, run)
-			} else {
-				f.floor = append(f.floor, run)
-			}
+			*v.runs = append(*v.runs, run)
 			fmt.Printf("    %s run %d %s: up %s, refresh %s, destroy %s, plugin peak RSS %s, state %d bytes, load %.2f; "+
 				"CPU s (CLI tree / plugin / API server+etcd): up %.2f/%.2f/%.2f refresh %.2f/%.2f/%.2f destroy %.2f/%.2f/%.2f\n",
-				s.name, r+1, who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load,
+				s.name, r+1, v.who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load,
 				run.cliCPU[0].Seconds(), run.pluginCPU[0].Seconds(), run.serverCPU[0].Seconds(),
 				run.cliCPU[1].Seconds(), run.pluginCPU[1].Seconds(), run.serverCPU[1].Seconds(),
 				run.cliCPU[2].Seconds(), run.pluginCPU[2].Seconds(), run.serverCPU[2].Seconds())
