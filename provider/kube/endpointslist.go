@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -201,8 +203,11 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 	return property.NewMap(m)
 }
 
-// Create creates every item in order. On a failure it returns the items created so
-// far as partial state.
+// Create creates the items: the first alone, then the rest up to writeParallelism at
+// a time. A failure stops the creates not yet sent; those in flight finish. The state
+// then records every item that was written (and every item whose create may have
+// taken effect), in the order of the inputs, as partial state: nothing written is left
+// untracked, and the next update creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
 	o, err := r.objects(ctx)
@@ -219,31 +224,94 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	if err != nil {
 		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
 	}
-	var done []listItem
-	for i, it := range itemsOf(req.Properties) {
-		it.output, err = createItem(ctx, o, it, req.DryRun)
-		if err != nil {
-			err = fmt.Errorf("items[%d]: %w", i, err)
-			if req.DryRun {
-				return p.CreateResponse{}, err
+	items := itemsOf(req.Properties)
+	results := createItems(ctx, o, items, req.DryRun)
+	var (
+		done     []listItem
+		firstErr error
+		failures int
+	)
+	for i, it := range items {
+		res := results[i]
+		switch {
+		case !res.sent:
+			continue
+		case res.err != nil:
+			failures++
+			if firstErr == nil {
+				firstErr = fmt.Errorf("items[%d]: %w", i, res.err)
 			}
-			if ambiguous(err) {
-				// The item may exist now: record it so it is never orphaned.
-				it.output = it.inputs
-				done = append(done, it)
+			if !ambiguous(res.err) {
+				continue
 			}
-			if len(done) == 0 {
-				return p.CreateResponse{}, err // nothing exists: nothing to record
-			}
-			state, err := partial(err, done)
-			return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state}, err
+			// The item may exist now: record it so it is never orphaned.
+			it.output = it.inputs
+		default:
+			it.output = res.output
 		}
 		done = append(done, it)
+	}
+	if firstErr != nil {
+		if failures > 1 {
+			firstErr = fmt.Errorf("%w (and %d more item(s) failed)", firstErr, failures-1)
+		}
+		if req.DryRun || len(done) == 0 {
+			return p.CreateResponse{}, firstErr // nothing exists: nothing to record
+		}
+		state, err := partial(firstErr, done)
+		return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state}, err
 	}
 	if req.DryRun {
 		return p.CreateResponse{Properties: r.state(done, metadata)}, nil
 	}
 	return p.CreateResponse{ID: id, Properties: r.state(done, metadata)}, nil
+}
+
+// itemResult is the outcome of one item's create: whether it was sent, and its
+// outputs or error.
+type itemResult struct {
+	sent   bool
+	output property.Map
+	err    error
+}
+
+// createItems creates the items: the first alone, so that a failure every item would
+// meet (a missing namespace, a denied write) writes nothing and costs one request, then
+// the rest up to writeParallelism at a time. After a failure no further create is sent;
+// those in flight finish, so that each outcome is known.
+func createItems(ctx context.Context, o objects, items []listItem, dryRun bool) []itemResult {
+	results := make([]itemResult, len(items))
+	if len(items) == 0 {
+		return results
+	}
+	create := func(i int) {
+		output, err := createItem(ctx, o, items[i], dryRun)
+		results[i] = itemResult{sent: true, output: output, err: err}
+	}
+	if create(0); results[0].err != nil {
+		return results
+	}
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Bool
+		slots  = make(chan struct{}, writeParallelism)
+	)
+	for i := 1; i < len(items); i++ {
+		slots <- struct{}{}
+		if failed.Load() {
+			<-slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if create(i); results[i].err != nil {
+				failed.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
 }
 
 // createItem creates one item and returns its outputs. In a preview whose server

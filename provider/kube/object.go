@@ -406,8 +406,12 @@ func (o objects) waitGone(ctx context.Context, t target, timeout time.Duration) 
 
 var errDeleteTimeout = errors.New("delete timed out")
 
-// deleteParallelism bounds the deletes of a set in flight at once.
-const deleteParallelism = 16
+// deleteParallelism bounds the deletes of a set in flight at once, and
+// writeParallelism the creates of an EndpointsList's items.
+const (
+	deleteParallelism = 16
+	writeParallelism  = 16
+)
 
 // removeAll removes the targets concurrently and returns the names of those that are
 // gone, with every failure joined.

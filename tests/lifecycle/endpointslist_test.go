@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -112,8 +113,25 @@ func TestEndpointsListLifecycle(t *testing.T) {
 	}
 }
 
-// A failure part-way through Create records what was written; the next update
-// finishes the set; nothing is left untracked.
+// recordedEndpoints lists namespace/name=ip:port of the items a list's state records,
+// in the form liveEndpoints uses.
+func recordedEndpoints(t *testing.T, state property.Map) []string {
+	t.Helper()
+	var out []string
+	for _, it := range state.Get("items").AsArray().All {
+		meta := it.AsMap().Get("metadata").AsMap()
+		subset := it.AsMap().Get("subsets").AsArray().Get(0).AsMap()
+		out = append(out, fmt.Sprintf("%s/%s=%s:%.0f", meta.Get("namespace").AsString(), meta.Get("name").AsString(),
+			subset.Get("addresses").AsArray().Get(0).AsMap().Get("ip").AsString(),
+			subset.Get("ports").AsArray().Get(0).AsMap().Get("port").AsNumber()))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A failure part-way through Create records what was written (the first item, and
+// those written alongside the failing one); the next update finishes the set; nothing
+// is left untracked.
 func TestEndpointsListPartialCreate(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
@@ -136,11 +154,12 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	if !strings.Contains(reason, "items[1]") || !strings.Contains(reason, fmt.Sprintf("namespace %q does not exist", missing)) {
 		t.Errorf("partial-state reason %q does not say which item failed and why", reason)
 	}
-	if n := created.Properties.Get("items").AsArray().Len(); n != 1 {
-		t.Errorf("partial state records %d items, want the 1 created", n)
+	recorded, live := recordedEndpoints(t, created.Properties), liveEndpoints(t, ns, missing)
+	if !slices.Equal(recorded, live) {
+		t.Errorf("partial state records %v, the cluster has %v: every item written must be recorded, and no other", recorded, live)
 	}
-	if got := liveEndpoints(t, ns); len(got) != 1 {
-		t.Errorf("cluster has %v, want only the first item", got)
+	if !slices.Contains(recorded, ns+"/first=10.0.2.1:80") {
+		t.Errorf("partial state %v lacks the first item", recorded)
 	}
 
 	// The namespace appears; the next update completes the set from the partial state.
@@ -152,6 +171,72 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	}
 	if got := liveEndpoints(t, ns, missing); len(got) != 3 {
 		t.Errorf("after the update the cluster has %v, want 3 items", got)
+	}
+	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveEndpoints(t, ns, missing); len(got) != 0 {
+		t.Errorf("orphans after Delete: %v", got)
+	}
+}
+
+// A large list is written many items at a time. Failures among them (items whose
+// namespace does not exist yet) stop what is not yet sent; the state records exactly
+// the items written, in the order of the inputs; the next update creates the rest and
+// the state ends equal to the cluster.
+func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(listType, "many")
+	missing := ns + "-missing"
+	const n = 300
+	var all []property.Map
+	for i := range n {
+		itemNS := ns
+		if i == 17 || i == n-20 {
+			itemNS = missing
+		}
+		all = append(all, endpointsItem(itemNS, fmt.Sprintf("item-%03d", i), fmt.Sprintf("10.0.%d.%d", 5+i/250, i%250+1), 80))
+	}
+	inputs := check(t, srv, u, property.Map{}, items(all...))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err == nil || !strings.Contains(err.Error(), "items[17]") {
+		t.Fatalf("Create's error = %v, want one naming items[17], the first that failed", err)
+	}
+	// The API server holds a create in a missing namespace for a moment (in case the
+	// namespace is on its way), and creates go on meanwhile; once the failure is seen
+	// no further create is sent, so the item far past it never fails.
+	if strings.Contains(err.Error(), "more item(s) failed") {
+		t.Errorf("Create's error = %v: items[%d] was sent after the failure of items[17] was seen", err, n-20)
+	}
+	if created.PartialState == nil {
+		t.Fatalf("Create = %+v, want partial state", created)
+	}
+	recorded, live := recordedEndpoints(t, created.Properties), liveEndpoints(t, ns, missing)
+	if !slices.Equal(recorded, live) {
+		t.Fatalf("partial state records %v, the cluster has %v: every item written must be recorded, and no other", recorded, live)
+	}
+	if len(live) < 17 || len(live) >= n-2 {
+		t.Errorf("%d items written, want the 17 before the failure and not every item after it", len(live))
+	}
+	var order []string
+	for _, it := range created.Properties.Get("items").AsArray().All {
+		order = append(order, it.AsMap().Get("metadata").AsMap().Get("name").AsString())
+	}
+	if !slices.IsSorted(order) {
+		t.Errorf("partial state records the items in the order %v, want the order of the inputs", order)
+	}
+
+	createNamespace(t, missing)
+	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties,
+		OldInputs: inputs, Inputs: inputs})
+	if err != nil || updated.PartialState != nil {
+		t.Fatalf("Update after the fix = %+v, %v", updated.PartialState, err)
+	}
+	recorded, live = recordedEndpoints(t, updated.Properties), liveEndpoints(t, ns, missing)
+	if len(live) != n || !slices.Equal(recorded, live) {
+		t.Errorf("after the update the state records %d items and the cluster has %d, want %d each, equal", len(recorded), len(live), n)
 	}
 	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}); err != nil {
 		t.Fatal(err)
