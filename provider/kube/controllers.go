@@ -79,6 +79,13 @@ const (
 	lookupTimeout = 5 * time.Second
 	// lookupParallelism bounds the lookups in flight at once.
 	lookupParallelism = 8
+	// listLookupMin is the number of items in one namespace from which their Services
+	// are listed in one request rather than looked up one by one; listLookupPage is the
+	// size of a page of that list, and listLookupRatio how many Services per item the
+	// namespace may hold before one request per item is the cheaper way.
+	listLookupMin   = 8
+	listLookupPage  = 500
+	listLookupRatio = 20
 )
 
 // warnControllers warns about every object among objs that a Kubernetes controller
@@ -100,26 +107,71 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 	}
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, lookupParallelism)
-		msgs  = make([]string, len(objs))
-	)
+	msgs := make([]string, len(objs))
+	byNamespace := map[string][]int{}
+	var namespaces []string
 	for i, obj := range objs {
 		if obj.GetName() == "" || obj.GetNamespace() == "" {
 			continue
 		}
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			msgs[i] = selectorWarning(ctx, c, idOf(obj))
-		}()
+		if _, seen := byNamespace[obj.GetNamespace()]; !seen {
+			namespaces = append(namespaces, obj.GetNamespace())
+		}
+		byNamespace[obj.GetNamespace()] = append(byNamespace[obj.GetNamespace()], i)
+	}
+	var (
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, lookupParallelism)
+	)
+	for _, ns := range namespaces {
+		indexes := byNamespace[ns]
+		if len(indexes) >= listLookupMin {
+			// One list of the namespace's Services answers for all its items.
+			if services, ok := listServices(ctx, c, ns, len(indexes)); ok {
+				for _, i := range indexes {
+					msgs[i] = serviceWarning(idOf(objs[i]), services[objs[i].GetName()])
+				}
+				continue
+			}
+		}
+		for _, i := range indexes {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				msgs[i] = selectorWarning(ctx, c, idOf(objs[i]))
+			}()
+		}
 	}
 	wg.Wait()
 	for _, msg := range msgs {
 		if msg != "" {
 			log.Warning(msg)
+		}
+	}
+}
+
+// listServices lists the Services of namespace ns by name, page by page, for the
+// warnings of items Endpoints in it. It gives up (ok false; the caller looks the items'
+// Services up one by one) when the list fails or when the namespace holds many more
+// Services than there are items to look up, which one request each costs less.
+func listServices(ctx context.Context, c *Client, ns string, items int) (map[string]*unstructured.Unstructured, bool) {
+	services := map[string]*unstructured.Unstructured{}
+	opts := metav1.ListOptions{Limit: listLookupPage}
+	for {
+		page, err := c.Dynamic.Resource(serviceResource).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, false
+		}
+		if left := page.GetRemainingItemCount(); left != nil && opts.Continue == "" &&
+			int64(len(page.Items))+*left > int64(items)*listLookupRatio {
+			return nil, false
+		}
+		for i := range page.Items {
+			services[page.Items[i].GetName()] = &page.Items[i]
+		}
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return services, true
 		}
 	}
 }
@@ -157,13 +209,22 @@ func sliceName(obj *unstructured.Unstructured) string {
 func selectorWarning(ctx context.Context, c *Client, id objectID) string {
 	svc, err := c.Dynamic.Resource(serviceResource).Namespace(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
+		return serviceWarning(id, nil)
+	}
+	if err != nil {
+		return ""
+	}
+	return serviceWarning(id, svc)
+}
+
+// serviceWarning is selectorWarning's verdict for Endpoints id given the Service of its
+// name, nil when there is none.
+func serviceWarning(id objectID, svc *unstructured.Unstructured) string {
+	if svc == nil {
 		return fmt.Sprintf("Endpoints %s: there is no Service %s (yet), and the Kubernetes endpoints controller deletes "+
 			"Endpoints that have no Service of the same name (when it starts, and when Endpoints of that name are "+
 			"deleted); create a Service named %s without a selector (the same program may create it)",
 			id, id, id.name)
-	}
-	if err != nil {
-		return ""
 	}
 	selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
 	typ, _, _ := unstructured.NestedString(svc.Object, "spec", "type")

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -439,4 +440,46 @@ func TestSlicesCarryTheProviderAsManager(t *testing.T) {
 		t.Errorf("a slice whose program sets managed-by=my-tool has managed-by=%q", got)
 	}
 	wantQuietRefresh(t, srv, ownCreated.ID, u2, ownCreated.Properties, own, "a program's own manager")
+}
+
+// TestListItemWarningsFromOneServiceList: the Service lookups behind an EndpointsList's
+// warnings list a namespace's Services in one request when many items share it,
+// instead of one request per item, and warn exactly as the lookups one by one do.
+func TestListItemWarningsFromOneServiceList(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	createService(t, ns, "api", map[string]string{"app": "api"})
+	var all []property.Map
+	for i := range 8 {
+		name := fmt.Sprintf("plain-%d", i)
+		createService(t, ns, name, nil)
+		all = append(all, endpointsItem(ns, name, fmt.Sprintf("10.0.6.%d", i+1), 80))
+	}
+	all = append(all, endpointsItem(ns, "api", "10.0.6.20", 80), endpointsItem(ns, "orphan", "10.0.6.21", 80))
+	u := urn(listType, "many-"+ns)
+	inputs := check(t, srv, u, property.Map{}, items(all...))
+
+	px.take("")
+	// The endpoints controller may have written Endpoints api already: the preview
+	// then fails on it, after the warnings.
+	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs, DryRun: true}); err != nil &&
+		!strings.Contains(err.Error(), "already exists") {
+		t.Errorf("preview: %v", err)
+	}
+	if got := px.take("/services"); len(got) != 1 || !strings.HasPrefix(got[0], "GET /api/v1/namespaces/"+ns+"/services") {
+		t.Errorf("Service requests of the preview = %q, want one list of the namespace's Services", got)
+	}
+	selector := logs.lines("WARN", string(u), "has a selector, so the Kubernetes endpoints controller manages its Endpoints")
+	noService := logs.lines("WARN", string(u), "there is no Service")
+	if len(selector) != 1 || !strings.Contains(selector[0], "Endpoints "+ns+"/api") {
+		t.Errorf("selector warnings %q, want one, for Endpoints %s/api", selector, ns)
+	}
+	if len(noService) != 1 || !strings.Contains(noService[0], "Endpoints "+ns+"/orphan") {
+		t.Errorf("no-Service warnings %q, want one, for Endpoints %s/orphan", noService, ns)
+	}
+	if got := logs.lines("WARN", string(u), "WARN Endpoints "); len(got) != 2 {
+		t.Errorf("%d warnings about items, want the 2 above:\n%s", len(got), strings.Join(got, "\n"))
+	}
 }
