@@ -84,7 +84,7 @@ const (
 	// size of a page of that list, and listLookupRatio how many Services per item the
 	// namespace may hold before one request per item is the cheaper way.
 	listLookupMin   = 8
-	listLookupPage  = 500
+	listLookupPage  = 100
 	listLookupRatio = 20
 )
 

@@ -483,3 +483,40 @@ func TestListItemWarningsFromOneServiceList(t *testing.T) {
 		t.Errorf("%d warnings about items, want the 2 above:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
+
+// TestListItemWarningsInACrowdedNamespace: when the namespace holds many more Services
+// than there are items (here 8 items among 170 Services), the first page of the list
+// says so and the items' Services are looked up one by one instead.
+func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	for i := range 170 {
+		createService(t, ns, fmt.Sprintf("svc-%03d", i), nil)
+	}
+	var all []property.Map
+	for i := range 7 {
+		all = append(all, endpointsItem(ns, fmt.Sprintf("svc-%03d", i), fmt.Sprintf("10.0.7.%d", i+1), 80))
+	}
+	all = append(all, endpointsItem(ns, "orphan", "10.0.7.20", 80))
+	u := urn(listType, "crowded-"+ns)
+	inputs := check(t, srv, u, property.Map{}, items(all...))
+
+	px.take("")
+	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs, DryRun: true}); err != nil {
+		t.Fatalf("preview: %v", err)
+	}
+	var gets int
+	for _, r := range px.take("/services") {
+		if strings.HasPrefix(r, "GET /api/v1/namespaces/"+ns+"/services/") {
+			gets++
+		}
+	}
+	if gets != len(all) {
+		t.Errorf("%d Services looked up one by one, want %d", gets, len(all))
+	}
+	if got := logs.lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 || !strings.Contains(got[0], "there is no Service "+ns+"/orphan") {
+		t.Errorf("warnings about items %q, want one, that there is no Service %s/orphan", got, ns)
+	}
+}
