@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -113,6 +114,18 @@ func TestEndpointsListLifecycle(t *testing.T) {
 	}
 }
 
+// deleteList deletes a list and fails the test if any of its items is left in the
+// namespaces.
+func deleteList(t *testing.T, srv integration.Server, req p.DeleteRequest, namespaces ...string) {
+	t.Helper()
+	if err := srv.Delete(req); err != nil {
+		t.Fatal(err)
+	}
+	if got := liveEndpoints(t, namespaces...); len(got) != 0 {
+		t.Errorf("orphans after Delete: %v", got)
+	}
+}
+
 // recordedEndpoints lists namespace/name=ip:port of the items a list's state records,
 // in the form liveEndpoints uses.
 func recordedEndpoints(t *testing.T, state property.Map) []string {
@@ -172,12 +185,7 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	if got := liveEndpoints(t, ns, missing); len(got) != 3 {
 		t.Errorf("after the update the cluster has %v, want 3 items", got)
 	}
-	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}); err != nil {
-		t.Fatal(err)
-	}
-	if got := liveEndpoints(t, ns, missing); len(got) != 0 {
-		t.Errorf("orphans after Delete: %v", got)
-	}
+	deleteList(t, srv, p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}, ns, missing)
 }
 
 // A large list is written many items at a time. Failures among them (items whose
@@ -238,12 +246,7 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	if len(live) != n || !slices.Equal(recorded, live) {
 		t.Errorf("after the update the state records %d items and the cluster has %d, want %d each, equal", len(recorded), len(live), n)
 	}
-	if err := srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}); err != nil {
-		t.Fatal(err)
-	}
-	if got := liveEndpoints(t, ns, missing); len(got) != 0 {
-		t.Errorf("orphans after Delete: %v", got)
-	}
+	deleteList(t, srv, p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}, ns, missing)
 }
 
 // A Create whose first item fails for sure wrote nothing: it records nothing (no ID,
