@@ -151,10 +151,11 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 	}
 }
 
-// listServices lists the Services of namespace ns by name, page by page, for the
-// warnings of items Endpoints in it. It gives up (ok false; the caller looks the items'
-// Services up one by one) when the list fails or when the namespace holds many more
-// Services than there are items to look up, which one request each costs less.
+// listServices returns the Services of namespace ns by name, listed page by page, for
+// the warnings about items Endpoints in it to be written. It gives up (ok false: the
+// caller looks the items' Services up one by one) when the list fails, or when its
+// first page shows the namespace holds more than listLookupRatio Services per item,
+// where one request per item costs less.
 func listServices(ctx context.Context, c *Client, ns string, items int) (map[string]*unstructured.Unstructured, bool) {
 	services := map[string]*unstructured.Unstructured{}
 	opts := metav1.ListOptions{Limit: listLookupPage}
