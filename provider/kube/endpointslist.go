@@ -447,8 +447,9 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 }
 
 // Update brings the set to the new items: items it did not have are created, items
-// it keeps are updated in place, items it lost are deleted (after the writes, so a
-// failed write deletes nothing). On a failure the partial state is the set as it is.
+// it keeps are updated in place when the update would change them (see unchanged) and
+// left alone otherwise, items it lost are deleted (after the writes, so a failed write
+// deletes nothing). On a failure the partial state is the set as it is.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	metadata := req.Inputs.Get("metadata")
 	if req.DryRun && hasUnknowns(req.Inputs) {
@@ -487,10 +488,15 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	var written []listItem
 	for i, it := range desired {
 		wanted[it.id] = true
-		if _, exists := current[it.id]; exists {
+		if kept, exists := current[it.id]; exists {
 			var obj *unstructured.Unstructured
-			if obj, err = o.update(ctx, it.id, current[it.id].inputs, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
-				it.output = outputs(o.kind, obj)
+			switch {
+			case o.unchanged(it.id, kept.inputs, oldInputs[it.id], it.inputs):
+				it.output = kept.inputs // nothing to write: the state is the object
+			default:
+				if obj, err = o.update(ctx, it.id, kept.inputs, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
+					it.output = outputs(o.kind, obj)
+				}
 			}
 		} else {
 			it.output, err = createItem(ctx, o, it, req.DryRun)

@@ -150,3 +150,73 @@ func TestListUpdateReadsOnlyStaleItems(t *testing.T) {
 		}
 	}
 }
+
+// An update of a list writes only the items whose inputs changed: the items it keeps
+// as they were are neither read nor written, and their state stays as recorded. After
+// another client changed a kept item and a refresh recorded that, the item is written
+// again.
+func TestListUpdateWritesOnlyChangedItems(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	api := clientset(t).CoreV1().Endpoints(ns)
+	u := urn(listType, "changed-"+ns)
+	inputs := check(t, srv, u, property.Map{}, items(
+		endpointsItem(ns, "one", "10.0.3.1", 80), endpointsItem(ns, "two", "10.0.3.2", 80),
+		endpointsItem(ns, "three", "10.0.3.3", 80)))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v1/namespaces/" + ns + "/endpoints/"
+
+	news := check(t, srv, u, inputs, items(
+		endpointsItem(ns, "one", "10.0.3.1", 80), endpointsItem(ns, "two", "10.0.3.2", 8080),
+		endpointsItem(ns, "three", "10.0.3.3", 80)))
+	px.take("")
+	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties, OldInputs: inputs, Inputs: news})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if got, want := px.take("/endpoints/"), []string{"PUT " + path + "two"}; !slices.Equal(got, want) {
+		t.Errorf("requests of an update that changes one item of three = %q, want %q", got, want)
+	}
+	if got, want := updated.Properties.Get("items").AsArray().Get(0), created.Properties.Get("items").AsArray().Get(0); !got.Equals(want) {
+		t.Errorf("a kept item's state changed:\n got %v\nwant %v", got, want)
+	}
+	if port := updated.Properties.Get("items").AsArray().Get(1).AsMap().Get("subsets").AsArray().Get(0).AsMap().
+		Get("ports").AsArray().Get(0).AsMap().Get("port").AsNumber(); port != 8080 {
+		t.Errorf("the changed item's state has port %v, want 8080", port)
+	}
+
+	// Another client changes "three"; a refresh records it; the next update, with the
+	// program unchanged, writes "three" back.
+	three, err := api.Get(t.Context(), "three", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three.Subsets[0].Ports[0].Port = 9090
+	if _, err := api.Update(t.Context(), three, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: updated.Properties, Inputs: news})
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	px.take("")
+	if _, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: read.Properties, OldInputs: read.Inputs,
+		Inputs: news}); err != nil {
+		t.Fatalf("Update after the refresh: %v", err)
+	}
+	if got, want := px.take("/endpoints/"), []string{"PUT " + path + "three"}; !slices.Equal(got, want) {
+		t.Errorf("requests of the update after the refresh = %q, want %q", got, want)
+	}
+	live, err := api.Get(t.Context(), "three", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if port := live.Subsets[0].Ports[0].Port; port != 80 {
+		t.Errorf("three has port %d after the update, want 80 back", port)
+	}
+}
