@@ -14,7 +14,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -225,7 +224,9 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
 	}
 	items := itemsOf(req.Properties)
-	results := createItems(ctx, o, items, req.DryRun)
+	results := writeItems(len(items), func(i int) (property.Map, error) {
+		return createItem(ctx, o, items[i], req.DryRun)
+	})
 	var (
 		done     []listItem
 		firstErr error
@@ -267,28 +268,28 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	return p.CreateResponse{ID: id, Properties: r.state(done, metadata)}, nil
 }
 
-// itemResult is the outcome of one item's create: whether it was sent, and its
-// outputs or error.
+// itemResult is the outcome of one item's write: whether it was sent, and its outputs
+// or error.
 type itemResult struct {
 	sent   bool
 	output property.Map
 	err    error
 }
 
-// createItems creates the items: the first alone, so that a failure every item would
-// meet (a missing namespace, a denied write) writes nothing and costs one request, then
-// the rest up to writeParallelism at a time. After a failure no further create is sent;
-// those in flight finish, so that each outcome is known.
-func createItems(ctx context.Context, o objects, items []listItem, dryRun bool) []itemResult {
-	results := make([]itemResult, len(items))
-	if len(items) == 0 {
+// writeItems runs write for the items 0 to n-1: the first alone, so that a failure
+// every item would meet (a missing namespace, a denied write) writes nothing and costs
+// one request, then the rest up to writeParallelism at a time. After a failure no
+// further write is sent; those in flight finish, so that each outcome is known.
+func writeItems(n int, write func(i int) (property.Map, error)) []itemResult {
+	results := make([]itemResult, n)
+	if n == 0 {
 		return results
 	}
-	create := func(i int) {
-		output, err := createItem(ctx, o, items[i], dryRun)
+	run := func(i int) {
+		output, err := write(i)
 		results[i] = itemResult{sent: true, output: output, err: err}
 	}
-	if create(0); results[0].err != nil {
+	if run(0); results[0].err != nil {
 		return results
 	}
 	var (
@@ -296,7 +297,7 @@ func createItems(ctx context.Context, o objects, items []listItem, dryRun bool) 
 		failed atomic.Bool
 		slots  = make(chan struct{}, writeParallelism)
 	)
-	for i := 1; i < len(items); i++ {
+	for i := 1; i < n; i++ {
 		slots <- struct{}{}
 		if failed.Load() {
 			<-slots
@@ -305,7 +306,7 @@ func createItems(ctx context.Context, o objects, items []listItem, dryRun bool) 
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			if create(i); results[i].err != nil {
+			if run(i); results[i].err != nil {
 				failed.Store(true)
 			}
 		}()
@@ -449,7 +450,8 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them (see unchanged) and
 // left alone otherwise, items it lost are deleted (after the writes, so a failed write
-// deletes nothing). On a failure the partial state is the set as it is.
+// deletes nothing). The writes go as Create's do (see writeItems). On a failure the
+// partial state is the set as it is: every item written, and none of those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	metadata := req.Inputs.Get("metadata")
 	if req.DryRun && hasUnknowns(req.Inputs) {
@@ -485,33 +487,65 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	}
 	desired := itemsOf(req.Inputs)
 	wanted := map[objectID]bool{}
-	var written []listItem
+	written := make([]listItem, len(desired))
+	var writes []int // indexes of the items to create or update
 	for i, it := range desired {
 		wanted[it.id] = true
-		if kept, exists := current[it.id]; exists {
-			var obj *unstructured.Unstructured
-			switch {
-			case o.unchanged(it.id, kept.inputs, oldInputs[it.id], it.inputs):
-				it.output = kept.inputs // nothing to write: the state is the object
-			default:
-				if obj, err = o.update(ctx, it.id, kept.inputs, oldInputs[it.id], it.inputs, req.DryRun); err == nil {
-					it.output = outputs(o.kind, obj)
-				}
+		if kept, exists := current[it.id]; exists && o.unchanged(it.id, kept.inputs, oldInputs[it.id], it.inputs) {
+			it.output = kept.inputs // nothing to write: the state is the object
+			written[i] = it
+			continue
+		}
+		writes = append(writes, i)
+	}
+	results := writeItems(len(writes), func(k int) (property.Map, error) {
+		it := desired[writes[k]]
+		kept, exists := current[it.id]
+		if !exists {
+			return createItem(ctx, o, it, req.DryRun)
+		}
+		obj, err := o.update(ctx, it.id, kept.inputs, oldInputs[it.id], it.inputs, req.DryRun)
+		if err != nil {
+			return property.Map{}, err
+		}
+		return outputs(o.kind, obj), nil
+	})
+	var (
+		firstErr error
+		failures int
+	)
+	for k, i := range writes {
+		it, res := desired[i], results[k]
+		if !res.sent {
+			continue
+		}
+		_, exists := current[it.id]
+		if res.err != nil {
+			failures++
+			if firstErr == nil {
+				firstErr = fmt.Errorf("items[%d]: %w", i, res.err)
 			}
-		} else {
-			it.output, err = createItem(ctx, o, it, req.DryRun)
-			if !req.DryRun && (err == nil || ambiguous(err)) {
+			if !exists && !req.DryRun && ambiguous(res.err) {
+				// The item may exist now: record it so it is never orphaned.
 				order = append(order, it.id)
 				current[it.id] = listItem{id: it.id, inputs: it.inputs, output: it.inputs}
 			}
+			continue
 		}
-		if err != nil {
-			return fail(fmt.Errorf("items[%d]: %w", i, err))
-		}
+		it.output = res.output
 		if !req.DryRun {
+			if !exists {
+				order = append(order, it.id)
+			}
 			current[it.id] = it
 		}
-		written = append(written, it)
+		written[i] = it
+	}
+	if firstErr != nil {
+		if failures > 1 {
+			firstErr = fmt.Errorf("%w (and %d more item(s) failed)", firstErr, failures-1)
+		}
+		return fail(firstErr)
 	}
 	if !req.DryRun {
 		var gone []target

@@ -249,6 +249,63 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	deleteList(t, srv, p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}, ns, missing)
 }
 
+// An update that adds and changes many items writes them many at a time; a failure
+// among them stops what is not yet sent, and the state records the set as it is: the
+// items written, updated or created, and the items kept. The next update finishes.
+func TestEndpointsListConcurrentUpdateFailures(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(listType, "grow")
+	missing := ns + "-missing"
+	set := func(n, port int) property.Map {
+		var all []property.Map
+		for i := range n {
+			itemNS := ns
+			if i == 150 {
+				itemNS = missing
+			}
+			all = append(all, endpointsItem(itemNS, fmt.Sprintf("item-%03d", i), fmt.Sprintf("10.0.%d.%d", 8+i/250, i%250+1), port))
+		}
+		return items(all...)
+	}
+	olds := check(t, srv, u, property.Map{}, set(3, 80))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: olds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three items change their port, 297 are new; items[150] is in a missing namespace.
+	news := check(t, srv, u, olds, set(300, 8080))
+	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties, OldInputs: olds, Inputs: news})
+	if err == nil || !strings.Contains(err.Error(), "items[150]") || updated.PartialState == nil {
+		t.Fatalf("Update = partial state %+v, error %v; want partial state and an error naming items[150]", updated.PartialState, err)
+	}
+	recorded, live := recordedEndpoints(t, updated.Properties), liveEndpoints(t, ns, missing)
+	if !slices.Equal(recorded, live) {
+		t.Fatalf("partial state records %d items, the cluster has %d: every item written must be recorded as written, and no other",
+			len(recorded), len(live))
+	}
+	if len(live) < 150 || len(live) >= 299 {
+		t.Errorf("%d items in the cluster, want the 150 before the failure and not every item after it", len(live))
+	}
+
+	createNamespace(t, missing)
+	final, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: updated.Properties, OldInputs: news, Inputs: news})
+	if err != nil || final.PartialState != nil {
+		t.Fatalf("Update after the fix = %+v, %v", final.PartialState, err)
+	}
+	recorded, live = recordedEndpoints(t, final.Properties), liveEndpoints(t, ns, missing)
+	if len(live) != 300 || !slices.Equal(recorded, live) {
+		t.Errorf("after the update the state records %d items and the cluster has %d, want 300 each, equal", len(recorded), len(live))
+	}
+	for _, item := range live {
+		if !strings.HasSuffix(item, ":8080") {
+			t.Errorf("item %s, want port 8080", item)
+		}
+	}
+	deleteList(t, srv, p.DeleteRequest{ID: created.ID, Urn: u, Properties: final.Properties}, ns, missing)
+}
+
 // A Create whose first item fails for sure wrote nothing: it records nothing (no ID,
 // no partial state), so the stack holds no empty list that claims to be half made.
 func TestEndpointsListFirstItemFails(t *testing.T) {
