@@ -114,6 +114,34 @@ func TestEndpointsListLifecycle(t *testing.T) {
 	}
 }
 
+// numberedItems is an EndpointsList's items item-000 to item-<n-1> in namespace ns, each
+// with its own address and the port, but those at the indexes missingAt, which are in
+// namespace missing.
+func numberedItems(n, port int, ns, missing string, missingAt ...int) property.Map {
+	all := make([]property.Map, n)
+	for i := range n {
+		itemNS := ns
+		if slices.Contains(missingAt, i) {
+			itemNS = missing
+		}
+		all[i] = endpointsItem(itemNS, fmt.Sprintf("item-%03d", i), fmt.Sprintf("10.0.%d.%d", 5+i/250, i%250+1), port)
+	}
+	return items(all...)
+}
+
+// stateIsCluster fails the test unless a list's state records exactly the items the
+// cluster has in the namespaces (each as written: namespace/name=ip:port), and returns
+// them.
+func stateIsCluster(t *testing.T, state property.Map, namespaces ...string) []string {
+	t.Helper()
+	recorded, live := recordedEndpoints(t, state), liveEndpoints(t, namespaces...)
+	if !slices.Equal(recorded, live) {
+		t.Fatalf("the state records %d items, the cluster has %d: every item written must be recorded as written, "+
+			"and no other\nstate:   %v\ncluster: %v", len(recorded), len(live), recorded, live)
+	}
+	return live
+}
+
 // deleteList deletes a list and fails the test if any of its items is left in the
 // namespaces.
 func deleteList(t *testing.T, srv integration.Server, req p.DeleteRequest, namespaces ...string) {
@@ -167,10 +195,7 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	if !strings.Contains(reason, "items[1]") || !strings.Contains(reason, fmt.Sprintf("namespace %q does not exist", missing)) {
 		t.Errorf("partial-state reason %q does not say which item failed and why", reason)
 	}
-	recorded, live := recordedEndpoints(t, created.Properties), liveEndpoints(t, ns, missing)
-	if !slices.Equal(recorded, live) {
-		t.Errorf("partial state records %v, the cluster has %v: every item written must be recorded, and no other", recorded, live)
-	}
+	recorded := stateIsCluster(t, created.Properties, ns, missing)
 	if !slices.Contains(recorded, ns+"/first=10.0.2.1:80") {
 		t.Errorf("partial state %v lacks the first item", recorded)
 	}
@@ -199,15 +224,7 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	u := urn(listType, "many")
 	missing := ns + "-missing"
 	const n = 300
-	var all []property.Map
-	for i := range n {
-		itemNS := ns
-		if i == 17 || i == n-20 {
-			itemNS = missing
-		}
-		all = append(all, endpointsItem(itemNS, fmt.Sprintf("item-%03d", i), fmt.Sprintf("10.0.%d.%d", 5+i/250, i%250+1), 80))
-	}
-	inputs := check(t, srv, u, property.Map{}, items(all...))
+	inputs := check(t, srv, u, property.Map{}, numberedItems(n, 80, ns, missing, 17, n-20))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err == nil || !strings.Contains(err.Error(), "items[17]") {
 		t.Fatalf("Create's error = %v, want one naming items[17], the first that failed", err)
@@ -221,10 +238,7 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	if created.PartialState == nil {
 		t.Fatalf("Create = %+v, want partial state", created)
 	}
-	recorded, live := recordedEndpoints(t, created.Properties), liveEndpoints(t, ns, missing)
-	if !slices.Equal(recorded, live) {
-		t.Fatalf("partial state records %v, the cluster has %v: every item written must be recorded, and no other", recorded, live)
-	}
+	live := stateIsCluster(t, created.Properties, ns, missing)
 	if len(live) < 17 || len(live) >= n-2 {
 		t.Errorf("%d items written, want the 17 before the failure and not every item after it", len(live))
 	}
@@ -242,9 +256,8 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	if err != nil || updated.PartialState != nil {
 		t.Fatalf("Update after the fix = %+v, %v", updated.PartialState, err)
 	}
-	recorded, live = recordedEndpoints(t, updated.Properties), liveEndpoints(t, ns, missing)
-	if len(live) != n || !slices.Equal(recorded, live) {
-		t.Errorf("after the update the state records %d items and the cluster has %d, want %d each, equal", len(recorded), len(live), n)
+	if live := stateIsCluster(t, updated.Properties, ns, missing); len(live) != n {
+		t.Errorf("after the update the cluster has %d items, want %d", len(live), n)
 	}
 	deleteList(t, srv, p.DeleteRequest{ID: created.ID, Urn: u, Properties: updated.Properties}, ns, missing)
 }
@@ -258,33 +271,18 @@ func TestEndpointsListConcurrentUpdateFailures(t *testing.T) {
 	srv := newProvider(t, nil, nil)
 	u := urn(listType, "grow")
 	missing := ns + "-missing"
-	set := func(n, port int) property.Map {
-		var all []property.Map
-		for i := range n {
-			itemNS := ns
-			if i == 150 {
-				itemNS = missing
-			}
-			all = append(all, endpointsItem(itemNS, fmt.Sprintf("item-%03d", i), fmt.Sprintf("10.0.%d.%d", 8+i/250, i%250+1), port))
-		}
-		return items(all...)
-	}
-	olds := check(t, srv, u, property.Map{}, set(3, 80))
+	olds := check(t, srv, u, property.Map{}, numberedItems(3, 80, ns, missing, 150))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: olds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Three items change their port, 297 are new; items[150] is in a missing namespace.
-	news := check(t, srv, u, olds, set(300, 8080))
+	news := check(t, srv, u, olds, numberedItems(300, 8080, ns, missing, 150))
 	updated, err := srv.Update(p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties, OldInputs: olds, Inputs: news})
 	if err == nil || !strings.Contains(err.Error(), "items[150]") || updated.PartialState == nil {
 		t.Fatalf("Update = partial state %+v, error %v; want partial state and an error naming items[150]", updated.PartialState, err)
 	}
-	recorded, live := recordedEndpoints(t, updated.Properties), liveEndpoints(t, ns, missing)
-	if !slices.Equal(recorded, live) {
-		t.Fatalf("partial state records %d items, the cluster has %d: every item written must be recorded as written, and no other",
-			len(recorded), len(live))
-	}
+	live := stateIsCluster(t, updated.Properties, ns, missing)
 	if len(live) < 150 || len(live) >= 299 {
 		t.Errorf("%d items in the cluster, want the 150 before the failure and not every item after it", len(live))
 	}
@@ -294,9 +292,9 @@ func TestEndpointsListConcurrentUpdateFailures(t *testing.T) {
 	if err != nil || final.PartialState != nil {
 		t.Fatalf("Update after the fix = %+v, %v", final.PartialState, err)
 	}
-	recorded, live = recordedEndpoints(t, final.Properties), liveEndpoints(t, ns, missing)
-	if len(live) != 300 || !slices.Equal(recorded, live) {
-		t.Errorf("after the update the state records %d items and the cluster has %d, want 300 each, equal", len(recorded), len(live))
+	live = stateIsCluster(t, final.Properties, ns, missing)
+	if len(live) != 300 {
+		t.Errorf("after the update the cluster has %d items, want 300", len(live))
 	}
 	for _, item := range live {
 		if !strings.HasSuffix(item, ":8080") {
