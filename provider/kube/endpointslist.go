@@ -14,6 +14,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -202,8 +203,8 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 	return property.NewMap(m)
 }
 
-// Create creates the items: the first alone, then the rest up to writeParallelism at
-// a time. A failure stops the creates not yet sent; those in flight finish. The state
+// Create creates the items: the first alone, then the rest up to itemParallelism at a
+// time. A failure stops the creates not yet sent; those in flight finish. The state
 // then records every item that was written (and every item whose create may have
 // taken effect), in the order of the inputs, as partial state: nothing written is left
 // untracked, and the next update creates the rest.
@@ -224,7 +225,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
 	}
 	items := itemsOf(req.Properties)
-	results := writeItems(len(items), func(i int) (property.Map, error) {
+	results := forItems(len(items), func(i int) (property.Map, error) {
 		return createItem(ctx, o, items[i], req.DryRun)
 	})
 	var (
@@ -276,17 +277,17 @@ type itemResult struct {
 	err    error
 }
 
-// writeItems runs write for the items 0 to n-1: the first alone, so that a failure
-// every item would meet (a missing namespace, a denied write) writes nothing and costs
-// one request, then the rest up to writeParallelism at a time. After a failure no
-// further write is sent; those in flight finish, so that each outcome is known.
-func writeItems(n int, write func(i int) (property.Map, error)) []itemResult {
+// forItems runs do for the items 0 to n-1: the first alone, so that a failure every
+// item would meet (a missing namespace, a denied write) writes nothing and costs one
+// request, then the rest up to itemParallelism at a time. After a failure nothing
+// further is sent; the calls in flight finish, so that each outcome is known.
+func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
 	results := make([]itemResult, n)
 	if n == 0 {
 		return results
 	}
 	run := func(i int) {
-		output, err := write(i)
+		output, err := do(i)
 		results[i] = itemResult{sent: true, output: output, err: err}
 	}
 	if run(0); results[0].err != nil {
@@ -295,7 +296,7 @@ func writeItems(n int, write func(i int) (property.Map, error)) []itemResult {
 	var (
 		wg     sync.WaitGroup
 		failed atomic.Bool
-		slots  = make(chan struct{}, writeParallelism)
+		slots  = make(chan struct{}, itemParallelism)
 	)
 	for i := 1; i < n; i++ {
 		slots <- struct{}{}
@@ -337,8 +338,9 @@ func partial(err error, done []listItem) (*p.InitializationFailed, error) {
 		err, len(done)))
 }
 
-// Read refreshes the items the state records, or imports a set by selector when the
-// state records none.
+// Read refreshes the items the state records (read as Create writes them, see
+// forItems; items gone from the cluster leave the state), or imports a set by selector
+// when the state records none.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	o, err := r.objects(ctx)
 	if err != nil {
@@ -352,13 +354,20 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	for _, it := range itemsOf(req.Inputs) {
 		oldInputs[it.id] = it.inputs
 	}
+	objs := make([]*unstructured.Unstructured, len(recorded)) // nil: gone
+	for _, res := range forItems(len(recorded), func(i int) (property.Map, error) {
+		var err error
+		objs[i], err = o.get(ctx, recorded[i].id)
+		return property.Map{}, err
+	}) {
+		if res.err != nil {
+			return p.ReadResponse{}, res.err
+		}
+	}
 	var live []listItem
 	var inputs []property.Value
-	for _, it := range recorded {
-		obj, err := o.get(ctx, it.id)
-		if err != nil {
-			return p.ReadResponse{}, err
-		}
+	for i, it := range recorded {
+		obj := objs[i]
 		if obj == nil {
 			continue
 		}
@@ -450,7 +459,7 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them (see unchanged) and
 // left alone otherwise, items it lost are deleted (after the writes, so a failed write
-// deletes nothing). The writes go as Create's do (see writeItems). On a failure the
+// deletes nothing). The writes go as Create's do (see forItems). On a failure the
 // partial state is the set as it is: every item written, and none of those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	metadata := req.Inputs.Get("metadata")
@@ -498,7 +507,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		writes = append(writes, i)
 	}
-	results := writeItems(len(writes), func(k int) (property.Map, error) {
+	results := forItems(len(writes), func(k int) (property.Map, error) {
 		it := desired[writes[k]]
 		kept, exists := current[it.id]
 		if !exists {

@@ -419,10 +419,10 @@ func (o objects) waitGone(ctx context.Context, t target, timeout time.Duration) 
 var errDeleteTimeout = errors.New("delete timed out")
 
 // deleteParallelism bounds the deletes of a set in flight at once, and
-// writeParallelism the creates of an EndpointsList's items.
+// itemParallelism the creates, updates and reads of an EndpointsList's items.
 const (
 	deleteParallelism = 16
-	writeParallelism  = 16
+	itemParallelism   = 16
 )
 
 // removeAll removes the targets concurrently and returns the names of those that are
