@@ -228,21 +228,13 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	results := forItems(len(items), func(i int) (property.Map, error) {
 		return createItem(ctx, o, items[i], req.DryRun)
 	})
-	var (
-		done     []listItem
-		firstErr error
-		failures int
-	)
+	var done []listItem
 	for i, it := range items {
 		res := results[i]
 		switch {
 		case !res.sent:
 			continue
 		case res.err != nil:
-			failures++
-			if firstErr == nil {
-				firstErr = fmt.Errorf("items[%d]: %w", i, res.err)
-			}
 			if !ambiguous(res.err) {
 				continue
 			}
@@ -253,10 +245,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		}
 		done = append(done, it)
 	}
-	if firstErr != nil {
-		if failures > 1 {
-			firstErr = fmt.Errorf("%w (and %d more item(s) failed)", firstErr, failures-1)
-		}
+	if firstErr := firstFailure(results, func(k int) int { return k }); firstErr != nil {
 		if req.DryRun || len(done) == 0 {
 			return p.CreateResponse{}, firstErr // nothing exists: nothing to record
 		}
@@ -275,6 +264,26 @@ type itemResult struct {
 	sent   bool
 	output property.Map
 	err    error
+}
+
+// firstFailure is the error of the first item whose call failed, naming it
+// (items[i], where i = index(k) for results[k]) and counting the others that failed;
+// nil when none did.
+func firstFailure(results []itemResult, index func(k int) int) error {
+	var first error
+	failures := 0
+	for k, res := range results {
+		if res.err == nil {
+			continue
+		}
+		if failures++; first == nil {
+			first = fmt.Errorf("items[%d]: %w", index(k), res.err)
+		}
+	}
+	if failures > 1 {
+		return fmt.Errorf("%w (and %d more item(s) failed)", first, failures-1)
+	}
+	return first
 }
 
 // forItems runs do for the items 0 to n-1: the first alone, so that a failure every
@@ -519,10 +528,6 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		return outputs(o.kind, obj), nil
 	})
-	var (
-		firstErr error
-		failures int
-	)
 	for k, i := range writes {
 		it, res := desired[i], results[k]
 		if !res.sent {
@@ -530,10 +535,6 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		_, exists := current[it.id]
 		if res.err != nil {
-			failures++
-			if firstErr == nil {
-				firstErr = fmt.Errorf("items[%d]: %w", i, res.err)
-			}
 			if !exists && !req.DryRun && ambiguous(res.err) {
 				// The item may exist now: record it so it is never orphaned.
 				order = append(order, it.id)
@@ -550,11 +551,8 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		written[i] = it
 	}
-	if firstErr != nil {
-		if failures > 1 {
-			firstErr = fmt.Errorf("%w (and %d more item(s) failed)", firstErr, failures-1)
-		}
-		return fail(firstErr)
+	if err := firstFailure(results, func(k int) int { return writes[k] }); err != nil {
+		return fail(err)
 	}
 	if !req.DryRun {
 		var gone []target
