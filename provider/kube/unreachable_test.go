@@ -77,10 +77,11 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-// A server that accepts connections but never answers fails a request within the
-// request timeout, as unreachable.
-func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
-	t.Parallel()
+// tcpServer listens on a local port until the test ends and hands each connection to
+// handle, which runs in a goroutine of its own; the connection is closed when handle
+// returns. It returns the address.
+func tcpServer(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
 	var lc net.ListenConfig
 	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -88,23 +89,29 @@ func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				_ = c.Close()
-			}
-		}()
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			held = append(held, c) // accepted, never answered
+			go func() {
+				defer func() { _ = c.Close() }()
+				handle(c)
+			}()
 		}
 	}()
-	o := objectsAt(t, l.Addr().String(), 300*time.Millisecond)
+	return l.Addr().String()
+}
+
+// A server that accepts connections but never answers fails a request within the
+// request timeout, as unreachable.
+func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	addr := tcpServer(t, func(c net.Conn) { <-ctx.Done() }) // accepted, never answered
+	o := objectsAt(t, addr, 300*time.Millisecond)
 	began := time.Now()
-	_, err = o.get(t.Context(), objectID{namespace: "ns", name: "x"})
+	_, err := o.get(t.Context(), objectID{namespace: "ns", name: "x"})
 	if took := time.Since(began); took > 5*time.Second {
 		t.Errorf("the request took %v with a 300ms timeout", took)
 	}
@@ -117,28 +124,15 @@ func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
 // apart from a server that cannot be reached: the request may have taken effect.
 func TestAnswerLost(t *testing.T) {
 	t.Parallel()
-	var lc net.ListenConfig
-	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Read(make([]byte, 4096)) // the request arrives; no answer leaves
-			_ = c.Close()
-		}
-	}()
+	addr := tcpServer(t, func(c net.Conn) {
+		_, _ = c.Read(make([]byte, 4096)) // the request arrives; no answer leaves
+	})
 	client := func(addr string) objects { return objectsAt(t, addr, 2*time.Second) }
 	// A write, as client-go retries a GET whose answer was lost until its timeout.
 	del := func(o objects) error {
 		return o.client.Dynamic.Resource(o.kind.resource).Namespace("ns").Delete(t.Context(), "x", metav1.DeleteOptions{})
 	}
-	lost := del(client(l.Addr().String()))
+	lost := del(client(addr))
 	refused := del(client(closedAddress(t)))
 	tests := []struct {
 		name            string
