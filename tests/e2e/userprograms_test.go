@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -560,6 +562,130 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 		t.Errorf("%s: namespace %s holds %d Endpoints, want 2 (b and c)", step, ns, len(l.Items))
 	}
 
+	s.expectQuiet()
+	s.destroyWithPreview()
+	wantNoObjects(t, cs, ns, "after destroy")
+}
+
+// largeListProgram is an EndpointsList of many items the way users write them: a
+// camelCase logical name, items in no particular order, some without ports, one
+// named by generateName. names lists the named items (svc-NN: address 10.0.9.NN, no
+// ports when NN ends in 0, 4 or 8); changed gets port 8080.
+func largeListProgram(ns string, names []string, changed string) string {
+	var b strings.Builder
+	b.WriteString("name: e2e-large-list\nruntime: yaml\nresources:\n  legacyEndpoints:\n" +
+		"    type: endpoints:core/v1:EndpointsList\n    properties:\n      items:\n")
+	for _, name := range names {
+		number, err := strconv.Atoi(strings.TrimPrefix(name, "svc-"))
+		if err != nil {
+			panic("item name " + name + " is not svc-NN")
+		}
+		fmt.Fprintf(&b, "        - metadata:\n            name: %s\n            namespace: %s\n"+
+			"          subsets:\n            - addresses:\n                - ip: 10.0.9.%d\n", name, ns, number)
+		if strings.HasSuffix(name, "0") || strings.HasSuffix(name, "4") || strings.HasSuffix(name, "8") {
+			continue // no ports: they are optional
+		}
+		port := 80
+		if name == changed {
+			port = 8080
+		}
+		fmt.Fprintf(&b, "              ports:\n                - name: http\n                  port: %d\n", port)
+	}
+	fmt.Fprintf(&b, "        - metadata:\n            generateName: gen-\n            namespace: %s\n"+
+		"          subsets:\n            - addresses:\n                - ip: 10.0.9.200\n", ns)
+	return b.String()
+}
+
+// endpointsPuts is the number of PUT requests for Endpoints the API server has
+// answered, dry runs included.
+func endpointsPuts(t *testing.T, cp *controlplane.ControlPlane) int {
+	t.Helper()
+	body, err := cp.Clientset().CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
+	if err != nil {
+		t.Fatalf("reading the API server's metrics: %v", err)
+	}
+	n := 0
+	for line := range strings.Lines(string(body)) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="endpoints"`) ||
+			!strings.Contains(line, `verb="PUT"`) {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			t.Fatalf("parsing the API server's metrics: %v", err)
+		}
+		n += int(v)
+	}
+	return n
+}
+
+// A list of a dozen items, enough for the warnings to list the namespace's Services
+// and for the items to be written many at a time: after a change of one item, the
+// removal of one and the addition of another, only those three objects are touched
+// (the changed one is the only one updated; every other item keeps its
+// resourceVersion), and refresh and preview are quiet.
+func TestUserProgramsLargeEndpointsList(t *testing.T) {
+	t.Parallel()
+	// Its own control plane, with every controller, so that the API server's request
+	// counter counts this test's writes only.
+	cp := controlplane.StartTWith(t, controlplane.Options{AllControllers: true})
+	ns := newTestNamespace(t, cp)
+	cs := cp.Clientset()
+	s := newStack(t, cp.KubeconfigPath())
+	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",
+		"svc-06", "svc-04"}
+	s.write(largeListProgram(ns, names, ""))
+	s.run("stack", "init", "dev")
+	s.upWithPreview()
+	versions := map[string]string{}
+	list := func(step string) []corev1.Endpoints {
+		l, err := cs.CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return l.Items
+	}
+	for _, e := range list("after the first up") {
+		versions[e.Name] = e.ResourceVersion
+	}
+	if len(versions) != len(names)+1 {
+		t.Fatalf("after the first up: %d Endpoints, want %d", len(versions), len(names)+1)
+	}
+	s.expectQuiet()
+
+	// svc-05 changes its port, svc-11 goes, svc-12 comes.
+	next := append(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "svc-11" }), "svc-12")
+	s.write(largeListProgram(ns, next, "svc-05"))
+	before := endpointsPuts(t, cp)
+	s.upWithPreview()
+	step := "after changing svc-05, dropping svc-11, adding svc-12"
+	// An update that changes nothing leaves the resourceVersion as it was, so the
+	// writes are counted at the API server: svc-05's, in the preview (a dry run) and
+	// in the update, and no other.
+	if puts := endpointsPuts(t, cp) - before; puts != 2 {
+		t.Errorf("%s: %d updates of Endpoints, want 2 (svc-05's dry run and write)", step, puts)
+	}
+	for _, e := range list(step) {
+		was, existed := versions[e.Name]
+		switch {
+		case e.Name == "svc-05":
+			if len(e.Subsets) == 0 || len(e.Subsets[0].Ports) == 0 || e.Subsets[0].Ports[0].Port != 8080 {
+				t.Errorf("%s: svc-05 has subsets %v, want port 8080", step, e.Subsets)
+			}
+		case e.Name == "svc-12":
+			if existed {
+				t.Errorf("%s: svc-12 existed before it was added", step)
+			}
+		case e.Name == "svc-11":
+			t.Errorf("%s: svc-11 still exists", step)
+		case !existed:
+			t.Errorf("%s: unexpected Endpoints %s", step, e.Name)
+		case e.ResourceVersion != was:
+			t.Errorf("%s: %s changed (resourceVersion %s, was %s) though its inputs did not", step, e.Name,
+				e.ResourceVersion, was)
+		}
+	}
 	s.expectQuiet()
 	s.destroyWithPreview()
 	wantNoObjects(t, cs, ns, "after destroy")
