@@ -492,8 +492,19 @@ func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 	px, kubeconfig := newAPIProxy(t)
 	srv := newProvider(t, kubeconfig, nil)
 	ns := newNamespace(t)
+	// Headless, so that they take no addresses from the control plane's small Service
+	// range, which the package's other tests share.
 	for i := range 170 {
-		createService(t, ns, fmt.Sprintf("svc-%03d", i), nil)
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%03d", i), Namespace: ns},
+			Spec: corev1.ServiceSpec{
+				ClusterIP: corev1.ClusterIPNone,
+				Ports:     []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
+			},
+		}
+		if _, err := clientset(t).CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create Service %s/%s: %v", ns, svc.Name, err)
+		}
 	}
 	var all []property.Map
 	for i := range 7 {
