@@ -245,7 +245,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		}
 		done = append(done, it)
 	}
-	if firstErr := firstFailure(results, func(k int) int { return k }); firstErr != nil {
+	if firstErr := firstFailure(results); firstErr != nil {
 		if req.DryRun || len(done) == 0 {
 			return p.CreateResponse{}, firstErr // nothing exists: nothing to record
 		}
@@ -267,9 +267,8 @@ type itemResult struct {
 }
 
 // firstFailure is the error of the first item whose call failed, naming it
-// (items[i], where i = index(k) for results[k]) and counting the others that failed;
-// nil when none did.
-func firstFailure(results []itemResult, index func(k int) int) error {
+// (items[i] for results[i]) and counting the others that failed; nil when none did.
+func firstFailure(results []itemResult) error {
 	var first error
 	failures := 0
 	for k, res := range results {
@@ -277,7 +276,7 @@ func firstFailure(results []itemResult, index func(k int) int) error {
 			continue
 		}
 		if failures++; first == nil {
-			first = fmt.Errorf("items[%d]: %w", index(k), res.err)
+			first = fmt.Errorf("items[%d]: %w", k, res.err)
 		}
 	}
 	if failures > 1 {
@@ -466,8 +465,8 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 }
 
 // Update brings the set to the new items: items it did not have are created, items
-// it keeps are updated in place when the update would change them (see unchanged) and
-// left alone otherwise, items it lost are deleted (after the writes, so a failed write
+// it keeps are updated in place when the update would change them and left alone
+// otherwise (see objects.update), items it lost are deleted (after the writes, so a failed write
 // deletes nothing). The writes go as Create's do (see forItems). On a failure the
 // partial state is the set as it is: every item written, and none of those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -506,18 +505,11 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	desired := itemsOf(req.Inputs)
 	wanted := map[objectID]bool{}
 	written := make([]listItem, len(desired))
-	var writes []int // indexes of the items to create or update
-	for i, it := range desired {
+	for _, it := range desired {
 		wanted[it.id] = true
-		if kept, exists := current[it.id]; exists && o.unchanged(it.id, kept.inputs, oldInputs[it.id], it.inputs) {
-			it.output = kept.inputs // nothing to write: the state is the object
-			written[i] = it
-			continue
-		}
-		writes = append(writes, i)
 	}
-	results := forItems(len(writes), func(k int) (property.Map, error) {
-		it := desired[writes[k]]
+	results := forItems(len(desired), func(i int) (property.Map, error) {
+		it := desired[i]
 		kept, exists := current[it.id]
 		if !exists {
 			return createItem(ctx, o, it, req.DryRun)
@@ -528,8 +520,8 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		return outputs(o.kind, obj), nil
 	})
-	for k, i := range writes {
-		it, res := desired[i], results[k]
+	for i, it := range desired {
+		res := results[i]
 		if !res.sent {
 			continue
 		}
@@ -551,7 +543,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		}
 		written[i] = it
 	}
-	if err := firstFailure(results, func(k int) int { return writes[k] }); err != nil {
+	if err := firstFailure(results); err != nil {
 		return fail(err)
 	}
 	if !req.DryRun {

@@ -103,7 +103,14 @@ func (o objects) update(ctx context.Context, id objectID, state, oldInputs, inpu
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	if last := o.recorded(id, state); last != nil {
-		out, err := o.api(id.namespace).Update(ctx, o.merge(last, oldInputs, inputs), opts)
+		merged := o.merge(last, oldInputs, inputs)
+		if reflect.DeepEqual(merged.Object, last.Object) {
+			// Nothing to write: an EndpointsList item kept as it was is left alone, as
+			// the engine leaves a resource whose inputs did not change. A change made
+			// outside Pulumi is found by a refresh, after which the merge differs.
+			return last, nil
+		}
+		out, err := o.api(id.namespace).Update(ctx, merged, opts)
 		switch {
 		case err == nil:
 			return out, nil
@@ -130,17 +137,6 @@ func (o objects) update(ctx context.Context, id objectID, state, oldInputs, inpu
 		}
 		return out, nil
 	}
-}
-
-// unchanged reports whether writing inputs onto the object the state records would
-// change nothing: the state records the object (see recorded) and the merge of the
-// inputs onto it is that object. An item an EndpointsList keeps as it was is then not
-// written at all, as the engine does not update a resource whose inputs did not
-// change; a change made outside Pulumi is found by a refresh, after which the merge
-// differs and the item is written.
-func (o objects) unchanged(id objectID, state, oldInputs, inputs property.Map) bool {
-	last := o.recorded(id, state)
-	return last != nil && reflect.DeepEqual(o.merge(last, oldInputs, inputs).Object, last.Object)
 }
 
 // recorded is the object a state records, as the server last answered it (outputs
