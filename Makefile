@@ -5,7 +5,9 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 .DELETE_ON_ERROR:
 
-VERSION ?= 0.1.0
+# The release version: the VERSION file is the one place it is written. It is stamped
+# into the plugin, the schema it serves, the SDK packages and the release archives.
+VERSION ?= $(shell cat VERSION)
 MODULE  := github.com/endpoints-provider/pulumi-endpoints
 LDFLAGS := -s -w -X $(MODULE)/provider.Version=$(VERSION)
 
@@ -124,7 +126,11 @@ $(GOLANGCI_LINT): | tools/golangci-lint/go.mod
 
 .PHONY: gen
 gen: ## Regenerate the SDKs under sdk/ from schema.json.
-	go run ./cmd/pulumi-gen-endpoints -schema schema.json -out sdk -version $(VERSION) -dotnet-gen $(GEN_DOTNET)
+	go run ./cmd/pulumi-gen-endpoints -schema schema.json -out sdk -version $(VERSION) -dotnet-gen $(GEN_DOTNET) $(GEN_FLAGS)
+
+# Flags for the generator that other fragments (mk/*.mk) add, such as another
+# language's generator binary.
+GEN_FLAGS ?=
 
 # The C# generator left pulumi's pkg/v3 codegen before v3.230.0: tools/gen-dotnet pins an
 # older release that has it, and pulumi-gen-endpoints runs the binary built from it. It
@@ -165,6 +171,9 @@ lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the examples
 demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.
 	$(TEST_ENV) go run ./tests/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
 		-plugin $(PLUGIN_TARBALL) -version $(VERSION) -example examples/yaml -fixture examples/fixtures/google.json
+
+# Release artifacts (make dist) and the Java SDK and tools live in their own fragments.
+include $(sort $(wildcard mk/*.mk))
 
 .PHONY: clean
 clean: ## Remove build outputs (not the tool cache).

@@ -27,18 +27,10 @@ func sdkDir(t *testing.T) string {
 	return filepath.Join(repoRoot(t), "sdk")
 }
 
-// sdkVersion is the version `make gen` stamps by default: VERSION in the Makefile.
+// sdkVersion is the version `make gen` stamps by default: the VERSION file.
 func sdkVersion(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^VERSION \?= (\S+)$`).FindSubmatch(data)
-	if m == nil {
-		t.Fatal("no `VERSION ?= ...` line in the Makefile")
-	}
-	return string(m[1])
+	return toolchain.Version(t)
 }
 
 func readFile(t *testing.T, path string) string {

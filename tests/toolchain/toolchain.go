@@ -112,3 +112,18 @@ func copyFile(src, dst string) error {
 	}
 	return os.WriteFile(dst, data, 0o600)
 }
+
+// Version returns the release version: the contents of the VERSION file at the
+// repository root, which the Makefile stamps into the plugin, schema and SDKs.
+func Version(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(RepoRoot(t), "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimSpace(string(data))
+	if v == "" || strings.ContainsAny(v, " \t\n") {
+		t.Fatalf("VERSION holds %q, not one version", v)
+	}
+	return v
+}
