@@ -697,7 +697,7 @@ func TestSchemaPackageInfo(t *testing.T) {
 		{"repository", spec.Repository, home},
 		{"publisher", spec.Publisher, "endpoints-provider"},
 		{"license", spec.License, "Apache-2.0"},
-		{"pluginDownloadURL", spec.PluginDownloadURL, ""},
+		{"pluginDownloadURL", spec.PluginDownloadURL, "github://api.github.com/endpoints-provider/pulumi-endpoints"},
 		{"keywords", spec.Keywords, []string{"pulumi", "kubernetes", "endpoints", "google cloud", "category/cloud"}},
 		{"meta", spec.Meta, &schema.MetadataSpec{ModuleFormat: "(.*)"}},
 		{"description is set", spec.Description != "", true},

@@ -33,6 +33,7 @@ namespace EndpointsProvider.Endpoints
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/endpoints-provider/pulumi-endpoints",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

@@ -100,11 +100,21 @@ func TestNamingRules(t *testing.T) {
 	}
 }
 
-// TestPluginMetadata checks that every SDK tells the engine which plugin it needs:
-// the resource plugin "endpoints" at the SDK version.
+// TestPluginMetadata checks that every SDK tells the engine which plugin it needs
+// and where to download it: the resource plugin "endpoints" at the SDK version,
+// from the schema's pluginDownloadURL, so a program installs it when it is missing.
 func TestPluginMetadata(t *testing.T) {
 	t.Parallel()
-	want := pluginInfo{Resource: true, Name: "endpoints", Version: sdkVersion(t)}
+	var spec struct {
+		PluginDownloadURL string `json:"pluginDownloadURL"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repoRoot(t), "schema.json"))), &spec); err != nil {
+		t.Fatal(err)
+	}
+	if want := "github://api.github.com/endpoints-provider/pulumi-endpoints"; spec.PluginDownloadURL != want {
+		t.Fatalf("schema.json pluginDownloadURL is %q, want %q", spec.PluginDownloadURL, want)
+	}
+	want := pluginInfo{Resource: true, Name: "endpoints", Version: sdkVersion(t), Server: spec.PluginDownloadURL}
 	for _, file := range []string{
 		"go/endpoints/pulumi-plugin.json",
 		"python/pulumi_endpoints/pulumi-plugin.json",
@@ -151,6 +161,7 @@ type pluginInfo struct {
 	Resource bool   `json:"resource"`
 	Name     string `json:"name"`
 	Version  string `json:"version"`
+	Server   string `json:"server"`
 }
 
 // TestReadmes checks that each SDK has a short README with its install line and an
