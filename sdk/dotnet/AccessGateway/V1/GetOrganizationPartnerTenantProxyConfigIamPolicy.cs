@@ -14,18 +14,435 @@ namespace EndpointsProvider.Endpoints.AccessGateway.V1
     {
         /// <summary>
         /// Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Read the IAM policy of a partner tenant's proxy configuration
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// const policy = endpoints.accessgateway.v1.getOrganizationPartnerTenantProxyConfigIamPolicyOutput({
+        ///     organizationId: "123456789",
+        ///     partnerTenantId: "partner-tenant-1",
+        ///     proxyConfigId: "proxy-config-1",
+        ///     optionsRequestedPolicyVersion: 3,
+        /// });
+        /// 
+        /// export const roles = policy.bindings.apply(bindings =&gt; bindings.map(binding =&gt; binding.role));
+        /// export const etag = policy.etag;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// policy = endpoints.accessgateway.v1.get_organization_partner_tenant_proxy_config_iam_policy_output(
+        ///     organization_id="123456789",
+        ///     partner_tenant_id="partner-tenant-1",
+        ///     proxy_config_id="proxy-config-1",
+        ///     options_requested_policy_version=3,
+        /// )
+        /// 
+        /// pulumi.export("roles", policy.apply(lambda p: [binding.role for binding in p.bindings]))
+        /// pulumi.export("etag", policy.apply(lambda p: p.etag))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	accessgatewayv1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/accessgateway/v1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// 		policy, err := accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicy(ctx,
+        /// 			&amp;accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicyArgs{
+        /// 				OrganizationId:                "123456789",
+        /// 				PartnerTenantId:               "partner-tenant-1",
+        /// 				ProxyConfigId:                 "proxy-config-1",
+        /// 				OptionsRequestedPolicyVersion: pulumi.IntRef(3),
+        /// 			})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		roles := make([]string, 0, len(policy.Bindings))
+        /// 		for _, binding := range policy.Bindings {
+        /// 			roles = append(roles, binding.Role)
+        /// 		}
+        /// 		ctx.Export("roles", pulumi.ToStringArray(roles))
+        /// 		ctx.Export("etag", pulumi.String(policy.Etag))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using System.Linq;
+        /// using Pulumi;
+        /// using AccessGateway = EndpointsProvider.Endpoints.AccessGateway.V1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///     var policy = AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicy.Invoke(
+        ///         new AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs
+        ///         {
+        ///             OrganizationId = "123456789",
+        ///             PartnerTenantId = "partner-tenant-1",
+        ///             ProxyConfigId = "proxy-config-1",
+        ///             OptionsRequestedPolicyVersion = 3,
+        ///         });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["roles"] = policy.Apply(p =&gt; p.Bindings.Select(binding =&gt; binding.Role).ToList()),
+        ///         ["etag"] = policy.Apply(p =&gt; p.Etag),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.Accessgateway_v1Functions;
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.inputs.GetOrganizationPartnerTenantProxyConfigIamPolicyArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// import java.util.stream.Collectors;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///         var policy = Accessgateway_v1Functions.getOrganizationPartnerTenantProxyConfigIamPolicy(
+        ///             GetOrganizationPartnerTenantProxyConfigIamPolicyArgs.builder()
+        ///                 .organizationId("123456789")
+        ///                 .partnerTenantId("partner-tenant-1")
+        ///                 .proxyConfigId("proxy-config-1")
+        ///                 .optionsRequestedPolicyVersion(3)
+        ///                 .build());
+        /// 
+        ///         ctx.export("roles", policy.applyValue(p -&gt; p.bindings().stream()
+        ///             .map(binding -&gt; binding.role())
+        ///             .collect(Collectors.toList())));
+        ///         ctx.export("etag", policy.applyValue(p -&gt; p.etag()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///   policy:
+        ///     fn::invoke:
+        ///       function: endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy
+        ///       arguments:
+        ///         organizationId: "123456789"
+        ///         partnerTenantId: partner-tenant-1
+        ///         proxyConfigId: proxy-config-1
+        ///         optionsRequestedPolicyVersion: 3
+        /// outputs:
+        ///   bindings: ${policy.bindings}
+        ///   etag: ${policy.etag}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Task<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> InvokeAsync(GetOrganizationPartnerTenantProxyConfigIamPolicyArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetOrganizationPartnerTenantProxyConfigIamPolicyResult>("endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy", args ?? new GetOrganizationPartnerTenantProxyConfigIamPolicyArgs(), options.WithDefaults());
 
         /// <summary>
         /// Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Read the IAM policy of a partner tenant's proxy configuration
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// const policy = endpoints.accessgateway.v1.getOrganizationPartnerTenantProxyConfigIamPolicyOutput({
+        ///     organizationId: "123456789",
+        ///     partnerTenantId: "partner-tenant-1",
+        ///     proxyConfigId: "proxy-config-1",
+        ///     optionsRequestedPolicyVersion: 3,
+        /// });
+        /// 
+        /// export const roles = policy.bindings.apply(bindings =&gt; bindings.map(binding =&gt; binding.role));
+        /// export const etag = policy.etag;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// policy = endpoints.accessgateway.v1.get_organization_partner_tenant_proxy_config_iam_policy_output(
+        ///     organization_id="123456789",
+        ///     partner_tenant_id="partner-tenant-1",
+        ///     proxy_config_id="proxy-config-1",
+        ///     options_requested_policy_version=3,
+        /// )
+        /// 
+        /// pulumi.export("roles", policy.apply(lambda p: [binding.role for binding in p.bindings]))
+        /// pulumi.export("etag", policy.apply(lambda p: p.etag))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	accessgatewayv1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/accessgateway/v1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// 		policy, err := accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicy(ctx,
+        /// 			&amp;accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicyArgs{
+        /// 				OrganizationId:                "123456789",
+        /// 				PartnerTenantId:               "partner-tenant-1",
+        /// 				ProxyConfigId:                 "proxy-config-1",
+        /// 				OptionsRequestedPolicyVersion: pulumi.IntRef(3),
+        /// 			})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		roles := make([]string, 0, len(policy.Bindings))
+        /// 		for _, binding := range policy.Bindings {
+        /// 			roles = append(roles, binding.Role)
+        /// 		}
+        /// 		ctx.Export("roles", pulumi.ToStringArray(roles))
+        /// 		ctx.Export("etag", pulumi.String(policy.Etag))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using System.Linq;
+        /// using Pulumi;
+        /// using AccessGateway = EndpointsProvider.Endpoints.AccessGateway.V1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///     var policy = AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicy.Invoke(
+        ///         new AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs
+        ///         {
+        ///             OrganizationId = "123456789",
+        ///             PartnerTenantId = "partner-tenant-1",
+        ///             ProxyConfigId = "proxy-config-1",
+        ///             OptionsRequestedPolicyVersion = 3,
+        ///         });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["roles"] = policy.Apply(p =&gt; p.Bindings.Select(binding =&gt; binding.Role).ToList()),
+        ///         ["etag"] = policy.Apply(p =&gt; p.Etag),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.Accessgateway_v1Functions;
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.inputs.GetOrganizationPartnerTenantProxyConfigIamPolicyArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// import java.util.stream.Collectors;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///         var policy = Accessgateway_v1Functions.getOrganizationPartnerTenantProxyConfigIamPolicy(
+        ///             GetOrganizationPartnerTenantProxyConfigIamPolicyArgs.builder()
+        ///                 .organizationId("123456789")
+        ///                 .partnerTenantId("partner-tenant-1")
+        ///                 .proxyConfigId("proxy-config-1")
+        ///                 .optionsRequestedPolicyVersion(3)
+        ///                 .build());
+        /// 
+        ///         ctx.export("roles", policy.applyValue(p -&gt; p.bindings().stream()
+        ///             .map(binding -&gt; binding.role())
+        ///             .collect(Collectors.toList())));
+        ///         ctx.export("etag", policy.applyValue(p -&gt; p.etag()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///   policy:
+        ///     fn::invoke:
+        ///       function: endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy
+        ///       arguments:
+        ///         organizationId: "123456789"
+        ///         partnerTenantId: partner-tenant-1
+        ///         proxyConfigId: proxy-config-1
+        ///         optionsRequestedPolicyVersion: 3
+        /// outputs:
+        ///   bindings: ${policy.bindings}
+        ///   etag: ${policy.etag}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Output<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> Invoke(GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetOrganizationPartnerTenantProxyConfigIamPolicyResult>("endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy", args ?? new GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs(), options.WithDefaults());
 
         /// <summary>
         /// Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Read the IAM policy of a partner tenant's proxy configuration
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// const policy = endpoints.accessgateway.v1.getOrganizationPartnerTenantProxyConfigIamPolicyOutput({
+        ///     organizationId: "123456789",
+        ///     partnerTenantId: "partner-tenant-1",
+        ///     proxyConfigId: "proxy-config-1",
+        ///     optionsRequestedPolicyVersion: 3,
+        /// });
+        /// 
+        /// export const roles = policy.bindings.apply(bindings =&gt; bindings.map(binding =&gt; binding.role));
+        /// export const etag = policy.etag;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// policy = endpoints.accessgateway.v1.get_organization_partner_tenant_proxy_config_iam_policy_output(
+        ///     organization_id="123456789",
+        ///     partner_tenant_id="partner-tenant-1",
+        ///     proxy_config_id="proxy-config-1",
+        ///     options_requested_policy_version=3,
+        /// )
+        /// 
+        /// pulumi.export("roles", policy.apply(lambda p: [binding.role for binding in p.bindings]))
+        /// pulumi.export("etag", policy.apply(lambda p: p.etag))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	accessgatewayv1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/accessgateway/v1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        /// 		policy, err := accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicy(ctx,
+        /// 			&amp;accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicyArgs{
+        /// 				OrganizationId:                "123456789",
+        /// 				PartnerTenantId:               "partner-tenant-1",
+        /// 				ProxyConfigId:                 "proxy-config-1",
+        /// 				OptionsRequestedPolicyVersion: pulumi.IntRef(3),
+        /// 			})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		roles := make([]string, 0, len(policy.Bindings))
+        /// 		for _, binding := range policy.Bindings {
+        /// 			roles = append(roles, binding.Role)
+        /// 		}
+        /// 		ctx.Export("roles", pulumi.ToStringArray(roles))
+        /// 		ctx.Export("etag", pulumi.String(policy.Etag))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using System.Linq;
+        /// using Pulumi;
+        /// using AccessGateway = EndpointsProvider.Endpoints.AccessGateway.V1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///     var policy = AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicy.Invoke(
+        ///         new AccessGateway.GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs
+        ///         {
+        ///             OrganizationId = "123456789",
+        ///             PartnerTenantId = "partner-tenant-1",
+        ///             ProxyConfigId = "proxy-config-1",
+        ///             OptionsRequestedPolicyVersion = 3,
+        ///         });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["roles"] = policy.Apply(p =&gt; p.Bindings.Select(binding =&gt; binding.Role).ToList()),
+        ///         ["etag"] = policy.Apply(p =&gt; p.Etag),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.Accessgateway_v1Functions;
+        /// import com.endpointsprovider.endpoints.accessgateway.v1.inputs.GetOrganizationPartnerTenantProxyConfigIamPolicyArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// import java.util.stream.Collectors;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///         var policy = Accessgateway_v1Functions.getOrganizationPartnerTenantProxyConfigIamPolicy(
+        ///             GetOrganizationPartnerTenantProxyConfigIamPolicyArgs.builder()
+        ///                 .organizationId("123456789")
+        ///                 .partnerTenantId("partner-tenant-1")
+        ///                 .proxyConfigId("proxy-config-1")
+        ///                 .optionsRequestedPolicyVersion(3)
+        ///                 .build());
+        /// 
+        ///         ctx.export("roles", policy.applyValue(p -&gt; p.bindings().stream()
+        ///             .map(binding -&gt; binding.role())
+        ///             .collect(Collectors.toList())));
+        ///         ctx.export("etag", policy.applyValue(p -&gt; p.etag()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+        ///   policy:
+        ///     fn::invoke:
+        ///       function: endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy
+        ///       arguments:
+        ///         organizationId: "123456789"
+        ///         partnerTenantId: partner-tenant-1
+        ///         proxyConfigId: proxy-config-1
+        ///         optionsRequestedPolicyVersion: 3
+        /// outputs:
+        ///   bindings: ${policy.bindings}
+        ///   etag: ${policy.etag}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Output<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> Invoke(GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetOrganizationPartnerTenantProxyConfigIamPolicyResult>("endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy", args ?? new GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs(), options.WithDefaults());

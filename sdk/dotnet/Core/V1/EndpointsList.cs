@@ -12,6 +12,62 @@ namespace EndpointsProvider.Endpoints.Core.V1
 {
     /// <summary>
     /// A set of Kubernetes v1 `Endpoints` objects managed together. Each entry of `items` is created as one Kubernetes v1 `Endpoints` object, and the list is managed as a set: adding an item creates its object, changing an item updates it, and removing an item deletes it.
+    /// 
+    /// ## Example Usage
+    /// ### The Endpoints of two selectorless Services
+    /// ```csharp
+    /// using System.Collections.Generic;
+    /// using System.Linq;
+    /// using Pulumi;
+    /// using Core = EndpointsProvider.Endpoints.Core.V1;
+    /// using Meta = EndpointsProvider.Endpoints.Meta.V1;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     // The Endpoints of the Services "web-legacy" and "db-legacy", which exist without
+    ///     // a selector in the same namespace.
+    ///     var legacy = new Core.EndpointsList("legacy", new Core.EndpointsListArgs
+    ///     {
+    ///         Items =
+    ///         {
+    ///             new Core.Inputs.EndpointsArgs
+    ///             {
+    ///                 Metadata = new Meta.Inputs.ObjectMetaArgs { Name = "web-legacy" },
+    ///                 Subsets =
+    ///                 {
+    ///                     new Core.Inputs.EndpointSubsetArgs
+    ///                     {
+    ///                         Addresses =
+    ///                         {
+    ///                             new Core.Inputs.EndpointAddressArgs { Ip = "10.0.0.10" },
+    ///                             new Core.Inputs.EndpointAddressArgs { Ip = "10.0.0.11" },
+    ///                         },
+    ///                         Ports = { new Core.Inputs.EndpointPortArgs { Name = "http", Port = 8080 } },
+    ///                     },
+    ///                 },
+    ///             },
+    ///             new Core.Inputs.EndpointsArgs
+    ///             {
+    ///                 Metadata = new Meta.Inputs.ObjectMetaArgs { Name = "db-legacy" },
+    ///                 Subsets =
+    ///                 {
+    ///                     new Core.Inputs.EndpointSubsetArgs
+    ///                     {
+    ///                         Addresses = { new Core.Inputs.EndpointAddressArgs { Ip = "10.0.1.5" } },
+    ///                         NotReadyAddresses = { new Core.Inputs.EndpointAddressArgs { Ip = "10.0.1.6" } },
+    ///                         Ports = { new Core.Inputs.EndpointPortArgs { Name = "postgres", Port = 5432 } },
+    ///                     },
+    ///                 },
+    ///             },
+    ///         },
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["endpointsNames"] = legacy.Items.Apply(items =&gt; items.Select(item =&gt; item.Metadata?.Name).ToList()),
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [EndpointsResourceType("endpoints:core/v1:EndpointsList")]
     public partial class EndpointsList : global::Pulumi.CustomResource

@@ -12,6 +12,71 @@ namespace EndpointsProvider.Endpoints.Discovery.V1
 {
     /// <summary>
     /// A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
+    /// 
+    /// ## Example Usage
+    /// ### An EndpointSlice of a Service
+    /// ```csharp
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Core = EndpointsProvider.Endpoints.Core.V1;
+    /// using Discovery = EndpointsProvider.Endpoints.Discovery.V1;
+    /// using Meta = EndpointsProvider.Endpoints.Meta.V1;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     // The endpoints of the Service "web": one ready, one still starting.
+    ///     var web = new Discovery.EndpointSlice("web", new Discovery.EndpointSliceArgs
+    ///     {
+    ///         Metadata = new Meta.Inputs.ObjectMetaArgs
+    ///         {
+    ///             Labels = { { "kubernetes.io/service-name", "web" } },
+    ///         },
+    ///         AddressType = Discovery.AddressType.IPV4,
+    ///         Endpoints =
+    ///         {
+    ///             new Discovery.Inputs.EndpointArgs
+    ///             {
+    ///                 Addresses = { "10.0.0.10" },
+    ///                 Conditions = new Discovery.Inputs.EndpointConditionsArgs
+    ///                 {
+    ///                     Ready = true,
+    ///                     Serving = true,
+    ///                     Terminating = false,
+    ///                 },
+    ///                 Hostname = "web-0",
+    ///                 Zone = "zone-a",
+    ///             },
+    ///             new Discovery.Inputs.EndpointArgs
+    ///             {
+    ///                 Addresses = { "10.0.0.11" },
+    ///                 Conditions = new Discovery.Inputs.EndpointConditionsArgs
+    ///                 {
+    ///                     Ready = false,
+    ///                     Serving = false,
+    ///                     Terminating = false,
+    ///                 },
+    ///                 Hostname = "web-1",
+    ///                 Zone = "zone-b",
+    ///             },
+    ///         },
+    ///         Ports =
+    ///         {
+    ///             new Discovery.Inputs.EndpointPortArgs
+    ///             {
+    ///                 Name = "http",
+    ///                 Port = 8080,
+    ///                 Protocol = Core.Protocol.TCP,
+    ///                 AppProtocol = "http",
+    ///             },
+    ///         },
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["sliceName"] = web.Metadata.Apply(metadata =&gt; metadata.Name),
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [EndpointsResourceType("endpoints:discovery.k8s.io/v1:EndpointSlice")]
     public partial class EndpointSlice : global::Pulumi.CustomResource

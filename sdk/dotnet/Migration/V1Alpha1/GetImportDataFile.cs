@@ -14,18 +14,402 @@ namespace EndpointsProvider.Endpoints.Migration.V1Alpha1
     {
         /// <summary>
         /// Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Look up an import data file
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// const dataFile = endpoints.migration.v1alpha1.getImportDataFileOutput({
+        ///     project: "my-project",
+        ///     location: "us-central1",
+        ///     importJobId: "vmware-inventory",
+        ///     importDataFileId: "rvtools-export",
+        /// });
+        /// 
+        /// export const state = dataFile.state;
+        /// export const uploadUri = dataFile.uploadFileInfo.signedUri;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// data_file = endpoints.migration.v1alpha1.get_import_data_file_output(
+        ///     project="my-project",
+        ///     location="us-central1",
+        ///     import_job_id="vmware-inventory",
+        ///     import_data_file_id="rvtools-export",
+        /// )
+        /// 
+        /// pulumi.export("state", data_file.apply(lambda f: f.state))
+        /// pulumi.export("upload_uri", data_file.apply(lambda f: f.upload_file_info.signed_uri))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	migrationv1alpha1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/migration/v1alpha1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// 		dataFile, err := migrationv1alpha1.LookupImportDataFile(ctx, &amp;migrationv1alpha1.LookupImportDataFileArgs{
+        /// 			Project:          pulumi.StringRef("my-project"),
+        /// 			Location:         "us-central1",
+        /// 			ImportJobId:      "vmware-inventory",
+        /// 			ImportDataFileId: "rvtools-export",
+        /// 		})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		ctx.Export("state", pulumi.String(dataFile.State))
+        /// 		ctx.Export("uploadUri", pulumi.String(dataFile.UploadFileInfo.SignedUri))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using Pulumi;
+        /// using Migration = EndpointsProvider.Endpoints.Migration.V1Alpha1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///     var dataFile = Migration.GetImportDataFile.Invoke(new Migration.GetImportDataFileInvokeArgs
+        ///     {
+        ///         Project = "my-project",
+        ///         Location = "us-central1",
+        ///         ImportJobId = "vmware-inventory",
+        ///         ImportDataFileId = "rvtools-export",
+        ///     });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["state"] = dataFile.Apply(f =&gt; f.State),
+        ///         ["uploadUri"] = dataFile.Apply(f =&gt; f.UploadFileInfo.SignedUri),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.Migration_v1alpha1Functions;
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.inputs.GetImportDataFileArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///         var dataFile = Migration_v1alpha1Functions.getImportDataFile(GetImportDataFileArgs.builder()
+        ///             .project("my-project")
+        ///             .location("us-central1")
+        ///             .importJobId("vmware-inventory")
+        ///             .importDataFileId("rvtools-export")
+        ///             .build());
+        /// 
+        ///         ctx.export("state", dataFile.applyValue(f -&gt; f.state()));
+        ///         ctx.export("uploadUri", dataFile.applyValue(f -&gt; f.uploadFileInfo().signedUri()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///   dataFile:
+        ///     fn::invoke:
+        ///       function: endpoints:migration/v1alpha1:getImportDataFile
+        ///       arguments:
+        ///         project: my-project
+        ///         location: us-central1
+        ///         importJobId: vmware-inventory
+        ///         importDataFileId: rvtools-export
+        /// outputs:
+        ///   state: ${dataFile.state}
+        ///   uploadUri: ${dataFile.uploadFileInfo.signedUri}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Task<GetImportDataFileResult> InvokeAsync(GetImportDataFileArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetImportDataFileResult>("endpoints:migration/v1alpha1:getImportDataFile", args ?? new GetImportDataFileArgs(), options.WithDefaults());
 
         /// <summary>
         /// Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Look up an import data file
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// const dataFile = endpoints.migration.v1alpha1.getImportDataFileOutput({
+        ///     project: "my-project",
+        ///     location: "us-central1",
+        ///     importJobId: "vmware-inventory",
+        ///     importDataFileId: "rvtools-export",
+        /// });
+        /// 
+        /// export const state = dataFile.state;
+        /// export const uploadUri = dataFile.uploadFileInfo.signedUri;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// data_file = endpoints.migration.v1alpha1.get_import_data_file_output(
+        ///     project="my-project",
+        ///     location="us-central1",
+        ///     import_job_id="vmware-inventory",
+        ///     import_data_file_id="rvtools-export",
+        /// )
+        /// 
+        /// pulumi.export("state", data_file.apply(lambda f: f.state))
+        /// pulumi.export("upload_uri", data_file.apply(lambda f: f.upload_file_info.signed_uri))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	migrationv1alpha1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/migration/v1alpha1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// 		dataFile, err := migrationv1alpha1.LookupImportDataFile(ctx, &amp;migrationv1alpha1.LookupImportDataFileArgs{
+        /// 			Project:          pulumi.StringRef("my-project"),
+        /// 			Location:         "us-central1",
+        /// 			ImportJobId:      "vmware-inventory",
+        /// 			ImportDataFileId: "rvtools-export",
+        /// 		})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		ctx.Export("state", pulumi.String(dataFile.State))
+        /// 		ctx.Export("uploadUri", pulumi.String(dataFile.UploadFileInfo.SignedUri))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using Pulumi;
+        /// using Migration = EndpointsProvider.Endpoints.Migration.V1Alpha1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///     var dataFile = Migration.GetImportDataFile.Invoke(new Migration.GetImportDataFileInvokeArgs
+        ///     {
+        ///         Project = "my-project",
+        ///         Location = "us-central1",
+        ///         ImportJobId = "vmware-inventory",
+        ///         ImportDataFileId = "rvtools-export",
+        ///     });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["state"] = dataFile.Apply(f =&gt; f.State),
+        ///         ["uploadUri"] = dataFile.Apply(f =&gt; f.UploadFileInfo.SignedUri),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.Migration_v1alpha1Functions;
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.inputs.GetImportDataFileArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///         var dataFile = Migration_v1alpha1Functions.getImportDataFile(GetImportDataFileArgs.builder()
+        ///             .project("my-project")
+        ///             .location("us-central1")
+        ///             .importJobId("vmware-inventory")
+        ///             .importDataFileId("rvtools-export")
+        ///             .build());
+        /// 
+        ///         ctx.export("state", dataFile.applyValue(f -&gt; f.state()));
+        ///         ctx.export("uploadUri", dataFile.applyValue(f -&gt; f.uploadFileInfo().signedUri()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///   dataFile:
+        ///     fn::invoke:
+        ///       function: endpoints:migration/v1alpha1:getImportDataFile
+        ///       arguments:
+        ///         project: my-project
+        ///         location: us-central1
+        ///         importJobId: vmware-inventory
+        ///         importDataFileId: rvtools-export
+        /// outputs:
+        ///   state: ${dataFile.state}
+        ///   uploadUri: ${dataFile.uploadFileInfo.signedUri}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Output<GetImportDataFileResult> Invoke(GetImportDataFileInvokeArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetImportDataFileResult>("endpoints:migration/v1alpha1:getImportDataFile", args ?? new GetImportDataFileInvokeArgs(), options.WithDefaults());
 
         /// <summary>
         /// Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+        /// 
+        /// {{% examples %}}
+        /// ## Example Usage
+        /// {{% example %}}
+        /// ### Look up an import data file
+        /// 
+        /// ```typescript
+        /// import * as endpoints from "@endpoints-provider/endpoints";
+        /// 
+        /// // An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// const dataFile = endpoints.migration.v1alpha1.getImportDataFileOutput({
+        ///     project: "my-project",
+        ///     location: "us-central1",
+        ///     importJobId: "vmware-inventory",
+        ///     importDataFileId: "rvtools-export",
+        /// });
+        /// 
+        /// export const state = dataFile.state;
+        /// export const uploadUri = dataFile.uploadFileInfo.signedUri;
+        /// ```
+        /// ```python
+        /// import pulumi
+        /// import pulumi_endpoints as endpoints
+        /// 
+        /// # An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// data_file = endpoints.migration.v1alpha1.get_import_data_file_output(
+        ///     project="my-project",
+        ///     location="us-central1",
+        ///     import_job_id="vmware-inventory",
+        ///     import_data_file_id="rvtools-export",
+        /// )
+        /// 
+        /// pulumi.export("state", data_file.apply(lambda f: f.state))
+        /// pulumi.export("upload_uri", data_file.apply(lambda f: f.upload_file_info.signed_uri))
+        /// ```
+        /// ```go
+        /// package main
+        /// 
+        /// import (
+        /// 	migrationv1alpha1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/migration/v1alpha1"
+        /// 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+        /// )
+        /// 
+        /// func main() {
+        /// 	pulumi.Run(func(ctx *pulumi.Context) error {
+        /// 		// An RVTools export uploaded as input for the import job "vmware-inventory".
+        /// 		dataFile, err := migrationv1alpha1.LookupImportDataFile(ctx, &amp;migrationv1alpha1.LookupImportDataFileArgs{
+        /// 			Project:          pulumi.StringRef("my-project"),
+        /// 			Location:         "us-central1",
+        /// 			ImportJobId:      "vmware-inventory",
+        /// 			ImportDataFileId: "rvtools-export",
+        /// 		})
+        /// 		if err != nil {
+        /// 			return err
+        /// 		}
+        /// 		ctx.Export("state", pulumi.String(dataFile.State))
+        /// 		ctx.Export("uploadUri", pulumi.String(dataFile.UploadFileInfo.SignedUri))
+        /// 		return nil
+        /// 	})
+        /// }
+        /// ```
+        /// ```csharp
+        /// using System.Collections.Generic;
+        /// using Pulumi;
+        /// using Migration = EndpointsProvider.Endpoints.Migration.V1Alpha1;
+        /// 
+        /// return await Deployment.RunAsync(() =&gt;
+        /// {
+        ///     // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///     var dataFile = Migration.GetImportDataFile.Invoke(new Migration.GetImportDataFileInvokeArgs
+        ///     {
+        ///         Project = "my-project",
+        ///         Location = "us-central1",
+        ///         ImportJobId = "vmware-inventory",
+        ///         ImportDataFileId = "rvtools-export",
+        ///     });
+        /// 
+        ///     return new Dictionary&lt;string, object?&gt;
+        ///     {
+        ///         ["state"] = dataFile.Apply(f =&gt; f.State),
+        ///         ["uploadUri"] = dataFile.Apply(f =&gt; f.UploadFileInfo.SignedUri),
+        ///     };
+        /// });
+        /// ```
+        /// ```java
+        /// package generated_program;
+        /// 
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.Migration_v1alpha1Functions;
+        /// import com.endpointsprovider.endpoints.migration.v1alpha1.inputs.GetImportDataFileArgs;
+        /// import com.pulumi.Context;
+        /// import com.pulumi.Pulumi;
+        /// 
+        /// public class App {
+        ///     public static void main(String[] args) {
+        ///         Pulumi.run(App::stack);
+        ///     }
+        /// 
+        ///     public static void stack(Context ctx) {
+        ///         // An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///         var dataFile = Migration_v1alpha1Functions.getImportDataFile(GetImportDataFileArgs.builder()
+        ///             .project("my-project")
+        ///             .location("us-central1")
+        ///             .importJobId("vmware-inventory")
+        ///             .importDataFileId("rvtools-export")
+        ///             .build());
+        /// 
+        ///         ctx.export("state", dataFile.applyValue(f -&gt; f.state()));
+        ///         ctx.export("uploadUri", dataFile.applyValue(f -&gt; f.uploadFileInfo().signedUri()));
+        ///     }
+        /// }
+        /// ```
+        /// ```yaml
+        /// variables:
+        ///   # An RVTools export uploaded as input for the import job "vmware-inventory".
+        ///   dataFile:
+        ///     fn::invoke:
+        ///       function: endpoints:migration/v1alpha1:getImportDataFile
+        ///       arguments:
+        ///         project: my-project
+        ///         location: us-central1
+        ///         importJobId: vmware-inventory
+        ///         importDataFileId: rvtools-export
+        /// outputs:
+        ///   state: ${dataFile.state}
+        ///   uploadUri: ${dataFile.uploadFileInfo.signedUri}
+        /// ```
+        /// {{% /example %}}
+        /// {{% /examples %}}
         /// </summary>
         public static Output<GetImportDataFileResult> Invoke(GetImportDataFileInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetImportDataFileResult>("endpoints:migration/v1alpha1:getImportDataFile", args ?? new GetImportDataFileInvokeArgs(), options.WithDefaults());

@@ -9,6 +9,24 @@ import * as utilities from "../../utilities";
 
 /**
  * Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+ *
+ * ## Example Usage
+ * ### Read the IAM policy of a partner tenant's proxy configuration
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+ * const policy = endpoints.accessgateway.v1.getOrganizationPartnerTenantProxyConfigIamPolicyOutput({
+ *     organizationId: "123456789",
+ *     partnerTenantId: "partner-tenant-1",
+ *     proxyConfigId: "proxy-config-1",
+ *     optionsRequestedPolicyVersion: 3,
+ * });
+ *
+ * export const roles = policy.bindings.apply(bindings => bindings.map(binding => binding.role));
+ * export const etag = policy.etag;
+ * ```
  */
 export function getOrganizationPartnerTenantProxyConfigIamPolicy(args: GetOrganizationPartnerTenantProxyConfigIamPolicyArgs, opts?: pulumi.InvokeOptions): Promise<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -62,6 +80,24 @@ export interface GetOrganizationPartnerTenantProxyConfigIamPolicyResult {
 }
 /**
  * Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+ *
+ * ## Example Usage
+ * ### Read the IAM policy of a partner tenant's proxy configuration
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+ * const policy = endpoints.accessgateway.v1.getOrganizationPartnerTenantProxyConfigIamPolicyOutput({
+ *     organizationId: "123456789",
+ *     partnerTenantId: "partner-tenant-1",
+ *     proxyConfigId: "proxy-config-1",
+ *     optionsRequestedPolicyVersion: 3,
+ * });
+ *
+ * export const roles = policy.bindings.apply(bindings => bindings.map(binding => binding.role));
+ * export const etag = policy.etag;
+ * ```
  */
 export function getOrganizationPartnerTenantProxyConfigIamPolicyOutput(args: GetOrganizationPartnerTenantProxyConfigIamPolicyOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -9,6 +9,37 @@ import * as utilities from "../../utilities";
 
 /**
  * A set of Kubernetes v1 `Endpoints` objects managed together. Each entry of `items` is created as one Kubernetes v1 `Endpoints` object, and the list is managed as a set: adding an item creates its object, changing an item updates it, and removing an item deletes it.
+ *
+ * ## Example Usage
+ * ### The Endpoints of two selectorless Services
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // The Endpoints of the Services "web-legacy" and "db-legacy", which exist without a
+ * // selector in the same namespace.
+ * const legacy = new endpoints.core.v1.EndpointsList("legacy", {
+ *     items: [
+ *         {
+ *             metadata: { name: "web-legacy" },
+ *             subsets: [{
+ *                 addresses: [{ ip: "10.0.0.10" }, { ip: "10.0.0.11" }],
+ *                 ports: [{ name: "http", port: 8080 }],
+ *             }],
+ *         },
+ *         {
+ *             metadata: { name: "db-legacy" },
+ *             subsets: [{
+ *                 addresses: [{ ip: "10.0.1.5" }],
+ *                 notReadyAddresses: [{ ip: "10.0.1.6" }],
+ *                 ports: [{ name: "postgres", port: 5432 }],
+ *             }],
+ *         },
+ *     ],
+ * });
+ *
+ * export const endpointsNames = legacy.items.apply(items => items.map(item => item.metadata?.name));
+ * ```
  */
 export class EndpointsList extends pulumi.CustomResource {
     /**

@@ -9,6 +9,38 @@ import * as utilities from "../../utilities";
 
 /**
  * A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
+ *
+ * ## Example Usage
+ * ### An EndpointSlice of a Service
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // The endpoints of the Service "web": one ready, one still starting.
+ * const web = new endpoints.discovery.v1.EndpointSlice("web", {
+ *     metadata: {
+ *         labels: { "kubernetes.io/service-name": "web" },
+ *     },
+ *     addressType: "IPv4",
+ *     endpoints: [
+ *         {
+ *             addresses: ["10.0.0.10"],
+ *             conditions: { ready: true, serving: true, terminating: false },
+ *             hostname: "web-0",
+ *             zone: "zone-a",
+ *         },
+ *         {
+ *             addresses: ["10.0.0.11"],
+ *             conditions: { ready: false, serving: false, terminating: false },
+ *             hostname: "web-1",
+ *             zone: "zone-b",
+ *         },
+ *     ],
+ *     ports: [{ name: "http", port: 8080, protocol: "TCP", appProtocol: "http" }],
+ * });
+ *
+ * export const sliceName = web.metadata.name;
+ * ```
  */
 export class EndpointSlice extends pulumi.CustomResource {
     /**

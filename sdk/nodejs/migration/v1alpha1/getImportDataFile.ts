@@ -9,6 +9,24 @@ import * as utilities from "../../utilities";
 
 /**
  * Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+ *
+ * ## Example Usage
+ * ### Look up an import data file
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // An RVTools export uploaded as input for the import job "vmware-inventory".
+ * const dataFile = endpoints.migration.v1alpha1.getImportDataFileOutput({
+ *     project: "my-project",
+ *     location: "us-central1",
+ *     importJobId: "vmware-inventory",
+ *     importDataFileId: "rvtools-export",
+ * });
+ *
+ * export const state = dataFile.state;
+ * export const uploadUri = dataFile.uploadFileInfo.signedUri;
+ * ```
  */
 export function getImportDataFile(args: GetImportDataFileArgs, opts?: pulumi.InvokeOptions): Promise<GetImportDataFileResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -70,6 +88,24 @@ export interface GetImportDataFileResult {
 }
 /**
  * Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+ *
+ * ## Example Usage
+ * ### Look up an import data file
+ *
+ * ```typescript
+ * import * as endpoints from "@endpoints-provider/endpoints";
+ *
+ * // An RVTools export uploaded as input for the import job "vmware-inventory".
+ * const dataFile = endpoints.migration.v1alpha1.getImportDataFileOutput({
+ *     project: "my-project",
+ *     location: "us-central1",
+ *     importJobId: "vmware-inventory",
+ *     importDataFileId: "rvtools-export",
+ * });
+ *
+ * export const state = dataFile.state;
+ * export const uploadUri = dataFile.uploadFileInfo.signedUri;
+ * ```
  */
 export function getImportDataFileOutput(args: GetImportDataFileOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetImportDataFileResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

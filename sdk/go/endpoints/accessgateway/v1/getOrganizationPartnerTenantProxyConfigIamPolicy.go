@@ -12,6 +12,43 @@ import (
 )
 
 // Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+//
+// ## Example Usage
+// ### Read the IAM policy of a partner tenant's proxy configuration
+// ```go
+// package main
+//
+// import (
+//
+//	accessgatewayv1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/accessgateway/v1"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+//			policy, err := accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicy(ctx,
+//				&accessgatewayv1.LookupOrganizationPartnerTenantProxyConfigIamPolicyArgs{
+//					OrganizationId:                "123456789",
+//					PartnerTenantId:               "partner-tenant-1",
+//					ProxyConfigId:                 "proxy-config-1",
+//					OptionsRequestedPolicyVersion: pulumi.IntRef(3),
+//				})
+//			if err != nil {
+//				return err
+//			}
+//			roles := make([]string, 0, len(policy.Bindings))
+//			for _, binding := range policy.Bindings {
+//				roles = append(roles, binding.Role)
+//			}
+//			ctx.Export("roles", pulumi.ToStringArray(roles))
+//			ctx.Export("etag", pulumi.String(policy.Etag))
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupOrganizationPartnerTenantProxyConfigIamPolicy(ctx *pulumi.Context, args *LookupOrganizationPartnerTenantProxyConfigIamPolicyArgs, opts ...pulumi.InvokeOption) (*LookupOrganizationPartnerTenantProxyConfigIamPolicyResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupOrganizationPartnerTenantProxyConfigIamPolicyResult

@@ -14,6 +14,75 @@ import (
 )
 
 // A set of Kubernetes v1 `Endpoints` objects managed together. Each entry of `items` is created as one Kubernetes v1 `Endpoints` object, and the list is managed as a set: adding an item creates its object, changing an item updates it, and removing an item deletes it.
+//
+// ## Example Usage
+// ### The Endpoints of two selectorless Services
+// ```go
+// package main
+//
+// import (
+//
+//	corev1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/core/v1"
+//	metav1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/meta/v1"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// The Endpoints of the Services "web-legacy" and "db-legacy", which exist
+//			// without a selector in the same namespace.
+//			legacy, err := corev1.NewEndpointsList(ctx, "legacy", &corev1.EndpointsListArgs{
+//				Items: corev1.EndpointsArray{
+//					&corev1.EndpointsArgs{
+//						Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String("web-legacy")},
+//						Subsets: corev1.EndpointSubsetArray{
+//							&corev1.EndpointSubsetArgs{
+//								Addresses: corev1.EndpointAddressArray{
+//									&corev1.EndpointAddressArgs{Ip: pulumi.String("10.0.0.10")},
+//									&corev1.EndpointAddressArgs{Ip: pulumi.String("10.0.0.11")},
+//								},
+//								Ports: corev1.EndpointPortArray{
+//									&corev1.EndpointPortArgs{Name: pulumi.String("http"), Port: pulumi.Int(8080)},
+//								},
+//							},
+//						},
+//					},
+//					&corev1.EndpointsArgs{
+//						Metadata: &metav1.ObjectMetaArgs{Name: pulumi.String("db-legacy")},
+//						Subsets: corev1.EndpointSubsetArray{
+//							&corev1.EndpointSubsetArgs{
+//								Addresses: corev1.EndpointAddressArray{
+//									&corev1.EndpointAddressArgs{Ip: pulumi.String("10.0.1.5")},
+//								},
+//								NotReadyAddresses: corev1.EndpointAddressArray{
+//									&corev1.EndpointAddressArgs{Ip: pulumi.String("10.0.1.6")},
+//								},
+//								Ports: corev1.EndpointPortArray{
+//									&corev1.EndpointPortArgs{Name: pulumi.String("postgres"), Port: pulumi.Int(5432)},
+//								},
+//							},
+//						},
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("endpointsNames", legacy.Items.ApplyT(func(items []corev1.Endpoints) []string {
+//				names := make([]string, 0, len(items))
+//				for _, item := range items {
+//					if item.Metadata != nil && item.Metadata.Name != nil {
+//						names = append(names, *item.Metadata.Name)
+//					}
+//				}
+//				return names
+//			}).(pulumi.StringArrayOutput))
+//			return nil
+//		})
+//	}
+//
+// ```
 type EndpointsList struct {
 	pulumi.CustomResourceState
 

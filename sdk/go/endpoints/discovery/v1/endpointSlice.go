@@ -14,6 +14,69 @@ import (
 )
 
 // A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
+//
+// ## Example Usage
+// ### An EndpointSlice of a Service
+// ```go
+// package main
+//
+// import (
+//
+//	corev1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/core/v1"
+//	discoveryv1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/discovery/v1"
+//	metav1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/meta/v1"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// The endpoints of the Service "web": one ready, one still starting.
+//			web, err := discoveryv1.NewEndpointSlice(ctx, "web", &discoveryv1.EndpointSliceArgs{
+//				Metadata: &metav1.ObjectMetaArgs{
+//					Labels: pulumi.StringMap{"kubernetes.io/service-name": pulumi.String("web")},
+//				},
+//				AddressType: discoveryv1.AddressTypeIPV4,
+//				Endpoints: discoveryv1.EndpointArray{
+//					&discoveryv1.EndpointArgs{
+//						Addresses: pulumi.StringArray{pulumi.String("10.0.0.10")},
+//						Conditions: &discoveryv1.EndpointConditionsArgs{
+//							Ready:       pulumi.Bool(true),
+//							Serving:     pulumi.Bool(true),
+//							Terminating: pulumi.Bool(false),
+//						},
+//						Hostname: pulumi.String("web-0"),
+//						Zone:     pulumi.String("zone-a"),
+//					},
+//					&discoveryv1.EndpointArgs{
+//						Addresses: pulumi.StringArray{pulumi.String("10.0.0.11")},
+//						Conditions: &discoveryv1.EndpointConditionsArgs{
+//							Ready:       pulumi.Bool(false),
+//							Serving:     pulumi.Bool(false),
+//							Terminating: pulumi.Bool(false),
+//						},
+//						Hostname: pulumi.String("web-1"),
+//						Zone:     pulumi.String("zone-b"),
+//					},
+//				},
+//				Ports: discoveryv1.EndpointPortArray{
+//					&discoveryv1.EndpointPortArgs{
+//						Name:        pulumi.String("http"),
+//						Port:        pulumi.Int(8080),
+//						Protocol:    corev1.ProtocolTCP,
+//						AppProtocol: pulumi.String("http"),
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("sliceName", web.Metadata.Name())
+//			return nil
+//		})
+//	}
+//
+// ```
 type EndpointSlice struct {
 	pulumi.CustomResourceState
 

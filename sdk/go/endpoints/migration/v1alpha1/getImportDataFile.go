@@ -12,6 +12,38 @@ import (
 )
 
 // Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+//
+// ## Example Usage
+// ### Look up an import data file
+// ```go
+// package main
+//
+// import (
+//
+//	migrationv1alpha1 "github.com/endpoints-provider/pulumi-endpoints/sdk/go/endpoints/migration/v1alpha1"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// An RVTools export uploaded as input for the import job "vmware-inventory".
+//			dataFile, err := migrationv1alpha1.LookupImportDataFile(ctx, &migrationv1alpha1.LookupImportDataFileArgs{
+//				Project:          pulumi.StringRef("my-project"),
+//				Location:         "us-central1",
+//				ImportJobId:      "vmware-inventory",
+//				ImportDataFileId: "rvtools-export",
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("state", pulumi.String(dataFile.State))
+//			ctx.Export("uploadUri", pulumi.String(dataFile.UploadFileInfo.SignedUri))
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupImportDataFile(ctx *pulumi.Context, args *LookupImportDataFileArgs, opts ...pulumi.InvokeOption) (*LookupImportDataFileResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupImportDataFileResult

@@ -94,6 +94,24 @@ def get_organization_partner_tenant_proxy_config_iam_policy(options_requested_po
     """
     Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
 
+    ## Example Usage
+    ### Read the IAM policy of a partner tenant's proxy configuration
+    ```python
+    import pulumi
+    import pulumi_endpoints as endpoints
+
+    # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+    policy = endpoints.accessgateway.v1.get_organization_partner_tenant_proxy_config_iam_policy_output(
+        organization_id="123456789",
+        partner_tenant_id="partner-tenant-1",
+        proxy_config_id="proxy-config-1",
+        options_requested_policy_version=3,
+    )
+
+    pulumi.export("roles", policy.apply(lambda p: [binding.role for binding in p.bindings]))
+    pulumi.export("etag", policy.apply(lambda p: p.etag))
+    ```
+
     :param _builtins.int options_requested_policy_version: Highest policy format version the caller can handle. Valid values are 0, 1 and 3; any other value is rejected. Request version 3 to get a policy that contains conditional role bindings. The returned policy may use a lower version, and a policy without conditions may use any valid version.
     :param _builtins.str organization_id: ID of the organization.
     :param _builtins.str partner_tenant_id: ID of the partner tenant.
@@ -119,6 +137,24 @@ def get_organization_partner_tenant_proxy_config_iam_policy_output(options_reque
                                                                    opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetOrganizationPartnerTenantProxyConfigIamPolicyResult]:
     """
     Looks up the IAM access policy of a BeyondCorp proxy configuration that belongs to a partner tenant of an organization. It calls `GET https://beyondcorp.googleapis.com/v1/organizations/{organizationId}/locations/global/partnerTenants/{partnerTenantId}/proxyConfigs/{proxyConfigId}:getIamPolicy`, adding `options.requestedPolicyVersion` when `optionsRequestedPolicyVersion` is set. When the proxy configuration exists but has no policy, an empty policy is returned.
+
+    ## Example Usage
+    ### Read the IAM policy of a partner tenant's proxy configuration
+    ```python
+    import pulumi
+    import pulumi_endpoints as endpoints
+
+    # Who may use the proxy configuration "proxy-config-1" of a partner tenant.
+    policy = endpoints.accessgateway.v1.get_organization_partner_tenant_proxy_config_iam_policy_output(
+        organization_id="123456789",
+        partner_tenant_id="partner-tenant-1",
+        proxy_config_id="proxy-config-1",
+        options_requested_policy_version=3,
+    )
+
+    pulumi.export("roles", policy.apply(lambda p: [binding.role for binding in p.bindings]))
+    pulumi.export("etag", policy.apply(lambda p: p.etag))
+    ```
 
     :param _builtins.int options_requested_policy_version: Highest policy format version the caller can handle. Valid values are 0, 1 and 3; any other value is rejected. Request version 3 to get a policy that contains conditional role bindings. The returned policy may use a lower version, and a policy without conditions may use any valid version.
     :param _builtins.str organization_id: ID of the organization.

@@ -73,6 +73,45 @@ class EndpointsList(pulumi.CustomResource):
         """
         A set of Kubernetes v1 `Endpoints` objects managed together. Each entry of `items` is created as one Kubernetes v1 `Endpoints` object, and the list is managed as a set: adding an item creates its object, changing an item updates it, and removing an item deletes it.
 
+        ## Example Usage
+        ### The Endpoints of two selectorless Services
+        ```python
+        import pulumi
+        import pulumi_endpoints as endpoints
+
+        # The Endpoints of the Services "web-legacy" and "db-legacy", which exist without a
+        # selector in the same namespace.
+        legacy = endpoints.core.v1.EndpointsList(
+            "legacy",
+            items=[
+                {
+                    "metadata": {"name": "web-legacy"},
+                    "subsets": [
+                        {
+                            "addresses": [{"ip": "10.0.0.10"}, {"ip": "10.0.0.11"}],
+                            "ports": [{"name": "http", "port": 8080}],
+                        }
+                    ],
+                },
+                {
+                    "metadata": {"name": "db-legacy"},
+                    "subsets": [
+                        {
+                            "addresses": [{"ip": "10.0.1.5"}],
+                            "not_ready_addresses": [{"ip": "10.0.1.6"}],
+                            "ports": [{"name": "postgres", "port": 5432}],
+                        }
+                    ],
+                },
+            ],
+        )
+
+        pulumi.export(
+            "endpoints_names",
+            legacy.items.apply(lambda items: [item.metadata.name if item.metadata else None for item in items]),
+        )
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Sequence[pulumi.Input[Union['EndpointsArgs', 'EndpointsArgsDict']]]] items: The Endpoints objects to manage. Each item becomes a separate Kubernetes object.
@@ -86,6 +125,45 @@ class EndpointsList(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A set of Kubernetes v1 `Endpoints` objects managed together. Each entry of `items` is created as one Kubernetes v1 `Endpoints` object, and the list is managed as a set: adding an item creates its object, changing an item updates it, and removing an item deletes it.
+
+        ## Example Usage
+        ### The Endpoints of two selectorless Services
+        ```python
+        import pulumi
+        import pulumi_endpoints as endpoints
+
+        # The Endpoints of the Services "web-legacy" and "db-legacy", which exist without a
+        # selector in the same namespace.
+        legacy = endpoints.core.v1.EndpointsList(
+            "legacy",
+            items=[
+                {
+                    "metadata": {"name": "web-legacy"},
+                    "subsets": [
+                        {
+                            "addresses": [{"ip": "10.0.0.10"}, {"ip": "10.0.0.11"}],
+                            "ports": [{"name": "http", "port": 8080}],
+                        }
+                    ],
+                },
+                {
+                    "metadata": {"name": "db-legacy"},
+                    "subsets": [
+                        {
+                            "addresses": [{"ip": "10.0.1.5"}],
+                            "not_ready_addresses": [{"ip": "10.0.1.6"}],
+                            "ports": [{"name": "postgres", "port": 5432}],
+                        }
+                    ],
+                },
+            ],
+        )
+
+        pulumi.export(
+            "endpoints_names",
+            legacy.items.apply(lambda items: [item.metadata.name if item.metadata else None for item in items]),
+        )
+        ```
 
         :param str resource_name: The name of the resource.
         :param EndpointsListArgs args: The arguments to use to populate this resource's properties.

@@ -108,6 +108,44 @@ class EndpointSlice(pulumi.CustomResource):
         """
         A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
 
+        ## Example Usage
+        ### An EndpointSlice of a Service
+        ```python
+        import pulumi
+        import pulumi_endpoints as endpoints
+
+        # The endpoints of the Service "web": one ready, one still starting.
+        web = endpoints.discovery.v1.EndpointSlice(
+            "web",
+            metadata={"labels": {"kubernetes.io/service-name": "web"}},
+            address_type=endpoints.discovery.v1.AddressType.IPV4,
+            endpoints=[
+                {
+                    "addresses": ["10.0.0.10"],
+                    "conditions": {"ready": True, "serving": True, "terminating": False},
+                    "hostname": "web-0",
+                    "zone": "zone-a",
+                },
+                {
+                    "addresses": ["10.0.0.11"],
+                    "conditions": {"ready": False, "serving": False, "terminating": False},
+                    "hostname": "web-1",
+                    "zone": "zone-b",
+                },
+            ],
+            ports=[
+                {
+                    "name": "http",
+                    "port": 8080,
+                    "protocol": endpoints.core.v1.Protocol.TCP,
+                    "app_protocol": "http",
+                }
+            ],
+        )
+
+        pulumi.export("slice_name", web.metadata.apply(lambda metadata: metadata.name))
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input['AddressType'] address_type: Type of every address in the slice: `IPv4`, `IPv6` or `FQDN`. It cannot be changed after creation; changing it replaces the slice.
@@ -123,6 +161,44 @@ class EndpointSlice(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
+
+        ## Example Usage
+        ### An EndpointSlice of a Service
+        ```python
+        import pulumi
+        import pulumi_endpoints as endpoints
+
+        # The endpoints of the Service "web": one ready, one still starting.
+        web = endpoints.discovery.v1.EndpointSlice(
+            "web",
+            metadata={"labels": {"kubernetes.io/service-name": "web"}},
+            address_type=endpoints.discovery.v1.AddressType.IPV4,
+            endpoints=[
+                {
+                    "addresses": ["10.0.0.10"],
+                    "conditions": {"ready": True, "serving": True, "terminating": False},
+                    "hostname": "web-0",
+                    "zone": "zone-a",
+                },
+                {
+                    "addresses": ["10.0.0.11"],
+                    "conditions": {"ready": False, "serving": False, "terminating": False},
+                    "hostname": "web-1",
+                    "zone": "zone-b",
+                },
+            ],
+            ports=[
+                {
+                    "name": "http",
+                    "port": 8080,
+                    "protocol": endpoints.core.v1.Protocol.TCP,
+                    "app_protocol": "http",
+                }
+            ],
+        )
+
+        pulumi.export("slice_name", web.metadata.apply(lambda metadata: metadata.name))
+        ```
 
         :param str resource_name: The name of the resource.
         :param EndpointSliceArgs args: The arguments to use to populate this resource's properties.

@@ -118,6 +118,24 @@ def get_import_data_file(import_data_file_id: Optional[_builtins.str] = None,
     """
     Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
 
+    ## Example Usage
+    ### Look up an import data file
+    ```python
+    import pulumi
+    import pulumi_endpoints as endpoints
+
+    # An RVTools export uploaded as input for the import job "vmware-inventory".
+    data_file = endpoints.migration.v1alpha1.get_import_data_file_output(
+        project="my-project",
+        location="us-central1",
+        import_job_id="vmware-inventory",
+        import_data_file_id="rvtools-export",
+    )
+
+    pulumi.export("state", data_file.apply(lambda f: f.state))
+    pulumi.export("upload_uri", data_file.apply(lambda f: f.upload_file_info.signed_uri))
+    ```
+
     :param _builtins.str import_data_file_id: ID of the import data file.
     :param _builtins.str import_job_id: ID of the import job the file belongs to.
     :param _builtins.str location: Location of the import job, for example `us-central1`.
@@ -145,6 +163,24 @@ def get_import_data_file_output(import_data_file_id: pulumi.Input[Optional[_buil
                                 opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetImportDataFileResult]:
     """
     Looks up one import data file of a Migration Center import job, that is, a file uploaded to Cloud Storage as input for the job. It calls `GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}/importJobs/{importJobId}/importDataFiles/{importDataFileId}`. When `project` is not given, the provider's `project` setting is used.
+
+    ## Example Usage
+    ### Look up an import data file
+    ```python
+    import pulumi
+    import pulumi_endpoints as endpoints
+
+    # An RVTools export uploaded as input for the import job "vmware-inventory".
+    data_file = endpoints.migration.v1alpha1.get_import_data_file_output(
+        project="my-project",
+        location="us-central1",
+        import_job_id="vmware-inventory",
+        import_data_file_id="rvtools-export",
+    )
+
+    pulumi.export("state", data_file.apply(lambda f: f.state))
+    pulumi.export("upload_uri", data_file.apply(lambda f: f.upload_file_info.signed_uri))
+    ```
 
     :param _builtins.str import_data_file_id: ID of the import data file.
     :param _builtins.str import_job_id: ID of the import job the file belongs to.

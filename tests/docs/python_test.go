@@ -1,0 +1,34 @@
+package docs_test
+
+import (
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+)
+
+// mypyVersion is the type checker of the Python snippets, the version tests/sdk
+// checks the SDK with.
+const mypyVersion = "1.20.2"
+
+// TestPythonExamples type-checks every Python snippet of the docs with
+// `mypy --strict` in a virtualenv with pulumi at the pinned version and the SDK
+// installed from sdk/python, each snippet a module of its own; a snippet with a
+// misspelt argument must be rejected.
+func TestPythonExamples(t *testing.T) {
+	t.Parallel()
+	examples := docs.Examples(t, "python")
+	bad := broken(t, examples, sliceType, "address_type=", "address_kind=")
+	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion)
+
+	prog := t.TempDir()
+	args := []string{"-m", "mypy", "--strict", "--no-incremental"}
+	for _, e := range append(examples, bad) {
+		writeFile(t, filepath.Join(prog, e.Name+".py"), e.Code)
+		args = append(args, e.Name+".py")
+	}
+	out, err := toolchain.Command(t.Context(), prog, toolchain.PythonEnv(t), python, args...)
+	checkReports(t, "mypy --strict", out, err, examples, ".py", regexp.MustCompile(`(?m)^([^\s:]+):\d+: error: .*$`))
+}

@@ -1,0 +1,41 @@
+package docs_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+)
+
+// TestTypeScriptExamples type-checks every TypeScript snippet of the docs with
+// `tsc --strict --noEmit` against the Node.js SDK built and packed from sdk/nodejs
+// (@pulumi/pulumi, TypeScript and @types/node at the pinned versions), each snippet in
+// a file of its own, with the TypeScript of docs/installation-configuration.md; a
+// snippet with a misspelt property must be rejected.
+func TestTypeScriptExamples(t *testing.T) {
+	t.Parallel()
+	examples := docs.Examples(t, "typescript")
+	bad := broken(t, examples, sliceType, `addressType: "IPv4"`, `adressType: "IPv4"`)
+	// The configuration page's explicit provider, too.
+	page, err := os.ReadFile(filepath.Clean(filepath.Join(toolchain.RepoRoot(t), "docs", "installation-configuration.md")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples = append(examples, docs.ParsePage("docs/installation-configuration.md", string(page))...)
+	env := toolchain.NodeEnv(t)
+	tarball := toolchain.PackNodeSDK(t)
+
+	prog := t.TempDir()
+	writeFile(t, filepath.Join(prog, "package.json"), `{"name": "docs-examples", "private": true}`+"\n")
+	args := []string{"--strict", "--noEmit", "--target", "ES2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node"}
+	for _, e := range append(examples, bad) {
+		writeFile(t, filepath.Join(prog, e.Name+".ts"), e.Code)
+		args = append(args, e.Name+".ts")
+	}
+	toolchain.Run(t, prog, env, "npm", append([]string{"install", tarball}, toolchain.NodePins()...)...)
+	out, err := toolchain.Command(t.Context(), prog, env, filepath.Join(prog, "node_modules", ".bin", "tsc"), args...)
+	checkReports(t, "tsc", out, err, examples, ".ts", regexp.MustCompile(`(?m)^([^\s(]+)\(\d+,\d+\): error .*$`))
+}
