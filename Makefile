@@ -9,7 +9,10 @@ SHELL := /bin/bash
 # into the plugin, the schema it serves, the SDK packages and the release archives.
 VERSION ?= $(shell cat VERSION)
 MODULE  := github.com/endpoints-provider/pulumi-endpoints
-LDFLAGS := -s -w -X $(MODULE)/provider.Version=$(VERSION)
+# -buildid= and -buildvcs=false (with -trimpath): the same commit links the same bytes
+# wherever and whenever it is built.
+LDFLAGS := -s -w -buildid= -X $(MODULE)/provider.Version=$(VERSION)
+GOBUILD := CGO_ENABLED=0 go build -trimpath -buildvcs=false
 
 BIN_DIR  ?= bin
 PROVIDER := $(BIN_DIR)/pulumi-resource-endpoints
@@ -49,7 +52,8 @@ TEST_ENV := \
 	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
 	TEST_ASSET_PULUMI=$(PULUMI) \
 	TEST_ASSET_PULUMI_LANGUAGE_YAML=$(PULUMI_LANGUAGE_YAML) \
-	TEST_ASSET_PROVIDER=$(abspath $(PROVIDER))
+	TEST_ASSET_PROVIDER=$(abspath $(PROVIDER)) \
+	TEST_ASSET_DIST=$(abspath dist)
 
 GO_SOURCES := go.mod go.sum schema.json $(shell find cmd provider tests -name '*.go' 2>/dev/null) $(wildcard *.go)
 
@@ -63,7 +67,7 @@ provider: $(PROVIDER) ## Build the provider plugin into bin/.
 # CGO_ENABLED=0: a static binary, as Pulumi's own providers ship. It runs on any Linux
 # (glibc or musl) and maps no C library at start-up (about 2 MiB less resident memory).
 $(PROVIDER): $(GO_SOURCES) $(BIN_DIR)/.version
-	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/pulumi-resource-endpoints
+	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $@ ./cmd/pulumi-resource-endpoints
 
 # Rewritten only when VERSION changes, so a new version relinks the plugin.
 $(BIN_DIR)/.version: FORCE
@@ -72,14 +76,49 @@ $(BIN_DIR)/.version: FORCE
 
 GOOS   := $(shell go env GOOS)
 GOARCH := $(shell go env GOARCH)
-PLUGIN_TARBALL := dist/pulumi-resource-endpoints-v$(VERSION)-$(GOOS)-$(GOARCH).tar.gz
+
+# Release archives: one per platform Pulumi supports, each as `pulumi plugin install`
+# unpacks it (the binary at the root, .exe on windows, with LICENSE and README.md).
+PLATFORMS      := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
+ARCHIVE         = dist/pulumi-resource-endpoints-v$(VERSION)-$(1).tar.gz
+PLUGIN_ARCHIVES := $(foreach p,$(PLATFORMS),$(call ARCHIVE,$(p)))
+PLUGIN_TARBALL  := $(call ARCHIVE,$(GOOS)-$(GOARCH))
+
+# Every file in an archive has the last commit's time, owner and group 0 and a fixed
+# mode; entries are sorted and gzip records no name or time: the same commit packs the
+# same bytes (tests/release builds twice and compares).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
+TAR := tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --format=gnu
 
 .PHONY: plugin
-plugin: $(PLUGIN_TARBALL) ## Package the plugin as dist/pulumi-resource-endpoints-v<version>-<os>-<arch>.tar.gz.
+plugin: $(PLUGIN_TARBALL) ## Package the plugin for this machine as dist/pulumi-resource-endpoints-v<version>-<os>-<arch>.tar.gz.
 
-$(PLUGIN_TARBALL): $(PROVIDER)
+.PHONY: dist-plugins
+dist-plugins: $(PLUGIN_ARCHIVES) dist/checksums.txt ## Build the plugin archives of every platform and dist/checksums.txt.
+
+.PHONY: dist
+dist: dist-plugins ## Build every release artifact into dist/: plugin archives, checksums, SDK packages.
+
+dist/pulumi-resource-endpoints-v$(VERSION)-%.tar.gz: $(GO_SOURCES) $(BIN_DIR)/.version $(BIN_DIR)/.source-date-epoch LICENSE README.md
+	@case " $(PLATFORMS) " in *" $* "*) ;; *) echo "no release for platform $*: one of $(PLATFORMS)" >&2; exit 1;; esac
+	rm -rf $(BIN_DIR)/release/$* && mkdir -p $(BIN_DIR)/release/$* $(@D)
+	GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GOBUILD) -ldflags "$(LDFLAGS)" \
+		-o $(BIN_DIR)/release/$*/pulumi-resource-endpoints$(if $(filter windows-%,$*),.exe) ./cmd/pulumi-resource-endpoints
+	cp LICENSE README.md $(BIN_DIR)/release/$*/
+	chmod 0755 $(BIN_DIR)/release/$*/pulumi-resource-endpoints*
+	chmod 0644 $(BIN_DIR)/release/$*/LICENSE $(BIN_DIR)/release/$*/README.md
+	$(TAR) -C $(BIN_DIR)/release/$* -cf - LICENSE README.md pulumi-resource-endpoints$(if $(filter windows-%,$*),.exe) \
+		| gzip -9n > $@.tmp
+	mv $@.tmp $@
+
+# Rewritten only when SOURCE_DATE_EPOCH changes, so a new commit packs the archives again
+# with its time.
+$(BIN_DIR)/.source-date-epoch: FORCE
 	@mkdir -p $(@D)
-	tar -czf $@ -C $(BIN_DIR) pulumi-resource-endpoints
+	@echo '$(SOURCE_DATE_EPOCH)' | cmp -s - $@ || echo '$(SOURCE_DATE_EPOCH)' > $@
+
+dist/checksums.txt: $(PLUGIN_ARCHIVES)
+	cd $(@D) && sha256sum $(sort $(notdir $^)) > $(@F).tmp && mv $(@F).tmp $(@F)
 
 .PHONY: install
 install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi plugin install` (PULUMI_HOME applies).
@@ -148,7 +187,7 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 	mv $@.tmp $@
 
 .PHONY: test
-test: tools provider ## Run every test: unit, control plane, provider and CLI tests.
+test: tools provider dist ## Run every test: unit, control plane, provider and CLI tests.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
 # BENCH_FLAGS passes flags to tests/bench, e.g. a quick run into a scratch file:
