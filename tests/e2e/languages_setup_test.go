@@ -118,27 +118,76 @@ func (p *exampleProgram) run(t *testing.T, operation string) runnerResult {
 	return res
 }
 
-// installTypeScriptExample installs the packed Node.js SDK (built as tests/sdk builds
-// it) and the example's package.json dependencies into dst and compiles the example
-// with its tsconfig.json.
+// installTypeScriptExample copies the example into dst, points its package.json's
+// SDK dependency (the npm package in dist/) at the one in TEST_ASSET_DIST, installs
+// the dependencies with npm and compiles the example with its tsconfig.json.
 func installTypeScriptExample(t *testing.T, src, dst string) []string {
 	t.Helper()
-	tarball := toolchain.PackNodeSDK(t)
 	env := toolchain.NodeEnv(t)
 	copyExampleFiles(t, src, dst)
-	toolchain.Run(t, dst, env, "npm", "install", "--no-save", tarball)
+	manifest := filepath.Join(dst, "package.json")
+	data, err := os.ReadFile(filepath.Clean(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg map[string]any
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		t.Fatalf("%s/package.json: %v", src, err)
+	}
+	deps, _ := pkg["dependencies"].(map[string]any)
+	sdk, _ := deps["@endpoints-provider/endpoints"].(string)
+	if !strings.HasPrefix(sdk, "file:") {
+		t.Fatalf("%s/package.json names the SDK as %q, want the npm package in dist/ (file:../../dist/<tarball>)", src, sdk)
+	}
+	deps["@endpoints-provider/endpoints"] = "file:" + distArtifact(t, src, strings.TrimPrefix(sdk, "file:"))
+	if data, err = json.MarshalIndent(pkg, "", "    "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toolchain.Run(t, dst, env, "npm", "install")
 	toolchain.Run(t, dst, env, filepath.Join(dst, "node_modules", ".bin", "tsc"))
 	return []string{"node", filepath.Join(dst, "bin", "run.js")}
 }
 
-// installPythonExample makes a virtualenv with pulumi and the Python SDK, as
-// tests/sdk does, and copies the example into dst.
+// installPythonExample copies the example into dst and installs its
+// requirements.txt into a new virtualenv, the SDK's wheel (named by its path in dist/)
+// taken from TEST_ASSET_DIST.
 func installPythonExample(t *testing.T, src, dst string) []string {
 	t.Helper()
-	python := toolchain.PythonVenv(t)
 	copyExampleFiles(t, src, dst)
+	data, err := os.ReadFile(filepath.Clean(filepath.Join(src, "requirements.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requirements []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasSuffix(line, ".whl") {
+			line = distArtifact(t, src, line)
+		}
+		requirements = append(requirements, line)
+	}
+	python := toolchain.Venv(t, requirements...)
 	toolchain.Run(t, dst, nil, python, "-m", "py_compile", "__main__.py", "program.py", "run.py")
 	return []string{python, filepath.Join(dst, "run.py")}
+}
+
+// distArtifact maps an example's path to a release artifact (relative to the example,
+// in the repository's dist/) to the same file in TEST_ASSET_DIST, which must hold it.
+func distArtifact(t *testing.T, example, rel string) string {
+	t.Helper()
+	if filepath.Base(filepath.Dir(filepath.Join(example, rel))) != "dist" {
+		t.Fatalf("%s names %s, which is not in dist/", example, rel)
+	}
+	path := filepath.Join(tool(t, "TEST_ASSET_DIST"), filepath.Base(rel))
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s names %s: %v (run `make dist-sdks`; is the example's version VERSION?)", example, rel, err)
+	}
+	return path
 }
 
 // installGoExample builds the runner of examples/go (its own module, which replaces

@@ -1,0 +1,12 @@
+package packages
+
+import (
+	"os"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(controlplane.RunTests(m))
+}

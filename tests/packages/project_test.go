@@ -1,0 +1,251 @@
+package packages
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/release"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+)
+
+// pluginBinary is the provider plugin's executable, which no PATH entry of a user
+// project may hold.
+const pluginBinary = "pulumi-resource-endpoints"
+
+// asset returns the path in an environment variable the Makefile sets, failing the
+// test with instructions when it is missing.
+func asset(t *testing.T, env string) string {
+	t.Helper()
+	path := os.Getenv(env)
+	if path == "" {
+		t.Fatalf("%s is not set: run the tests with `make test`, which builds the tools and dist/ and sets it", env)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s=%s: %v (run `make tools dist`)", env, path, err)
+	}
+	return path
+}
+
+// distDir is the directory of the release artifacts.
+func distDir(t *testing.T) string { return asset(t, "TEST_ASSET_DIST") }
+
+// distFile returns the artifact name in dist/, failing when it is missing.
+func distFile(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(distDir(t), name)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("release artifact %s: %v (run `make dist-sdks`)", path, err)
+	}
+	return path
+}
+
+// userProject is a user's Pulumi project in a new directory, with the stack "dev" on
+// a local file backend in a namespace of its own. Its environment has an empty
+// PULUMI_HOME, the pulumi CLI on PATH (the Automation API runs it) and no plugin: the
+// engine downloads the plugin from a local release server of dist/'s archives.
+type userProject struct {
+	dir     string
+	ns      string
+	home    string
+	env     []string
+	cs      kubernetes.Interface
+	release *release.Server
+}
+
+// runnerTimeout bounds one operation of a program; each takes a few seconds once the
+// plugin is downloaded.
+const runnerTimeout = 5 * time.Minute
+
+func newUserProject(t *testing.T, runtime string) *userProject {
+	t.Helper()
+	cp := controlplane.Shared(t)
+	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "packages-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := asset(t, "TEST_ASSET_PULUMI")
+	p := &userProject{dir: t.TempDir(), ns: ns.Name, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
+	p.env = append([]string{
+		"PULUMI_HOME=" + p.home,
+		"PULUMI_BACKEND_URL=file://" + t.TempDir(),
+		"PULUMI_CONFIG_PASSPHRASE=packages",
+		"PULUMI_SKIP_UPDATE_CHECK=true",
+		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
+		"NO_COLOR=1",
+		"KUBECONFIG=" + cp.KubeconfigPath(),
+		"PATH=" + userPath(t, filepath.Dir(cli)),
+	}, p.release.Env()...)
+	project := "name: packages-" + runtime + "\nruntime: " + runtime + "\n"
+	if err := os.WriteFile(filepath.Join(p.dir, "Pulumi.yaml"), []byte(project), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toolchain.Run(t, p.dir, p.env, cli, "stack", "init", "dev")
+	toolchain.Run(t, p.dir, p.env, cli, "config", "set", "endpoints:namespace", p.ns)
+	return p
+}
+
+// userPath is PATH with the CLI's directory first and without any directory that
+// holds the plugin.
+func userPath(t *testing.T, cliDir string) string {
+	t.Helper()
+	dirs := []string{cliDir}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, pluginBinary)); err == nil {
+			t.Logf("leaving %s, which holds %s, out of PATH", dir, pluginBinary)
+			continue
+		}
+		dirs = append(dirs, dir)
+	}
+	if _, err := os.Stat(filepath.Join(cliDir, pluginBinary)); err == nil {
+		t.Fatalf("the pulumi CLI's directory %s holds %s: the test could not tell a downloaded plugin from it", cliDir, pluginBinary)
+	}
+	return strings.Join(dirs, string(filepath.ListSeparator))
+}
+
+// result is the JSON line a program prints on stdout.
+type result struct {
+	Changes map[string]int `json:"changes"`
+	Outputs map[string]any `json:"outputs"`
+	// Log is the program's stderr: the engine's progress.
+	Log string `json:"-"`
+}
+
+// run runs the program argv with the operation in the project's directory and
+// returns its result; a failing program fails the test.
+func (p *userProject) run(t *testing.T, argv []string, operation string, extraEnv ...string) result {
+	t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(t.Context(), runnerTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], append(slices.Clone(argv[1:]), operation)...)
+	cmd.Dir = p.dir
+	// On a timeout, stop the program and what it started (the CLI, the plugin): they
+	// share its process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Env = append(append(os.Environ(), p.env...), extraEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstderr:\n%s\nstdout:\n%s", strings.Join(argv, " "), operation, err, stderr.String(), stdout.String())
+	}
+	var last string
+	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			last = line
+		}
+	}
+	var res result
+	if err := json.Unmarshal([]byte(last), &res); err != nil {
+		t.Fatalf("%s %s: result %q: %v\nstderr:\n%s", strings.Join(argv, " "), operation, last, err, stderr.String())
+	}
+	res.Log = stderr.String()
+	t.Logf("%s: %v in %s", operation, res.Changes, time.Since(start).Round(100*time.Millisecond))
+	return res
+}
+
+// lifecycle runs up and destroy of the program argv (one of testdata/'s, which all
+// declare the same EndpointSlice and EndpointsList) and checks the outputs, the
+// objects on the API server and the downloaded plugin.
+func (p *userProject) lifecycle(t *testing.T, argv []string, extraEnv ...string) {
+	t.Helper()
+	res := p.run(t, argv, "up", extraEnv...)
+	wantChanges(t, "up", res, map[string]int{"create": 3})
+	name, _ := res.Outputs["sliceName"].(string)
+	if !strings.HasPrefix(name, "web-") {
+		t.Errorf("up: output sliceName = %v, want the autoname web-<suffix>", res.Outputs["sliceName"])
+	}
+	wantOutputs := map[string]any{"sliceNamespace": p.ns, "legacyItems": []any{"web-legacy"}}
+	gotOutputs := map[string]any{"sliceNamespace": res.Outputs["sliceNamespace"], "legacyItems": res.Outputs["legacyItems"]}
+	if diff := cmp.Diff(wantOutputs, gotOutputs); diff != "" {
+		t.Errorf("up: outputs (-want +got):\n%s", diff)
+	}
+	p.wantPluginDownloaded(t)
+
+	slice, err := p.cs.DiscoveryV1().EndpointSlices(p.ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("after up, EndpointSlice %s/%s: %v", p.ns, name, err)
+	}
+	if got := len(slice.Endpoints); got != 1 || !slices.Equal(slice.Endpoints[0].Addresses, []string{"10.0.0.10"}) ||
+		len(slice.Ports) != 1 || slice.Ports[0].Port == nil || *slice.Ports[0].Port != 8080 || string(slice.AddressType) != "IPv4" {
+		t.Errorf("after up, EndpointSlice %s/%s is %s %v %v, want IPv4 [10.0.0.10] http:8080", p.ns, name, slice.AddressType, slice.Endpoints, slice.Ports)
+	}
+	ep, err := p.cs.CoreV1().Endpoints(p.ns).Get(t.Context(), "web-legacy", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("after up, Endpoints %s/web-legacy: %v", p.ns, err)
+	}
+	if len(ep.Subsets) != 1 || len(ep.Subsets[0].Addresses) != 1 || ep.Subsets[0].Addresses[0].IP != "10.0.0.10" ||
+		len(ep.Subsets[0].Ports) != 1 || ep.Subsets[0].Ports[0].Port != 8080 {
+		t.Errorf("after up, Endpoints %s/web-legacy has subsets %+v, want [10.0.0.10] http:8080", p.ns, ep.Subsets)
+	}
+
+	res = p.run(t, argv, "destroy", extraEnv...)
+	wantChanges(t, "destroy", res, map[string]int{"delete": 3})
+	if _, err := p.cs.DiscoveryV1().EndpointSlices(p.ns).Get(t.Context(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after destroy, EndpointSlice %s/%s: err = %v, want not found", p.ns, name, err)
+	}
+	if _, err := p.cs.CoreV1().Endpoints(p.ns).Get(t.Context(), "web-legacy", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after destroy, Endpoints %s/web-legacy: err = %v, want not found", p.ns, err)
+	}
+}
+
+// wantPluginDownloaded checks that the engine downloaded the plugin archive of the
+// release version from the release server and installed it into the project's
+// PULUMI_HOME, which started empty.
+func (p *userProject) wantPluginDownloaded(t *testing.T) {
+	t.Helper()
+	version := toolchain.Version(t)
+	archive := "/v" + version + "/pulumi-resource-endpoints-v" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH + ".tar.gz"
+	requests := p.release.Requests()
+	if !slices.ContainsFunc(requests, func(path string) bool { return strings.HasSuffix(path, archive) }) {
+		t.Errorf("the release server was asked for %v, want the archive .../releases/download%s", requests, archive)
+	}
+	path := filepath.Join(p.home, "plugins", "resource-endpoints-v"+version, pluginBinary)
+	info, err := os.Stat(path)
+	if err != nil || info.Mode()&0o111 == 0 {
+		t.Errorf("after up, the engine did not install the plugin %s (err=%v): it was not downloaded", path, err)
+	}
+	installed, err := filepath.Glob(filepath.Join(p.home, "plugins", "resource-endpoints-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, dir := range installed {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			dirs = append(dirs, filepath.Base(dir))
+		}
+	}
+	if want := []string{"resource-endpoints-v" + version}; !slices.Equal(dirs, want) {
+		t.Errorf("PULUMI_HOME/plugins holds %v, want %v", dirs, want)
+	}
+}
+
+func wantChanges(t *testing.T, step string, res result, want map[string]int) {
+	t.Helper()
+	if diff := cmp.Diff(want, res.Changes); diff != "" {
+		t.Fatalf("%s: change summary (-want +got):\n%s\nengine output:\n%s", step, diff, res.Log)
+	}
+}
+
+// pluginServer is the plugin download URL the SDKs carry (schema.json's pluginDownloadURL).
+const pluginServer = "github://api.github.com/endpoints-provider/pulumi-endpoints"
