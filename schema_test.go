@@ -537,7 +537,8 @@ func TestSchemaBinds(t *testing.T) {
 // generators understand. Go, Node.js and Python are the JSON names of
 // GoPackageInfo, NodePackageInfo and PackageInfo in codegen/{go,nodejs,python}/importer.go
 // of github.com/pulumi/pulumi/pkg/v3 v3.256.0; C# is CSharpPackageInfo of the
-// .NET code generator (pulumi-dotnet, codegen/importer.go). They are listed here
+// .NET code generator (pulumi-dotnet, codegen/importer.go); Java is PackageInfo of
+// github.com/pulumi/pulumi-java/pkg v1.16.0 (codegen/java/package_info.go). They are listed here
 // rather than imported because those packages pull in dependencies this module
 // does not carry.
 var languageOptionNames = map[string][]string{
@@ -561,6 +562,10 @@ var languageOptionNames = map[string][]string{
 	"csharp": {
 		"packageReferences", "namespaces", "compatibility", "dictionaryConstructors", "projectReferences",
 		"liftSingleValueMethodReturns", "rootNamespace", "respectSchemaVersion",
+	},
+	"java": {
+		"packages", "basePackage", "buildFiles", "repositories", "dependencies",
+		"gradleNexusPublishPluginVersion", "gradleTest",
 	},
 }
 
@@ -636,6 +641,19 @@ func TestSchemaLanguageOptions(t *testing.T) {
 				},
 				"packageReferences":    map[string]any{"Pulumi": "3.*"},
 				"respectSchemaVersion": true,
+			},
+		},
+		{
+			language: "java",
+			want: map[string]any{
+				"basePackage": "com.endpointsprovider",
+				"packages": map[string]any{
+					"core/v1":             "core.v1",
+					"meta/v1":             "meta.v1",
+					"discovery.k8s.io/v1": "discovery.v1",
+					"migration/v1alpha1":  "migration.v1alpha1",
+					"accessgateway/v1":    "accessgateway.v1",
+				},
 			},
 		},
 	}

@@ -119,7 +119,8 @@ func TestPluginMetadata(t *testing.T) {
 		"go/endpoints/pulumi-plugin.json",
 		"python/pulumi_endpoints/pulumi-plugin.json",
 		"dotnet/pulumi-plugin.json",
-		"nodejs/package.json", // its "pulumi" section
+		"java/src/main/resources/com/endpointsprovider/endpoints/plugin.json", // read by the Java language host
+		"nodejs/package.json",                                                 // its "pulumi" section
 	} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
@@ -149,6 +150,8 @@ func TestPluginMetadata(t *testing.T) {
 			"python/pyproject.toml":                     `version = "` + v + `"`,
 			"dotnet/EndpointsProvider.Endpoints.csproj": "<Version>" + v + "</Version>",
 			"dotnet/version.txt":                        v,
+			"java/pom.xml":                              "<version>" + v + "</version>",
+			"java/src/main/resources/com/endpointsprovider/endpoints/version.txt": v,
 		} {
 			if !strings.Contains(readFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(file))), want) {
 				t.Errorf("sdk/%s lacks %q", file, want)

@@ -19,9 +19,9 @@ var sdkModuleFiles = map[string]bool{"go.mod": true, "go.sum": true}
 // behind; they are not part of the generated tree.
 var buildArtifacts = map[string]bool{"node_modules": true, "__pycache__": true, ".mypy_cache": true}
 
-// TestRegenerationIsClean builds the generator (and the pinned C# generator of
-// tools/gen-dotnet) as `make gen` does, regenerates every SDK into a temporary
-// directory with the Makefile's VERSION, and fails listing every file of sdk/ that
+// TestRegenerationIsClean builds the generator (and the pinned C# and Java
+// generators of tools/gen-dotnet and tools/pulumi-java) as `make gen` does, regenerates every SDK into a temporary
+// directory with the VERSION file's version, and fails listing every file of sdk/ that
 // differs, is missing, or would no longer be generated.
 func TestRegenerationIsClean(t *testing.T) {
 	t.Parallel()
@@ -31,9 +31,11 @@ func TestRegenerationIsClean(t *testing.T) {
 	dotnetGen := filepath.Join(bin, "pulumi-gen-dotnet")
 	run(t, root, nil, "go", "build", "-o", gen, "./cmd/pulumi-gen-endpoints")
 	run(t, filepath.Join(root, "tools", "gen-dotnet"), nil, "go", "build", "-o", dotnetGen, ".")
+	javaGen := filepath.Join(bin, "pulumi-java-gen")
+	run(t, filepath.Join(root, "tools", "pulumi-java"), nil, "go", "build", "-o", javaGen, "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-java-gen")
 
 	out := filepath.Join(t.TempDir(), "sdk")
-	run(t, root, nil, gen, "-schema", "schema.json", "-out", out, "-version", sdkVersion(t), "-dotnet-gen", dotnetGen)
+	run(t, root, nil, gen, "-schema", "schema.json", "-out", out, "-version", sdkVersion(t), "-dotnet-gen", dotnetGen, "-java-gen", javaGen)
 
 	want := readTree(t, out)
 	got := readTree(t, sdkDir(t))

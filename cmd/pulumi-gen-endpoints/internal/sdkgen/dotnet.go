@@ -58,7 +58,7 @@ func readTree(dir string) (map[string][]byte, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read the C# SDK: %w", err)
+		return nil, fmt.Errorf("read the generated SDK: %w", err)
 	}
 	return files, nil
 }

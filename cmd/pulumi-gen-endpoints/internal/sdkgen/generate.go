@@ -26,6 +26,8 @@ type Options struct {
 	Version string
 	// DotnetGenerator is the pulumi-gen-dotnet binary built from tools/gen-dotnet.
 	DotnetGenerator string
+	// JavaGenerator is the pulumi-java-gen binary built from tools/pulumi-java.
+	JavaGenerator string
 }
 
 // Generate writes every SDK of the schema at opts.SchemaPath into opts.OutDir.
@@ -35,6 +37,9 @@ func Generate(opts Options) error {
 	}
 	if opts.DotnetGenerator == "" {
 		return errors.New("no C# generator given: build tools/gen-dotnet (make gen does) and pass its binary with -dotnet-gen")
+	}
+	if opts.JavaGenerator == "" {
+		return errors.New("no Java generator given: build tools/pulumi-java (make gen does) and pass its pulumi-java-gen with -java-gen")
 	}
 	spec, err := loadSpec(opts.SchemaPath, opts.Version)
 	if err != nil {
@@ -48,6 +53,7 @@ func Generate(opts Options) error {
 		{"nodejs", genNodejs},
 		{"python", genPython},
 		{"dotnet", func(s schema.PackageSpec) (map[string][]byte, error) { return genDotnet(opts.DotnetGenerator, s) }},
+		{"java", func(s schema.PackageSpec) (map[string][]byte, error) { return genJava(opts.JavaGenerator, s) }},
 	}
 	// Generate everything before writing anything, so that a failure leaves sdk/ as it was.
 	trees := make([]map[string][]byte, len(steps))

@@ -16,6 +16,7 @@ var readmePaths = map[string][]string{
 	"nodejs": {"README.md"},
 	"python": {"README.md", "pulumi_endpoints/README.md"},
 	"dotnet": {"README.md"},
+	"java":   {"README.md"},
 }
 
 // addReadme adds (or replaces) the README of the lang SDK in files: what the package
@@ -28,8 +29,8 @@ func addReadme(lang string, spec schema.PackageSpec, files map[string][]byte) er
 	}
 	var buf bytes.Buffer
 	err := readmes.ExecuteTemplate(&buf, lang, struct {
-		Description, Version string
-	}{spec.Description, spec.Version})
+		Description, Version, PluginDownloadURL string
+	}{spec.Description, spec.Version, spec.PluginDownloadURL})
 	if err != nil {
 		return fmt.Errorf("internal error: README template: %w", err)
 	}
@@ -42,11 +43,12 @@ func addReadme(lang string, spec schema.PackageSpec, files map[string][]byte) er
 var readmes = template.Must(template.New("").Parse(`
 {{- define "plugin" -}}
 The SDK runs with the provider plugin ` + "`endpoints`" + ` version {{.Version}}
-(pulumi-resource-endpoints), which its pulumi-plugin.json names. Install the plugin
-from its release archive:
+(pulumi-resource-endpoints). Its plugin metadata names the plugin's download source,
+` + "`{{.PluginDownloadURL}}`" + `, so ` + "`pulumi up`" + ` installs the plugin on
+first use. To install it ahead of time:
 
 ` + "```sh" + `
-pulumi plugin install resource endpoints {{.Version}} --file pulumi-resource-endpoints-v{{.Version}}-<os>-<arch>.tar.gz
+pulumi plugin install resource endpoints {{.Version}} --server {{.PluginDownloadURL}}
 ` + "```" + `
 
 The provider reaches Kubernetes with the kubeconfig settings (` + "`endpoints:kubeconfig`" + `,
@@ -262,6 +264,65 @@ return await Deployment.RunAsync(() =>
         ["fileState"] = file.Apply(f => f.State),
     };
 });
+` + "```" + `
+{{template "footer" .}}
+{{end}}
+
+{{- define "java" -}}
+# com.endpointsprovider:endpoints
+
+{{.Description}}
+
+## Install
+
+With Maven:
+
+` + "```xml" + `
+<dependency>
+  <groupId>com.endpointsprovider</groupId>
+  <artifactId>endpoints</artifactId>
+  <version>{{.Version}}</version>
+</dependency>
+` + "```" + `
+
+{{template "plugin" .}}
+
+## Example
+
+` + "```java" + `
+package myproject;
+
+import com.endpointsprovider.endpoints.discovery.v1.EndpointSlice;
+import com.endpointsprovider.endpoints.discovery.v1.EndpointSliceArgs;
+import com.endpointsprovider.endpoints.discovery.v1.enums.AddressType;
+import com.endpointsprovider.endpoints.discovery.v1.inputs.EndpointArgs;
+import com.endpointsprovider.endpoints.discovery.v1.inputs.EndpointConditionsArgs;
+import com.endpointsprovider.endpoints.meta.v1.inputs.ObjectMetaArgs;
+import com.pulumi.Context;
+import com.pulumi.Pulumi;
+import java.util.Map;
+
+public class App {
+    public static void main(String[] args) {
+        Pulumi.run(App::stack);
+    }
+
+    public static void stack(Context ctx) {
+        // An EndpointSlice of the service "web", with one ready endpoint.
+        var slice = new EndpointSlice("web", EndpointSliceArgs.builder()
+            .metadata(ObjectMetaArgs.builder()
+                .labels(Map.of("kubernetes.io/service-name", "web"))
+                .build())
+            .addressType(AddressType.IPV4)
+            .endpoints(EndpointArgs.builder()
+                .addresses("10.0.0.5")
+                .conditions(EndpointConditionsArgs.builder().ready(true).build())
+                .build())
+            .build());
+
+        ctx.export("sliceName", slice.metadata().applyValue(m -> m.name().orElse("")));
+    }
+}
 ` + "```" + `
 {{template "footer" .}}
 {{end}}
