@@ -62,6 +62,15 @@ func newCLI(t *testing.T, extraEnv ...string) *cli {
 	}, extraEnv...)}
 }
 
+// addPath puts dir first on the CLI's PATH.
+func (c *cli) addPath(dir string) {
+	for i, kv := range c.env {
+		if rest, ok := strings.CutPrefix(kv, "PATH="); ok {
+			c.env[i] = "PATH=" + dir + string(os.PathListSeparator) + rest
+		}
+	}
+}
+
 func (c *cli) home() string {
 	for _, kv := range c.env {
 		if v, ok := strings.CutPrefix(kv, "PULUMI_HOME="); ok {

@@ -22,8 +22,9 @@ var thisPlatform = runtime.GOOS + "-" + runtime.GOARCH
 // TestPluginInstallFromRelease installs the plugin as a user does, with `pulumi
 // plugin install` naming the version and the project's download server, from an
 // empty PULUMI_HOME: the CLI downloads this platform's archive from the release
-// (through the mirror override) and installs it, and `pulumi package get-schema`
-// runs the installed plugin for the schema of that version.
+// (through the mirror override) and installs it; `pulumi package get-schema` runs
+// the installed plugin for the schema of that version, and `pulumi package gen-sdk`
+// generates an SDK from it.
 func TestPluginInstallFromRelease(t *testing.T) {
 	t.Parallel()
 	v := version(t)
@@ -61,6 +62,15 @@ func TestPluginInstallFromRelease(t *testing.T) {
 			spec.Name, spec.Version, spec.PluginDownloadURL, v, PluginDownloadURL)
 	}
 
+	// pulumi package gen-sdk generates an SDK from the installed plugin, through a
+	// language host (Java's is the one built here).
+	c.addPath(filepath.Dir(asset(t, "TEST_ASSET_PULUMI_LANGUAGE_JAVA")))
+	genOut := t.TempDir()
+	c.run("package", "gen-sdk", "endpoints@"+v, "--language", "java", "--out", genOut)
+	slice := filepath.Join(genOut, "java", "src", "main", "java", "com", "endpointsprovider", "endpoints", "discovery", "v1", "EndpointSlice.java")
+	if _, err := os.Stat(slice); err != nil {
+		t.Errorf("gen-sdk wrote no Java EndpointSlice: %v", err)
+	}
 }
 
 // TestUpInstallsThePlugin runs `pulumi up`, with its preview, of a YAML program

@@ -1,0 +1,122 @@
+package release
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+)
+
+// TestJavaProgram runs examples/java with plain `pulumi up`, as a Java user does:
+// the real CLI and the real Java language host (runtime: java) run the program with
+// Maven, against the Java SDK installed from the release's jar and pom into the
+// Maven repository; PULUMI_HOME starts empty and the engine downloads the plugin the
+// SDK's plugin.json names from the release. Preview, up, a quiet refresh and
+// preview, an update of the port, and destroy, each checked on the API server.
+func TestJavaProgram(t *testing.T) {
+	t.Parallel()
+	v := version(t)
+	dist := asset(t, "TEST_ASSET_DIST")
+	javaHost := asset(t, "TEST_ASSET_PULUMI_LANGUAGE_JAVA")
+	mavenRepo := os.Getenv("TEST_ASSET_MAVEN_REPO")
+	if mavenRepo == "" {
+		t.Fatal("TEST_ASSET_MAVEN_REPO is not set: run the tests with `make test`")
+	}
+	mavenEnv := []string{"MAVEN_OPTS=-Dmaven.repo.local=" + mavenRepo + " -Djansi.noreset=true"}
+
+	// The SDK as a Java user gets it: the published jar and pom, installed into the
+	// Maven repository.
+	toolchain.Run(t, t.TempDir(), mavenEnv, "mvn", "-B", "-q",
+		"org.apache.maven.plugins:maven-install-plugin:3.1.3:install-file",
+		"-Dfile="+filepath.Join(dist, "endpoints-"+v+".jar"), "-DpomFile="+filepath.Join(dist, "endpoints-"+v+".pom"))
+
+	cp := controlplane.Shared(t)
+	ns := cp.Namespace(t, "java")
+	for _, name := range []string{"web-legacy", "db-legacy"} {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec:       corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Port: 80}}},
+		}
+		if _, err := cp.Clientset().CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	double := startDouble(t)
+
+	srv := Serve(t, dist)
+	env := append(srv.Env(), mavenEnv...)
+	env = append(env,
+		"KUBECONFIG="+cp.KubeconfigPath(),
+		"GOOGLE_OAUTH_ACCESS_TOKEN="+lookupToken,
+		"GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT="+double.URL,
+		"GOOGLE_PROJECT=demo-project",
+	)
+	c := newCLI(t, env...)
+	c.addPath(filepath.Dir(javaHost))
+	toolchain.CopyDir(t, filepath.Join(toolchain.RepoRoot(t), "examples", "java"), c.dir)
+
+	c.run("stack", "init", "dev")
+	c.run("config", "set", "endpoints:namespace", ns)
+	c.run("preview")
+	c.run("up", "--yes")
+	if got := c.installedPlugins(); len(got) != 1 || got[0] != "resource-endpoints-v"+v {
+		t.Errorf("PULUMI_HOME/plugins holds %q, want only resource-endpoints-v%s", got, v)
+	}
+	sliceName := strings.TrimSpace(c.run("stack", "output", "sliceName"))
+	checkSlicePort(t, cp, ns, sliceName, 8080)
+	for _, name := range []string{"web-legacy", "db-legacy"} {
+		if _, err := cp.Clientset().CoreV1().Endpoints(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil { //nolint:staticcheck // v1 Endpoints are what the list manages
+			t.Errorf("Endpoints %s/%s after up: %v", ns, name, err)
+		}
+	}
+	if state := strings.TrimSpace(c.run("stack", "output", "dataFileState")); state == "" {
+		t.Error("the lookup's state output is empty")
+	}
+
+	c.run("refresh", "--yes", "--expect-no-changes")
+	c.run("preview", "--expect-no-changes")
+
+	c.run("config", "set", "port", "8081")
+	c.run("up", "--yes")
+	checkSlicePort(t, cp, ns, sliceName, 8081)
+
+	c.run("destroy", "--yes")
+	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), sliceName, metav1.GetOptions{}); err == nil {
+		t.Errorf("EndpointSlice %s/%s is still there after destroy", ns, sliceName)
+	}
+}
+
+func checkSlicePort(t *testing.T, cp *controlplane.ControlPlane, ns, name string, port int32) {
+	t.Helper()
+	slice, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("EndpointSlice %s/%s: %v", ns, name, err)
+	}
+	if len(slice.Ports) != 1 || slice.Ports[0].Port == nil || *slice.Ports[0].Port != port {
+		t.Errorf("EndpointSlice %s/%s has ports %v, want %d", ns, name, slice.Ports, port)
+	}
+}
+
+const lookupToken = "release-access-token"
+
+func startDouble(t *testing.T) *googledouble.Server {
+	t.Helper()
+	fixture, err := googledouble.ReadFixture(filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	double, err := googledouble.Start(lookupToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = double.Close() })
+	double.Load(fixture)
+	return double
+}
