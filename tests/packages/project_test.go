@@ -30,19 +30,8 @@ import (
 // project may hold.
 const pluginBinary = "pulumi-resource-endpoints"
 
-// asset returns the path in an environment variable the Makefile sets, failing the
-// test with instructions when it is missing.
-func asset(t *testing.T, env string) string {
-	t.Helper()
-	path := os.Getenv(env)
-	if path == "" {
-		t.Fatalf("%s is not set: run the tests with `make test`, which builds the tools and dist/ and sets it", env)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s=%s: %v (run `make tools dist`)", env, path, err)
-	}
-	return path
-}
+// asset is toolchain.Asset: a tool or artifact `make test` names.
+var asset = toolchain.Asset
 
 // distDir is the directory of the release artifacts.
 func distDir(t *testing.T) string { return asset(t, "TEST_ASSET_DIST") }

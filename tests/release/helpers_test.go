@@ -11,19 +11,8 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
-// asset returns the path in an environment variable the Makefile sets, failing the
-// test with instructions when it is missing.
-func asset(t *testing.T, env string) string {
-	t.Helper()
-	path := os.Getenv(env)
-	if path == "" {
-		t.Fatalf("%s is not set: run the tests with `make test`, which builds the tools and dist/ and sets it", env)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s=%s: %v (run `make tools dist`)", env, path, err)
-	}
-	return path
-}
+// asset is toolchain.Asset: a tool or artifact `make test` names.
+var asset = toolchain.Asset
 
 // platforms are the release's platforms, as the archives name them.
 var platforms = []string{"darwin-amd64", "darwin-arm64", "linux-amd64", "linux-arm64", "windows-amd64", "windows-arm64"}

@@ -127,3 +127,18 @@ func Version(t testing.TB) string {
 	}
 	return v
 }
+
+// Asset returns the path in the environment variable env, which `make test` sets to
+// a tool it built or an artifact under test, failing the test with what to run when
+// it is missing.
+func Asset(t testing.TB, env string) string {
+	t.Helper()
+	path := os.Getenv(env)
+	if path == "" {
+		t.Fatalf("%s is not set: run the tests with `make test`, which builds the tools and dist/ and sets it", env)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s=%s: %v (run `make tools dist`)", env, path, err)
+	}
+	return path
+}

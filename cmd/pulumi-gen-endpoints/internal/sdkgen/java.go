@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"text/template"
 
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
@@ -25,32 +22,10 @@ const javaResources = "src/main/resources/com/endpointsprovider/endpoints/"
 // program's classpath to tell the engine which plugin, of which version and from
 // which server, the program needs.
 func genJava(generator string, spec schema.PackageSpec) (map[string][]byte, error) {
-	data, err := json.Marshal(spec)
-	if err != nil {
-		return nil, fmt.Errorf("encode the versioned schema: %w", err)
-	}
-	tmp, err := os.MkdirTemp("", "pulumi-gen-endpoints-java-")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	schemaPath := filepath.Join(tmp, "schema.json")
-	if err := os.WriteFile(schemaPath, data, 0o600); err != nil {
-		return nil, err
-	}
 	// The generator takes --out relative to its working directory (an absolute
 	// path is joined onto it too).
-	outDir := filepath.Join(tmp, "out")
-	var output bytes.Buffer
-	cmd := exec.Command(generator, "generate", "--schema", schemaPath, "--out", "out", "--build", "none", //nolint:gosec // the generator path is the caller's choice
-		"--version", spec.Version, "--sdk", javaPulumiVersion)
-	cmd.Dir = tmp
-	cmd.Stdout = &output
-	cmd.Stderr = &output
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("run %s: %w\n%s", generator, err, output.Bytes())
-	}
-	files, err := readTree(outDir)
+	files, err := runGenerator(spec, generator, "generate", "--schema", schemaFile, "--out", outDir,
+		"--build", "none", "--version", spec.Version, "--sdk", javaPulumiVersion)
 	if err != nil {
 		return nil, err
 	}
