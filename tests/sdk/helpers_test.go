@@ -22,6 +22,10 @@ var (
 
 func repoRoot(t *testing.T) string { return toolchain.RepoRoot(t) }
 
+// pluginServer is where every SDK says the plugin is downloaded from: schema.json's
+// pluginDownloadURL.
+const pluginServer = "github://api.github.com/endpoints-provider/pulumi-endpoints"
+
 func sdkDir(t *testing.T) string {
 	t.Helper()
 	return filepath.Join(repoRoot(t), "sdk")

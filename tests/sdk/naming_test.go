@@ -111,7 +111,7 @@ func TestPluginMetadata(t *testing.T) {
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repoRoot(t), "schema.json"))), &spec); err != nil {
 		t.Fatal(err)
 	}
-	if want := "github://api.github.com/endpoints-provider/pulumi-endpoints"; spec.PluginDownloadURL != want {
+	if want := pluginServer; spec.PluginDownloadURL != want {
 		t.Fatalf("schema.json pluginDownloadURL is %q, want %q", spec.PluginDownloadURL, want)
 	}
 	want := pluginInfo{Resource: true, Name: "endpoints", Version: sdkVersion(t), Server: spec.PluginDownloadURL}

@@ -55,7 +55,7 @@ const fns = [e.core.v1.EndpointsList, e.discovery.v1.EndpointSlice,
 if (fns.some(f => typeof f !== "function")) { console.error("missing exports"); process.exit(1); }
 console.log(JSON.stringify(require("@endpoints-provider/endpoints/package.json").pulumi));`
 	got := strings.TrimSpace(run(t, prog, env, "node", "-e", script))
-	want := `{"resource":true,"name":"endpoints","version":"` + sdkVersion(t) + `"}`
+	want := `{"resource":true,"name":"endpoints","version":"` + sdkVersion(t) + `","server":"` + pluginServer + `"}`
 	if got != want {
 		t.Errorf("installed package.json pulumi section = %s, want %s", got, want)
 	}

@@ -33,8 +33,9 @@ print(importlib.resources.files("pulumi_endpoints").joinpath("pulumi-plugin.json
 	if err := json.Unmarshal([]byte(out), &plugin); err != nil {
 		t.Fatalf("installed pulumi-plugin.json: %v\n%s", err, out)
 	}
-	want := map[string]any{"resource": true, "name": "endpoints", "version": sdkVersion(t)}
-	if len(plugin) != len(want) || plugin["resource"] != true || plugin["name"] != want["name"] || plugin["version"] != want["version"] {
+	want := map[string]any{"resource": true, "name": "endpoints", "version": sdkVersion(t), "server": pluginServer}
+	if len(plugin) != len(want) || plugin["resource"] != true || plugin["name"] != want["name"] ||
+		plugin["version"] != want["version"] || plugin["server"] != want["server"] {
 		t.Errorf("installed pulumi-plugin.json = %v, want %v", plugin, want)
 	}
 
