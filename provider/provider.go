@@ -269,7 +269,7 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 				continue
 			}
 			if moved {
-				kind = map[p.DiffKind]p.DiffKind{p.Add: p.AddReplace, p.Delete: p.DeleteReplace, p.Update: p.UpdateReplace}[kind]
+				kind = kube.Replacing(kind)
 			}
 		}
 		diff.DetailedDiff[key] = p.PropertyDiff{Kind: kind, InputDiff: true}
@@ -277,7 +277,7 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 	if moved {
 		replaced := false
 		for _, d := range diff.DetailedDiff {
-			replaced = replaced || d.Kind == p.UpdateReplace || d.Kind == p.AddReplace || d.Kind == p.DeleteReplace
+			replaced = replaced || kube.Replaces(d.Kind)
 		}
 		if !replaced {
 			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster.

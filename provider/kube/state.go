@@ -150,7 +150,7 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	}
 	d.HasChanges = len(d.DetailedDiff) > 0
 	for _, c := range d.DetailedDiff {
-		if c.Kind == p.AddReplace || c.Kind == p.DeleteReplace || c.Kind == p.UpdateReplace {
+		if Replaces(c.Kind) {
 			oldName, _ := str(oldMeta, "name")
 			newName, _ := str(newMeta, "name")
 			oldNamespace, _ := str(oldMeta, "namespace")
@@ -161,9 +161,6 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	}
 	return d
 }
-
-// replacing maps a change to the change that replaces the object.
-var replacing = map[p.DiffKind]p.DiffKind{p.Add: p.AddReplace, p.Delete: p.DeleteReplace, p.Update: p.UpdateReplace}
 
 // change tells how the property key differs between the old and new inputs, in the
 // form's canonical terms: added, deleted or updated (replacing the object when
@@ -183,7 +180,7 @@ func change(form validate.Form, key string, olds, news property.Map, replace boo
 		kind = p.Delete
 	}
 	if replace {
-		kind = replacing[kind]
+		kind = Replacing(kind)
 	}
 	return p.PropertyDiff{Kind: kind, InputDiff: true}, true
 }

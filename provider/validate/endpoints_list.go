@@ -17,10 +17,11 @@ const (
 	endpointsListResource = spec.EndpointsListToken
 	endpointsType         = spec.EndpointsTypeToken
 	coreEndpointPortType  = "endpoints:core/v1:EndpointPort"
-	// defaultNamespace is the namespace of items that do not set one, unless the
-	// caller says otherwise (EndpointsListIn).
-	defaultNamespace = "default"
 )
+
+// DefaultNamespace is the namespace of an object that names none, when neither the
+// provider's settings nor the kubeconfig's context name one: Kubernetes' own default.
+const DefaultNamespace = "default"
 
 // EndpointsList validates the inputs of an endpoints:core/v1:EndpointsList resource
 // and returns them normalized. Items without metadata.namespace are taken to be in
@@ -28,14 +29,14 @@ const (
 //
 // An empty items list is valid: the resource then manages no objects.
 func EndpointsList(inputs property.Map) Result {
-	return EndpointsListIn(inputs, defaultNamespace)
+	return EndpointsListIn(inputs, DefaultNamespace)
 }
 
 // EndpointsListIn is EndpointsList for a provider whose default namespace, used for
 // items without metadata.namespace, is namespace.
 func EndpointsListIn(inputs property.Map, namespace string) Result {
 	if namespace == "" {
-		namespace = defaultNamespace
+		namespace = DefaultNamespace
 	}
 	c := &checker{}
 	w := walker{checker: c, pkg: spec.MustLoad()}
