@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -259,91 +261,94 @@ func markSecrets(args property.Map) property.Map {
 	return property.NewMap(out)
 }
 
-// Reserved keys CheckConfig adds to the provider's inputs (see recordCluster).
-const (
-	// clusterKey records the cluster the configuration reaches: its server and CA
-	// ("server", "ca") and the clusterIdentifier in force ("identifier").
-	clusterKey = "__cluster"
-	// kubeconfigKey records, secret, the kubeconfig of the context in use with the
-	// files it names inlined, unless the kubeconfig setting holds the contents.
-	kubeconfigKey = "__kubeconfig"
-)
-
-// clusterKeys are the settings that decide which cluster the provider reaches.
-var clusterKeys = []string{"kubeconfig", "context", "clusterIdentifier"}
-
-// clusterRecord is what the provider's inputs record of the cluster.
-type clusterRecord struct {
-	kube.Recorded
-	// Identifier is the clusterIdentifier in force (the setting or its environment
-	// variable), empty when none.
-	Identifier string
+// checkConfig validates the configuration and records, under reserved keys, which
+// cluster the kubeconfig reaches (see identity.go): DiffConfig compares it, and the
+// provider configured from an old state reaches the cluster its objects are on.
+func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	cfg, failures, warnings := parseConfig(req.Inputs, s.getenv)
+	for _, w := range warnings {
+		p.GetLogger(ctx).Warning(w)
+	}
+	inputs := markSecrets(req.Inputs)
+	for _, key := range []string{clusterKey, kubeconfigKey} {
+		inputs = inputs.Delete(key)
+	}
+	if len(failures) == 0 {
+		inputs = recordCluster(ctx, inputs, cfg)
+	}
+	return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
 }
 
-// recordCluster adds the cluster the configuration reaches to the checked inputs.
-// Nothing is recorded while a setting that decides the cluster is unknown (a preview)
-// or when the kubeconfig cannot be read (a program that uses only the Google
-// lookups needs none; the client reports the problem when it is first used).
-func recordCluster(inputs property.Map, cfg Config) property.Map {
-	for _, key := range clusterKeys {
-		if slices.Contains(cfg.Unknown, key) {
-			return inputs
+// configure installs the configuration the engine sends (or the newer one DiffConfig
+// handed over, see sameClusterInputs), with the cluster CheckConfig recorded in it:
+// the Kubernetes client reaches that cluster (see kube.Config.Recorded).
+func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
+	args := s.sameCluster.claim(req.Args)
+	cfg, failures, warnings := parseConfig(args, s.getenv)
+	for _, w := range warnings {
+		p.GetLogger(ctx).Warning(w)
+	}
+	if len(failures) > 0 {
+		reasons := make([]string, len(failures))
+		for i, f := range failures {
+			reasons[i] = f.Reason
 		}
+		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
 	}
-	fields := map[string]property.Value{}
-	if cfg.Kube.ClusterIdentifier != "" {
-		fields["identifier"] = property.New(cfg.Kube.ClusterIdentifier)
-	}
-	if rec, err := kube.Resolve(cfg.Kube); err == nil {
-		fields["server"] = property.New(rec.Cluster.Server)
-		if rec.Cluster.CA != "" {
-			fields["ca"] = property.New(rec.Cluster.CA)
-		}
-		if rec.Kubeconfig != "" {
-			inputs = inputs.Set(kubeconfigKey, property.New(rec.Kubeconfig).WithSecret(true))
-		}
-	}
-	if len(fields) == 0 {
-		return inputs
-	}
-	return inputs.Set(clusterKey, property.New(property.NewMap(fields)))
+	rec := recordedCluster(args)
+	cfg.Kube.Recorded = rec.Recorded
+	s.setConfig(cfg)
+	s.mu.Lock()
+	s.configured = &rec
+	s.mu.Unlock()
+	return nil
 }
 
-// recordedCluster reads what recordCluster recorded.
-func recordedCluster(inputs property.Map) clusterRecord {
-	var rec clusterRecord
-	cluster := inputs.Get(clusterKey)
-	if cluster.IsMap() {
-		get := func(k string) string {
-			if v := cluster.AsMap().Get(k); v.IsString() {
-				return v.AsString()
-			}
-			return ""
-		}
-		rec.Identifier = get("identifier")
-		rec.Cluster = kube.Cluster{Server: get("server"), CA: get("ca")}
-	}
-	if v := inputs.Get(kubeconfigKey); v.IsString() && rec.Cluster.Known() {
-		rec.Kubeconfig = v.AsString()
-	}
-	return rec
+// setConfig installs a configuration and forgets the clients built from the previous
+// one; new clients are built on first use.
+func (s *server) setConfig(cfg Config) {
+	userAgent := fmt.Sprintf("pulumi-resource-%s/%s", Name, Version)
+	cfg.Kube.UserAgent = userAgent
+	cfg.Google.UserAgent = userAgent
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.config = cfg
+	kubeConfig := cfg.Kube
+	s.kube = sync.OnceValues(func() (*kube.Client, error) { return kube.NewClient(kubeConfig) })
+	s.fallbackOnce = &sync.Once{}
 }
 
-// clusterChanged compares the recorded clusters. The clusterIdentifiers decide when
-// both configurations have one; otherwise the servers and CAs, when both are known.
-// why is empty when the two cannot be compared.
-func clusterChanged(old, cur clusterRecord) (moved bool, why string) {
-	switch {
-	case old.Identifier != "" && cur.Identifier != "":
-		if old.Identifier != cur.Identifier {
-			return true, fmt.Sprintf("the clusterIdentifier changed from %q to %q", old.Identifier, cur.Identifier)
-		}
-		return false, "the clusterIdentifier is the same"
-	case old.Cluster.Known() && cur.Cluster.Known():
-		if !old.Cluster.Same(cur.Cluster) {
-			return true, fmt.Sprintf("the kubeconfig now reaches cluster %s, no longer %s", cur.Cluster, old.Cluster)
-		}
-		return false, "the cluster is the same"
+// kubeClient returns the Kubernetes client, building it on first use. When it
+// reaches the recorded cluster instead of the one the kubeconfig names now, it says
+// so once.
+func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
+	s.mu.RLock()
+	get, once := s.kube, s.fallbackOnce
+	s.mu.RUnlock()
+	c, err := get()
+	if err == nil && c.Fallback != "" {
+		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
 	}
-	return false, ""
+	return c, err
+}
+
+// kubeOptions returns the Kubernetes resources' settings in force.
+func (s *server) kubeOptions() kube.Options {
+	policy := kube.DeletePolicy(s.currentConfig().Kube.DeletePropagationPolicy)
+	if policy == "" {
+		policy = kube.DefaultDeletePolicy
+	}
+	cfg := s.currentConfig().Kube
+	return kube.Options{
+		DeletePolicy:          policy,
+		DeleteUnreachable:     cfg.DeleteUnreachable,
+		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+	}
+}
+
+// currentConfig returns the configuration in force.
+func (s *server) currentConfig() Config {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.config
 }

@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	presource "github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
@@ -22,12 +22,6 @@ import (
 
 // Name is the package name; the plugin binary is pulumi-resource-<Name>.
 const Name = "endpoints"
-
-// Resource is the lifecycle of one resource type.
-type Resource = kube.Lifecycle
-
-// Function is one invoke.
-type Function func(context.Context, property.Map) (p.InvokeResponse, error)
 
 // errCanceled is the cause of contexts stopped by the engine's Cancel call.
 var errCanceled = errors.New("the operation was canceled by the engine")
@@ -45,15 +39,13 @@ type server struct {
 	kube   func() (*kube.Client, error)
 	// fallbackOnce reports once that the client reaches the recorded cluster.
 	fallbackOnce *sync.Once
-	// unchanged is set by a DiffConfig that found only changes that keep the cluster
-	// (rotated credentials, renamed contexts): the engine then configures this
-	// instance with the old inputs, and configure uses the new ones instead.
-	unchanged *configPair
 	// configured is the cluster the last Configure recorded, nil before one.
 	configured *clusterRecord
+	// sameCluster carries DiffConfig's new inputs to Configure (see identity.go).
+	sameCluster sameClusterInputs
 
-	resources map[tokens.Type]Resource
-	functions map[tokens.Type]Function
+	resources resources
+	functions map[tokens.Type]google.Function
 }
 
 // New returns the provider. ctx bounds its whole life: when it ends, so does every
@@ -65,20 +57,16 @@ func New(ctx context.Context) p.Provider {
 func newServer(ctx context.Context, getenv func(string) string) *server {
 	s := &server{getenv: getenv}
 	s.stopped, s.cancel = context.WithCancel(ctx)
-	s.resources = map[tokens.Type]Resource{
-		spec.EndpointSliceToken: kube.Unreachable(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions),
-			s.kubeClient, s.kubeOptions),
-		spec.EndpointsListToken: kube.Unreachable(kube.NewEndpointsList(s.kubeClient, s.kubeOptions),
-			s.kubeClient, s.kubeOptions),
+	s.resources = resources{
+		spec.EndpointSliceToken: s.scoped(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
+		spec.EndpointsListToken: s.scoped(kube.NewEndpointsList(s.kubeClient, s.kubeOptions)),
 	}
-	s.functions = map[tokens.Type]Function{}
-	for token, fn := range google.Functions(func() google.Config { return s.currentConfig().Google }) {
-		s.functions[token] = fn
-	}
+	s.functions = google.Functions(func() google.Config { return s.currentConfig().Google })
 	s.setConfig(Config{})
 	return s
 }
 
+// provider lists the methods that serve each engine call.
 func (s *server) provider() p.Provider {
 	return p.Provider{
 		Handshake: func(context.Context, p.HandshakeRequest) (p.HandshakeResponse, error) {
@@ -90,56 +78,12 @@ func (s *server) provider() p.Provider {
 		DiffConfig:  s.diffConfig,
 		Configure:   s.configure,
 		Invoke:      s.invoke,
-		Check: func(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return p.CheckResponse{}, err
-			}
-			return r.Check(ctx, req)
-		},
-		Diff: func(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return p.DiffResponse{}, err
-			}
-			return r.Diff(ctx, req)
-		},
-		Create: func(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return p.CreateResponse{}, err
-			}
-			ctx, done := s.scope(ctx)
-			defer done()
-			return r.Create(ctx, req)
-		},
-		Read: func(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return p.ReadResponse{}, err
-			}
-			ctx, done := s.scope(ctx)
-			defer done()
-			return r.Read(ctx, req)
-		},
-		Update: func(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return p.UpdateResponse{}, err
-			}
-			ctx, done := s.scope(ctx)
-			defer done()
-			return r.Update(ctx, req)
-		},
-		Delete: func(ctx context.Context, req p.DeleteRequest) error {
-			r, err := s.resource(req.Urn.Type())
-			if err != nil {
-				return err
-			}
-			ctx, done := s.scope(ctx)
-			defer done()
-			return r.Delete(ctx, req)
-		},
+		Check:       s.resources.Check,
+		Diff:        s.resources.Diff,
+		Create:      s.resources.Create,
+		Read:        s.resources.Read,
+		Update:      s.resources.Update,
+		Delete:      s.resources.Delete,
 	}
 }
 
@@ -159,14 +103,6 @@ func (s *server) cancelAll(context.Context) error {
 	return nil
 }
 
-func (s *server) resource(t tokens.Type) (Resource, error) {
-	if r, ok := s.resources[t]; ok {
-		return r, nil
-	}
-	return nil, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
-		t, Name, Version, served(s.resources))
-}
-
 func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
 	fn, ok := s.functions[req.Token]
 	if !ok {
@@ -178,6 +114,97 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 	return fn(ctx, req.Args)
 }
 
+// scoped wraps a Kubernetes resource as the provider serves it: an unreachable
+// cluster is handled as kube.Unreachable describes, and the calls that reach the API
+// server (Create, Read, Update, Delete) run in an operation scope (see scope). Check
+// and Diff are passed on as they are.
+func (s *server) scoped(r kube.Lifecycle) scopedResource {
+	return scopedResource{Lifecycle: kube.Unreachable(r, s.kubeClient, s.kubeOptions), scope: s.scope}
+}
+
+// scopedResource is a resource whose Create, Read, Update and Delete run in a scope.
+type scopedResource struct {
+	kube.Lifecycle
+	scope func(context.Context) (context.Context, func())
+}
+
+func (r scopedResource) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	ctx, done := r.scope(ctx)
+	defer done()
+	return r.Lifecycle.Create(ctx, req)
+}
+
+func (r scopedResource) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	ctx, done := r.scope(ctx)
+	defer done()
+	return r.Lifecycle.Read(ctx, req)
+}
+
+func (r scopedResource) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	ctx, done := r.scope(ctx)
+	defer done()
+	return r.Lifecycle.Update(ctx, req)
+}
+
+func (r scopedResource) Delete(ctx context.Context, req p.DeleteRequest) error {
+	ctx, done := r.scope(ctx)
+	defer done()
+	return r.Lifecycle.Delete(ctx, req)
+}
+
+// resources are the provider's resources by type token. Their methods serve the
+// engine's resource calls: each passes the call on to the resource of the request's
+// type.
+type resources map[tokens.Type]scopedResource
+
+// get returns the resource of urn's type, or an error naming the types served.
+func (rs resources) get(urn presource.URN) (scopedResource, error) {
+	if r, ok := rs[urn.Type()]; ok {
+		return r, nil
+	}
+	return scopedResource{}, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
+		urn.Type(), Name, Version, served(rs))
+}
+
+// on runs call on the resource of urn's type.
+func on[T any](rs resources, urn presource.URN, call func(scopedResource) (T, error)) (T, error) {
+	r, err := rs.get(urn)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return call(r)
+}
+
+func (rs resources) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	return on(rs, req.Urn, func(r scopedResource) (p.CheckResponse, error) { return r.Check(ctx, req) })
+}
+
+func (rs resources) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	return on(rs, req.Urn, func(r scopedResource) (p.DiffResponse, error) { return r.Diff(ctx, req) })
+}
+
+func (rs resources) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	return on(rs, req.Urn, func(r scopedResource) (p.CreateResponse, error) { return r.Create(ctx, req) })
+}
+
+func (rs resources) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	return on(rs, req.Urn, func(r scopedResource) (p.ReadResponse, error) { return r.Read(ctx, req) })
+}
+
+func (rs resources) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	return on(rs, req.Urn, func(r scopedResource) (p.UpdateResponse, error) { return r.Update(ctx, req) })
+}
+
+func (rs resources) Delete(ctx context.Context, req p.DeleteRequest) error {
+	r, err := rs.get(req.Urn)
+	if err != nil {
+		return err
+	}
+	return r.Delete(ctx, req)
+}
+
+// served lists the tokens of m, for errors about tokens the provider does not serve.
 func served[V any](m map[tokens.Type]V) string {
 	if len(m) == 0 {
 		return "no tokens of that kind"
@@ -215,180 +242,3 @@ var versionedSchema = sync.OnceValues(func() (string, error) {
 	}
 	return string(out), nil
 })
-
-// checkConfig validates the configuration and records, under reserved keys, which
-// cluster the kubeconfig reaches (see identity.go): DiffConfig compares it, and the
-// provider configured from an old state reaches the cluster its objects are on.
-func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	cfg, failures, warnings := parseConfig(req.Inputs, s.getenv)
-	for _, w := range warnings {
-		p.GetLogger(ctx).Warning(w)
-	}
-	inputs := markSecrets(req.Inputs)
-	for _, key := range []string{clusterKey, kubeconfigKey} {
-		inputs = inputs.Delete(key)
-	}
-	if len(failures) == 0 {
-		inputs = recordCluster(inputs, cfg)
-	}
-	return p.CheckResponse{Inputs: inputs, Failures: failures}, nil
-}
-
-// diffConfig reports changed keys as updates. The provider is replaced, and with it
-// every object it manages (created on the new cluster, deleted from the old one with
-// the old configuration), only when the cluster changes. Changes of credentials,
-// user or context names, file paths or proxy settings that reach the same cluster
-// are no change at all.
-func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	olds := req.OldInputs
-	if _, ok := olds.GetOk(clusterKey); !ok {
-		olds = req.State
-	}
-	oldCluster, newCluster := recordedCluster(olds), recordedCluster(req.Inputs)
-	moved, why := clusterChanged(oldCluster, newCluster)
-	same := !moved && why != ""
-	diff := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
-	hidden := false
-	for key := range spec.MustLoad().Config.Variables {
-		old, hadOld := req.OldInputs.GetOk(key)
-		cur, hasNew := req.Inputs.GetOk(key)
-		var kind p.DiffKind
-		switch {
-		case hadOld && !hasNew:
-			kind = p.Delete
-		case !hadOld && hasNew:
-			kind = p.Add
-		case hadOld && !old.Equals(cur):
-			kind = p.Update
-		default:
-			continue
-		}
-		if slices.Contains(clusterKeys, key) {
-			if same && key != "clusterIdentifier" {
-				hidden = true
-				continue
-			}
-			if moved {
-				kind = kube.Replacing(kind)
-			}
-		}
-		diff.DetailedDiff[key] = p.PropertyDiff{Kind: kind, InputDiff: true}
-	}
-	if moved {
-		replaced := false
-		for _, d := range diff.DetailedDiff {
-			replaced = replaced || kube.Replaces(d.Kind)
-		}
-		if !replaced {
-			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster.
-			diff.DetailedDiff["kubeconfig"] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
-		}
-		s.warnMoved(ctx, newCluster, why)
-	}
-	diff.HasChanges = len(diff.DetailedDiff) > 0
-	if hidden && !diff.HasChanges {
-		s.mu.Lock()
-		s.unchanged = &configPair{olds: req.OldInputs, news: req.Inputs}
-		s.mu.Unlock()
-	}
-	return diff, nil
-}
-
-// warnMoved says that the provider is replaced because its cluster changed. The
-// engine asks the provider's DiffConfig once for the provider itself, before the
-// provider is configured with the new inputs, and then again, of the new provider,
-// for every object it manages: the warning is shown by the first only, so a stack
-// of many objects shows it once.
-func (s *server) warnMoved(ctx context.Context, cur clusterRecord, why string) {
-	s.mu.RLock()
-	configured := s.configured
-	s.mu.RUnlock()
-	if configured != nil {
-		if moved, comparable := clusterChanged(*configured, cur); !moved && comparable != "" {
-			return // configured for the new cluster already: said when the provider was diffed
-		}
-	}
-	p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
-		"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
-		"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
-}
-
-// configPair is a provider's old and new inputs.
-type configPair struct{ olds, news property.Map }
-
-func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
-	args := req.Args
-	s.mu.Lock()
-	if s.unchanged != nil && args.Equals(s.unchanged.olds) {
-		args = s.unchanged.news
-	}
-	s.unchanged = nil
-	s.mu.Unlock()
-	cfg, failures, warnings := parseConfig(args, s.getenv)
-	for _, w := range warnings {
-		p.GetLogger(ctx).Warning(w)
-	}
-	if len(failures) > 0 {
-		reasons := make([]string, len(failures))
-		for i, f := range failures {
-			reasons[i] = f.Reason
-		}
-		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
-	}
-	rec := recordedCluster(args)
-	cfg.Kube.Recorded = rec.Recorded
-	s.setConfig(cfg)
-	s.mu.Lock()
-	s.configured = &rec
-	s.mu.Unlock()
-	return nil
-}
-
-// setConfig installs a configuration and forgets the clients built from the previous
-// one; new clients are built on first use.
-func (s *server) setConfig(cfg Config) {
-	userAgent := fmt.Sprintf("pulumi-resource-%s/%s", Name, Version)
-	cfg.Kube.UserAgent = userAgent
-	cfg.Google.UserAgent = userAgent
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.config = cfg
-	kubeConfig := cfg.Kube
-	s.kube = sync.OnceValues(func() (*kube.Client, error) { return kube.NewClient(kubeConfig) })
-	s.fallbackOnce = &sync.Once{}
-}
-
-// kubeClient returns the Kubernetes client, building it on first use. When it
-// reaches the recorded cluster instead of the one the kubeconfig names now, it says
-// so once.
-func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
-	s.mu.RLock()
-	get, once := s.kube, s.fallbackOnce
-	s.mu.RUnlock()
-	c, err := get()
-	if err == nil && c.Fallback != "" {
-		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
-	}
-	return c, err
-}
-
-// kubeOptions returns the Kubernetes resources' settings in force.
-func (s *server) kubeOptions() kube.Options {
-	policy := kube.DeletePolicy(s.currentConfig().Kube.DeletePropagationPolicy)
-	if policy == "" {
-		policy = kube.DefaultDeletePolicy
-	}
-	cfg := s.currentConfig().Kube
-	return kube.Options{
-		DeletePolicy:          policy,
-		DeleteUnreachable:     cfg.DeleteUnreachable,
-		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
-	}
-}
-
-// currentConfig returns the configuration in force.
-func (s *server) currentConfig() Config {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.config
-}
