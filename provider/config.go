@@ -18,7 +18,6 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // Config is the typed provider configuration. Every key of schema.json's
@@ -101,7 +100,8 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	vars := spec.MustLoad().Config.Variables
 	fields := cfg.fields()
 	set := map[string]bool{}
-	fail := func(key, reason string) {
+	// reject records why the value of key is not accepted.
+	reject := func(key, reason string) {
 		failures = append(failures, p.CheckFailure{Property: key, Reason: reason})
 	}
 	for key, value := range args.AllStable {
@@ -116,7 +116,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		case value.IsNull():
 		default:
 			if reason := setField(key, field, value); reason != "" {
-				fail(key, reason)
+				reject(key, reason)
 			}
 			set[key] = true
 		}
@@ -136,7 +136,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 				break
 			}
 			if reason := setField(key, field, property.New(v)); reason != "" {
-				fail(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
+				reject(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
 			}
 			break
 		}
@@ -146,8 +146,8 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		// the list it was.
 		cfg.Kube.Kubeconfig, cfg.Kube.KubeconfigPaths = "", kubeconfigList(env)
 	}
-	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, fail)
-	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, fail)
+	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, reject)
+	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, reject)
 	return cfg, failures, warnings
 }
 
@@ -157,7 +157,7 @@ func setField(key string, field any, value property.Value) string {
 	case *string:
 		switch {
 		case !value.IsString():
-			return fmt.Sprintf("%s must be a string, not %s", key, validate.KindOf(value))
+			return fmt.Sprintf("%s must be a string, not %s", key, spec.KindOf(value))
 		case value.AsString() != "" && configChoices[key] != nil && !slices.Contains(configChoices[key], value.AsString()):
 			return fmt.Sprintf("%s must be one of %s, not %q", key, strings.Join(configChoices[key], ", "), value.AsString())
 		}
@@ -194,7 +194,7 @@ func setField(key string, field any, value property.Value) string {
 			}
 			*field = b
 		default:
-			return fmt.Sprintf("%s must be true or false, not %s", key, validate.KindOf(value))
+			return fmt.Sprintf("%s must be true or false, not %s", key, spec.KindOf(value))
 		}
 	default:
 		return fmt.Sprintf("internal error: configuration key %s has a field of type %T", key, field)
@@ -215,7 +215,7 @@ func number(key string, value property.Value, what string) (float64, string) {
 		}
 		v = f
 	default:
-		return 0, fmt.Sprintf("%s must be %s, not %s", key, what, validate.KindOf(value))
+		return 0, fmt.Sprintf("%s must be %s, not %s", key, what, spec.KindOf(value))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Sprintf("%s must be a finite number, not %v", key, v)
@@ -223,14 +223,15 @@ func number(key string, value property.Value, what string) (float64, string) {
 	return v, ""
 }
 
-// parseTimeout parses a duration setting; empty means the default (0).
-func parseTimeout(key, value string, fail func(key, reason string)) time.Duration {
+// parseTimeout parses a duration setting; empty means the default (0). A malformed
+// value is passed to reject with the rule it breaks.
+func parseTimeout(key, value string, reject func(key, reason string)) time.Duration {
 	if value == "" {
 		return 0
 	}
 	d, err := time.ParseDuration(value)
 	if err != nil || d <= 0 {
-		fail(key, fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %q", key, value))
+		reject(key, fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %q", key, value))
 		return 0
 	}
 	return d

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/api/googleapi"
 )
 
-// target names what a lookup reads, for messages.
-type target struct {
+// subject names what a lookup reads and what it does, for messages.
+type subject struct {
 	// kind and path name the resource: "import data file", "projects/p/...".
 	kind, path string
 	// action is what the lookup does: "reading import data file projects/p/...".
@@ -80,17 +80,17 @@ func statusPhrase(code int) string {
 }
 
 // describe turns a failed attempt into the error the user sees.
-func describe(t target, err error) error {
+func describe(subj subject, err error) error {
 	var gerr *googleapi.Error
 	if errors.As(err, &gerr) {
-		return &APIError{Kind: t.kind, Path: t.path, Action: t.action, Code: gerr.Code, Message: googleMessage(gerr), Err: gerr}
+		return &APIError{Kind: subj.kind, Path: subj.path, Action: subj.action, Code: gerr.Code, Message: googleMessage(gerr), Err: gerr}
 	}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syntax) || errors.As(err, &typ) {
-		return fmt.Errorf("%s: the answer is not the JSON the API documents (is the endpoint a Google API?): %w", t.action, err)
+		return fmt.Errorf("%s: the answer is not the JSON the API documents (is the endpoint a Google API?): %w", subj.action, err)
 	}
-	return fmt.Errorf("%s: %w", t.action, err)
+	return fmt.Errorf("%s: %w", subj.action, err)
 }
 
 // briefly describes a failed attempt without naming the resource again, for the

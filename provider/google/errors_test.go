@@ -12,7 +12,7 @@ import (
 
 func TestDescribe(t *testing.T) {
 	t.Parallel()
-	file := target{kind: "import data file", path: "projects/p/locations/l/importJobs/j/importDataFiles/f",
+	file := subject{kind: "import data file", path: "projects/p/locations/l/importJobs/j/importDataFiles/f",
 		action: "reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f"}
 	html := strings.Repeat("<html><body>Not Found</body></html>\n", 20)
 	tests := []struct {

@@ -66,7 +66,7 @@ func (l *lookups) clients(ctx context.Context, cfg Config) (*clients, error) {
 
 // plan is a lookup's own checks of its arguments and the request they make. It must
 // tolerate unknown arguments: those are absent from args.
-type plan[T any] func(a args, cfg Config) (target, func(context.Context, *clients) (T, error), []p.CheckFailure)
+type plan[T any] func(a args, cfg Config) (subject, func(context.Context, *clients) (T, error), []p.CheckFailure)
 
 // invoke is the flow every lookup shares: check the arguments, skip the call while
 // some are unknown (a preview), then call the API with retries under the lookup's
@@ -77,7 +77,7 @@ func invoke[T any](
 ) (p.InvokeResponse, error) {
 	cfg := l.config()
 	a, failures := parseArgs(function, in, specs)
-	t, call, more := planned(a, cfg)
+	subj, call, more := planned(a, cfg)
 	if failures = append(failures, more...); len(failures) > 0 {
 		return p.InvokeResponse{Failures: failures}, nil
 	}
@@ -91,8 +91,8 @@ func invoke[T any](
 	timeout := cfg.timeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the lookup timed out after %s", timeout))
 	defer cancel()
-	p.GetLogger(ctx).Debugf("calling a Google API: %s", t.action)
-	v, err := retry(ctx, DefaultRetry, t, func(ctx context.Context) (T, error) { return call(ctx, c) })
+	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
+	v, err := retry(ctx, DefaultRetry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
 		return p.InvokeResponse{}, redact(err, cfg)
 	}

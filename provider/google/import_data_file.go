@@ -27,21 +27,21 @@ func (l *lookups) getImportDataFile(ctx context.Context, in property.Map) (p.Inv
 }
 
 func planImportDataFile(a args, cfg Config) (
-	target, func(context.Context, *clients) (*migrationcenter.ImportDataFile, error), []p.CheckFailure,
+	subject, func(context.Context, *clients) (*migrationcenter.ImportDataFile, error), []p.CheckFailure,
 ) {
 	project, failure := projectOf("getImportDataFile", a, cfg.Project)
 	if failure != nil {
-		return target{}, nil, []p.CheckFailure{*failure}
+		return subject{}, nil, []p.CheckFailure{*failure}
 	}
 	// getImportDataFile escapes each segment (RFC 6570 reserved expansion of {+name});
 	// the IDs are checked to be single segments, so name has exactly these.
 	name := "projects/" + project + "/locations/" + a.strings["location"] +
 		"/importJobs/" + a.strings["importJobId"] + "/importDataFiles/" + a.strings["importDataFileId"]
-	t := target{kind: "import data file", path: name, action: "reading import data file " + name}
+	subj := subject{kind: "import data file", path: name, action: "reading import data file " + name}
 	call := func(ctx context.Context, c *clients) (*migrationcenter.ImportDataFile, error) {
 		return getImportDataFile(ctx, c, name)
 	}
-	return t, call, nil
+	return subj, call, nil
 }
 
 // getImportDataFile makes the single GET of the Migration Center v1alpha1 method

@@ -33,10 +33,10 @@ func (l *lookups) getProxyConfigIamPolicy(ctx context.Context, in property.Map) 
 		planProxyConfigIamPolicy, policyOutputs)
 }
 
-func planProxyConfigIamPolicy(a args, _ Config) (target, func(context.Context, *clients) (*iamPolicy, error), []p.CheckFailure) {
+func planProxyConfigIamPolicy(a args, _ Config) (subject, func(context.Context, *clients) (*iamPolicy, error), []p.CheckFailure) {
 	version, hasVersion := a.ints["optionsRequestedPolicyVersion"]
 	if hasVersion && version != 0 && version != 1 && version != 3 {
-		return target{}, nil, []p.CheckFailure{{
+		return subject{}, nil, []p.CheckFailure{{
 			Property: "optionsRequestedPolicyVersion",
 			Reason: fmt.Sprintf("optionsRequestedPolicyVersion must be 0, 1 or 3, not %d; "+
 				"request 3 to read a policy with conditional role bindings", version),
@@ -50,11 +50,11 @@ func planProxyConfigIamPolicy(a args, _ Config) (target, func(context.Context, *
 	if hasVersion {
 		query.Set("options.requestedPolicyVersion", strconv.FormatInt(version, 10))
 	}
-	t := target{kind: "proxy config", path: path, action: "reading the IAM policy of proxy config " + path}
+	subj := subject{kind: "proxy config", path: path, action: "reading the IAM policy of proxy config " + path}
 	call := func(ctx context.Context, c *clients) (*iamPolicy, error) {
 		return getIamPolicy(ctx, c, escaped+":getIamPolicy?"+query.Encode())
 	}
-	return t, call, nil
+	return subj, call, nil
 }
 
 // getIamPolicy makes the single GET of the BeyondCorp v1 method

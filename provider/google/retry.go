@@ -62,7 +62,7 @@ func jitter(n int64) int64 {
 // retry runs call until it succeeds, fails for good, runs out of attempts or ctx ends.
 // Each attempt runs under ctx and is abandoned when ctx ends, even if the call does not
 // watch ctx (token sources of the oauth2 library do not), so the lookup returns promptly.
-func retry[T any](ctx context.Context, policy RetryPolicy, t target, call func(context.Context) (T, error)) (T, error) {
+func retry[T any](ctx context.Context, policy RetryPolicy, subj subject, call func(context.Context) (T, error)) (T, error) {
 	var (
 		zero T
 		last error
@@ -76,24 +76,24 @@ func retry[T any](ctx context.Context, policy RetryPolicy, t target, call func(c
 			if !isContextError(ctx, err) {
 				last = err
 			}
-			return zero, &RetryError{Action: t.action, Attempts: attempt, Stop: context.Cause(ctx), Last: last}
+			return zero, &RetryError{Action: subj.action, Attempts: attempt, Stop: context.Cause(ctx), Last: last}
 		}
 		after, ok := retryable(err)
 		if !ok {
-			return zero, describe(t, err)
+			return zero, describe(subj, err)
 		}
 		last = err
 		if attempt >= policy.Attempts {
-			return zero, &RetryError{Action: t.action, Attempts: attempt, Last: last}
+			return zero, &RetryError{Action: subj.action, Attempts: attempt, Last: last}
 		}
 		wait := policy.backoff(attempt, after, jitter)
 		p.GetLogger(ctx).Debugf("retrying a Google API call: %s; attempt %d of %d failed (%s); next attempt in %s",
-			t.action, attempt, policy.Attempts, briefly(last), wait.Round(time.Millisecond))
+			subj.action, attempt, policy.Attempts, briefly(last), wait.Round(time.Millisecond))
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return zero, &RetryError{Action: t.action, Attempts: attempt, Stop: context.Cause(ctx), Last: last}
+			return zero, &RetryError{Action: subj.action, Attempts: attempt, Stop: context.Cause(ctx), Last: last}
 		case <-timer.C:
 		}
 	}

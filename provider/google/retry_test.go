@@ -89,7 +89,7 @@ func TestRetryable(t *testing.T) {
 	}
 }
 
-var testTarget = target{kind: "thing", path: "things/t", action: "reading thing things/t"}
+var testSubject = subject{kind: "thing", path: "things/t", action: "reading thing things/t"}
 
 // fastPolicy retries without noticeable waits.
 var fastPolicy = RetryPolicy{Base: time.Millisecond, Factor: 2, Max: 2 * time.Millisecond, Attempts: 3}
@@ -115,7 +115,7 @@ func TestRetryAttempts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
-			v, err := retry(t.Context(), fastPolicy, testTarget, func(context.Context) (string, error) {
+			v, err := retry(t.Context(), fastPolicy, testSubject, func(context.Context) (string, error) {
 				n := int(calls.Add(1))
 				if n <= len(tt.answers) {
 					return "", tt.answers[n-1]
@@ -143,7 +143,7 @@ func TestRetryStopsPromptlyMidBackoff(t *testing.T) {
 	var calls atomic.Int32
 	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
 	began := time.Now()
-	_, err := retry(ctx, slow, testTarget, func(context.Context) (int, error) {
+	_, err := retry(ctx, slow, testSubject, func(context.Context) (int, error) {
 		calls.Add(1)
 		return 0, &googleapi.Error{Code: 503, Message: "try later"}
 	})
@@ -171,7 +171,7 @@ func TestRetryAbandonsACallThatIgnoresItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeoutCause(t.Context(), 50*time.Millisecond, errors.New("the lookup timed out after 50ms"))
 	defer cancel()
 	began := time.Now()
-	_, err := retry(ctx, fastPolicy, testTarget, func(context.Context) (int, error) {
+	_, err := retry(ctx, fastPolicy, testSubject, func(context.Context) (int, error) {
 		time.Sleep(5 * time.Second) // like an oauth2 token source, deaf to the context
 		return 1, nil
 	})

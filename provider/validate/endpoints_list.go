@@ -61,7 +61,7 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 		nameNode, nsNode := meta.get("name"), meta.get("namespace")
 		if nameNode.absent() && !meta.unknown() && (item.v.IsMap() || item.absent()) {
 			if g, _ := meta.get("generateName").str(); g == "" && !meta.get("generateName").unknown() {
-				c.fail(nameNode.path, "required: an item's name is its identity in the set; set metadata.name, "+
+				c.reject(nameNode.path, "required: an item's name is its identity in the set; set metadata.name, "+
 					"or metadata.generateName to have the provider pick a name once and keep it")
 			}
 		}
@@ -89,7 +89,7 @@ func EndpointsListIn(inputs property.Map, namespace string) Result {
 		if secret || first.secret {
 			object = secretShown
 		}
-		c.fail(nameNode.path, "items[%d] and items[%d] both name the Endpoints object %s; "+
+		c.reject(nameNode.path, "items[%d] and items[%d] both name the Endpoints object %s; "+
 			"each item must manage a different object", first.index, i, object)
 	}
 	return c.result(normalized)
@@ -101,7 +101,7 @@ func (c *checker) endpointSubset(ss node) {
 	ready, _ := addresses.items()
 	notReadyItems, _ := notReady.items()
 	if isEmptyList(addresses) && isEmptyList(notReady) {
-		c.fail(ss.path, "a subset needs at least one address, in addresses or notReadyAddresses")
+		c.reject(ss.path, "a subset needs at least one address, in addresses or notReadyAddresses")
 	}
 
 	readyIPs := map[string]int{}
@@ -135,9 +135,9 @@ func (c *checker) endpointSubset(ss node) {
 		switch {
 		case !known:
 		case s == "" && len(ports) > 1:
-			c.fail(name.path, "a port name is required when the subset has more than one port")
+			c.reject(name.path, "a port name is required when the subset has more than one port")
 		case s != "" && !isDNSLabel(s):
-			c.fail(name.path, "port name %s (got %s)", dnsLabelRule, name.quote(s))
+			c.reject(name.path, "port name %s (got %s)", dnsLabelRule, name.quote(s))
 		case s != "":
 			if first, dup := names[s]; dup {
 				c.warn(name.path, "ports[%d] of this subset has the same name; names should tell the ports apart "+
@@ -147,7 +147,7 @@ func (c *checker) endpointSubset(ss node) {
 			}
 		}
 		if v, ok := p.get("port").integer(); ok && (v < 1 || v > 65535) {
-			c.fail(p.get("port").path, "must be a port number between 1 and 65535 (got %s)",
+			c.reject(p.get("port").path, "must be a port number between 1 and 65535 (got %s)",
 				p.get("port").show(strconv.FormatFloat(v, 'f', -1, 64)))
 		}
 		c.checkAppProtocol(p.get("appProtocol"))

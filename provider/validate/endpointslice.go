@@ -62,7 +62,7 @@ func EndpointSlice(inputs property.Map) Result {
 	}
 	if endpoints, ok := root.get("endpoints").items(); ok {
 		if len(endpoints) > maxSliceEndpoints {
-			c.fail(root.get("endpoints").path, "at most %d endpoints per slice (got %d)", maxSliceEndpoints, len(endpoints))
+			c.reject(root.get("endpoints").path, "at most %d endpoints per slice (got %d)", maxSliceEndpoints, len(endpoints))
 		}
 		for _, e := range endpoints {
 			c.sliceEndpoint(e, addressType)
@@ -79,9 +79,9 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 	if items, ok := addresses.items(); ok {
 		switch {
 		case len(items) == 0:
-			c.fail(addresses.path, "an endpoint needs at least 1 address")
+			c.reject(addresses.path, "an endpoint needs at least 1 address")
 		case len(items) > maxEndpointAddresses:
-			c.fail(addresses.path, "at most %d addresses per endpoint (got %d)", maxEndpointAddresses, len(items))
+			c.reject(addresses.path, "at most %d addresses per endpoint (got %d)", maxEndpointAddresses, len(items))
 		}
 		for _, a := range items {
 			switch addressType {
@@ -100,12 +100,12 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 	hints := e.get("hints")
 	c.hintNames(hints, "forZones", "zone", func(name node, s string) {
 		if !isLabelValue(s) {
-			c.fail(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))
+			c.reject(name.path, "zone name %s (got %s)", labelValueRule, name.quote(s))
 		}
 	})
 	c.hintNames(hints, "forNodes", "node", func(name node, s string) {
 		if !isDNSSubdomain(s) {
-			c.fail(name.path, "node name %s (got %s)", dnsSubdomainRule, name.quote(s))
+			c.reject(name.path, "node name %s (got %s)", dnsSubdomainRule, name.quote(s))
 		}
 	})
 }
@@ -120,7 +120,7 @@ func (c *checker) hintNames(hints node, field, what string, checkName func(name 
 		return
 	}
 	if len(entries) > maxHints {
-		c.fail(n.path, "at most %d %ss per endpoint hint (got %d)", maxHints, what, len(entries))
+		c.reject(n.path, "at most %d %ss per endpoint hint (got %d)", maxHints, what, len(entries))
 	}
 	seen := map[string]int{}
 	for i, entry := range entries {
@@ -134,7 +134,7 @@ func (c *checker) hintNames(hints node, field, what string, checkName func(name 
 			checkName(name, s)
 		}
 		if first, dup := seen[s]; dup {
-			c.fail(name.path, "duplicate %s: %s[%d] names the same %s", what, field, first, what)
+			c.reject(name.path, "duplicate %s: %s[%d] names the same %s", what, field, first, what)
 		} else {
 			seen[s] = i
 		}
@@ -149,7 +149,7 @@ func (c *checker) slicePorts(n node) {
 	}
 	switch {
 	case len(ports) > serverMaxSlicePorts:
-		c.fail(n.path, "at most %d ports per slice (got %d)", serverMaxSlicePorts, len(ports))
+		c.reject(n.path, "at most %d ports per slice (got %d)", serverMaxSlicePorts, len(ports))
 	case len(ports) > specMaxSlicePorts:
 		c.warn(n.path, "the specification allows at most %d ports per slice (got %d); the API server accepts up to %d",
 			specMaxSlicePorts, len(ports), serverMaxSlicePorts)
@@ -159,15 +159,15 @@ func (c *checker) slicePorts(n node) {
 		name := p.get("name")
 		if s, ok := name.str(); ok {
 			if s != "" && !isDNSLabel(s) {
-				c.fail(name.path, "port name must be empty or a DNS label (RFC 1123): lowercase alphanumerics or '-', "+
+				c.reject(name.path, "port name must be empty or a DNS label (RFC 1123): lowercase alphanumerics or '-', "+
 					"starting and ending with an alphanumeric, at most 63 characters (got %s)", name.quote(s))
 			}
 			if first, dup := seen[s]; dup {
 				if s == "" {
-					c.fail(name.path, "port names must be unique within a slice: ports[%d] is unnamed too "+
+					c.reject(name.path, "port names must be unique within a slice: ports[%d] is unnamed too "+
 						"(at most one port may have an empty name)", first)
 				} else {
-					c.fail(name.path, "port names must be unique within a slice: ports[%d] has the same name", first)
+					c.reject(name.path, "port names must be unique within a slice: ports[%d] has the same name", first)
 				}
 			} else {
 				seen[s] = i

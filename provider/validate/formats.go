@@ -53,14 +53,14 @@ func isFQDN(s string) bool {
 // checkDNSLabel fails n unless it is a known DNS label.
 func (c *checker) checkDNSLabel(n node) {
 	if s, ok := n.str(); ok && !isDNSLabel(s) {
-		c.fail(n.path, "%s (got %s)", dnsLabelRule, n.quote(s))
+		c.reject(n.path, "%s (got %s)", dnsLabelRule, n.quote(s))
 	}
 }
 
 // checkDNSSubdomain fails n unless it is a known DNS subdomain.
 func (c *checker) checkDNSSubdomain(n node) {
 	if s, ok := n.str(); ok && !isDNSSubdomain(s) {
-		c.fail(n.path, "%s (got %s)", dnsSubdomainRule, n.quote(s))
+		c.reject(n.path, "%s (got %s)", dnsSubdomainRule, n.quote(s))
 	}
 }
 
@@ -89,14 +89,14 @@ func (c *checker) checkEndpointIP(n node, kind ipKind) {
 	}
 	ip := netutils.ParseIPSloppy(s)
 	if ip == nil {
-		c.fail(n.path, "%s is not a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff)", n.quote(s))
+		c.reject(n.path, "%s is not a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff)", n.quote(s))
 		return
 	}
 	addr, err := netip.ParseAddr(s)
 	switch kind {
 	case legacyIP, legacyIPv4:
 		if kind == legacyIPv4 && ip.To4() == nil {
-			c.fail(n.path, "%s is not an IPv4 address, as the slice's addressType IPv4 requires", n.show(s))
+			c.reject(n.path, "%s is not an IPv4 address, as the slice's addressType IPv4 requires", n.show(s))
 			return
 		}
 		if err != nil || addr.Is4In6() {
@@ -108,21 +108,21 @@ func (c *checker) checkEndpointIP(n node, kind ipKind) {
 	case strictIPv6:
 		switch {
 		case err != nil:
-			c.fail(n.path, "%s is not a valid IP address: octets must not have leading zeros", n.show(s))
+			c.reject(n.path, "%s is not a valid IP address: octets must not have leading zeros", n.show(s))
 			return
 		case addr.Is4In6():
-			c.fail(n.path, "%s is an IPv4-mapped IPv6 address, which an IPv6 slice may not hold", n.show(s))
+			c.reject(n.path, "%s is an IPv4-mapped IPv6 address, which an IPv6 slice may not hold", n.show(s))
 			return
 		case ip.String() != s:
-			c.fail(n.path, "%s must be written in canonical form (RFC 5952): %s", n.show(s), n.quote(ip.String()))
+			c.reject(n.path, "%s must be written in canonical form (RFC 5952): %s", n.show(s), n.quote(ip.String()))
 			return
 		case ip.To4() != nil:
-			c.fail(n.path, "%s is not an IPv6 address, as the slice's addressType IPv6 requires", n.show(s))
+			c.reject(n.path, "%s is not an IPv6 address, as the slice's addressType IPv6 requires", n.show(s))
 			return
 		}
 	}
 	if why := forbiddenEndpointIP(ip); why != "" {
-		c.fail(n.path, "%s is %s, which endpoints may not use", n.show(s), why)
+		c.reject(n.path, "%s is %s, which endpoints may not use", n.show(s), why)
 	}
 }
 
@@ -145,7 +145,7 @@ func forbiddenEndpointIP(ip net.IP) string {
 // checkFQDN fails n unless it is a fully qualified domain name.
 func (c *checker) checkFQDN(n node) {
 	if s, ok := n.str(); ok && !isFQDN(s) {
-		c.fail(n.path, "%s (got %s)", fqdnRule, n.quote(s))
+		c.reject(n.path, "%s (got %s)", fqdnRule, n.quote(s))
 	}
 }
 
@@ -158,7 +158,7 @@ func (c *checker) checkAppProtocol(n node) {
 		return
 	}
 	if !isQualifiedName(s) {
-		c.fail(n.path, "%s (got %s)", qualifiedNameRule, n.quote(s))
+		c.reject(n.path, "%s (got %s)", qualifiedNameRule, n.quote(s))
 		return
 	}
 	prefix, name, prefixed := strings.Cut(s, "/")
@@ -201,7 +201,7 @@ func (c *checker) int32Value(n node) (int64, bool) {
 		return 0, false
 	}
 	if f < -(1<<31) || f > (1<<31)-1 {
-		c.fail(n.path, "must be a 32-bit integer (between -2147483648 and 2147483647; got %s)", n.show(fmt.Sprint(f)))
+		c.reject(n.path, "must be a 32-bit integer (between -2147483648 and 2147483647; got %s)", n.show(fmt.Sprint(f)))
 		return 0, false
 	}
 	return int64(f), true

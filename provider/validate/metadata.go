@@ -79,10 +79,10 @@ func (c *checker) objectMeta(n node) {
 		switch {
 		case s == "":
 			if g, ok := generateName.str(); ok && g == "" || generateName.absent() {
-				c.fail(name.path, "must not be empty: set a name, or leave it out to have one generated")
+				c.reject(name.path, "must not be empty: set a name, or leave it out to have one generated")
 			}
 		case !isDNSSubdomain(s):
-			c.fail(name.path, "%s (got %s)", dnsSubdomainRule, name.quote(s))
+			c.reject(name.path, "%s (got %s)", dnsSubdomainRule, name.quote(s))
 		}
 	}
 	if s, ok := generateName.str(); ok && s != "" {
@@ -90,9 +90,9 @@ func (c *checker) objectMeta(n node) {
 		nameless := name.absent() || named && n == ""
 		switch {
 		case !isNamePrefix(s):
-			c.fail(generateName.path, "%s (got %s)", dnsSubdomainPrefixRule, generateName.quote(s))
+			c.reject(generateName.path, "%s (got %s)", dnsSubdomainPrefixRule, generateName.quote(s))
 		case nameless && !isDNSSubdomain(ServerGeneratedName(s)):
-			c.fail(generateName.path, "%s (got %s, from which the server would generate names such as %q)",
+			c.reject(generateName.path, "%s (got %s, from which the server would generate names such as %q)",
 				generatedNameRule, generateName.quote(s), ServerGeneratedName(s))
 		}
 	}
@@ -109,10 +109,10 @@ func (c *checker) labels(n node) {
 	entries, _ := n.entries()
 	for _, e := range entries {
 		if !isQualifiedName(e.key) {
-			c.fail(e.path, "label key %s", qualifiedNameRule)
+			c.reject(e.path, "label key %s", qualifiedNameRule)
 		}
 		if s, ok := e.str(); ok && !isLabelValue(s) {
-			c.fail(e.path, "label value %s (got %s)", labelValueRule, e.quote(s))
+			c.reject(e.path, "label value %s (got %s)", labelValueRule, e.quote(s))
 		}
 	}
 }
@@ -123,7 +123,7 @@ func (c *checker) annotations(n node) {
 	for _, e := range entries {
 		// The server compares keys case-insensitively.
 		if !isQualifiedName(strings.ToLower(e.key)) {
-			c.fail(e.path, "annotation key %s; letter case does not matter", qualifiedNameRule)
+			c.reject(e.path, "annotation key %s; letter case does not matter", qualifiedNameRule)
 		}
 		size += len(e.key)
 		if s, ok := e.str(); ok {
@@ -133,7 +133,7 @@ func (c *checker) annotations(n node) {
 		}
 	}
 	if size > maxAnnotationsBytes {
-		c.fail(n.path, "annotations may total at most 256 KiB (%d bytes of keys and values; got %d%s)",
+		c.reject(n.path, "annotations may total at most 256 KiB (%d bytes of keys and values; got %d%s)",
 			maxAnnotationsBytes, size, map[bool]string{true: "", false: " or more"}[sizeKnown])
 	}
 }
@@ -148,16 +148,16 @@ func (c *checker) finalizers(n node) {
 		}
 		switch {
 		case !isQualifiedName(s):
-			c.fail(f.path, "finalizer %s (got %s)", qualifiedNameRule, f.quote(s))
+			c.reject(f.path, "finalizer %s (got %s)", qualifiedNameRule, f.quote(s))
 		case !strings.Contains(s, "/") && !isStandardFinalizer(s):
-			c.fail(f.path, "finalizer %s has no domain prefix: only the standard finalizers kubernetes, orphan and "+
+			c.reject(f.path, "finalizer %s has no domain prefix: only the standard finalizers kubernetes, orphan and "+
 				"foregroundDeletion may go without one; use a name like example.com/my-finalizer", f.quote(s))
 		}
 		orphan = orphan || s == "orphan"
 		foreground = foreground || s == "foregroundDeletion"
 	}
 	if orphan && foreground {
-		c.fail(n.path, "the finalizers orphan and foregroundDeletion cannot both be set")
+		c.reject(n.path, "the finalizers orphan and foregroundDeletion cannot both be set")
 	}
 }
 
@@ -180,20 +180,20 @@ func (c *checker) ownerReferences(n node) {
 		if avKnown {
 			gv, err := schema.ParseGroupVersion(av)
 			if err != nil || gv.Version == "" {
-				c.fail(apiVersion.path, "must be an API version, <group>/<version> or <version> for the core group "+
+				c.reject(apiVersion.path, "must be an API version, <group>/<version> or <version> for the core group "+
 					"(e.g. apps/v1 or v1; got %s)", apiVersion.quote(av))
 			} else if kKnown && gv.Group == "" && gv.Version == "v1" && k == "Event" {
-				c.fail(kind.path, "v1 Event objects cannot be owners")
+				c.reject(kind.path, "v1 Event objects cannot be owners")
 			}
 		}
 		for _, field := range []string{"kind", "name", "uid"} {
 			if s, ok := ref.get(field).str(); ok && s == "" {
-				c.fail(ref.get(field).path, "must not be empty")
+				c.reject(ref.get(field).path, "must not be empty")
 			}
 		}
 		if b, ok := ref.get("controller").boolean(); ok && b {
 			if controller >= 0 {
-				c.fail(ref.get("controller").path, "only one owner reference may be the managing controller, "+
+				c.reject(ref.get("controller").path, "only one owner reference may be the managing controller, "+
 					"and ownerReferences[%d] already is", controller)
 			} else {
 				controller = i

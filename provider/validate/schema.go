@@ -55,7 +55,7 @@ type walker struct {
 func (w walker) resource(token string, inputs property.Map) property.Map {
 	res, ok := w.pkg.Resources[token]
 	if !ok {
-		w.fail(path{}, "internal error: the provider's schema does not declare %s; please report this", token)
+		w.reject(path{}, "internal error: the provider's schema does not declare %s; please report this", token)
 		return inputs
 	}
 	out, _ := w.object(path{}, token, res.InputProperties, res.RequiredInputs, inputs, false)
@@ -91,7 +91,7 @@ func (w walker) object(p path, token string, props map[string]spec.Property, req
 	for k, v := range out.AllStable {
 		prop, ok := props[k]
 		if !ok {
-			w.fail(p.key(k), "%s", unknownProperty(k, typeName(token), slices.Collect(maps.Keys(props))))
+			w.reject(p.key(k), "%s", unknownProperty(k, typeName(token), slices.Collect(maps.Keys(props))))
 			continue
 		}
 		if nv, ch := w.value(p.key(k), prop, v, secret || v.Secret()); ch {
@@ -107,7 +107,7 @@ func (w walker) object(p path, token string, props map[string]spec.Property, req
 			w.warn(p.key(k), "%s", msg)
 			continue
 		}
-		w.fail(p.key(k), "required property %q of %s is missing", k, typeName(token))
+		w.reject(p.key(k), "required property %q of %s is missing", k, typeName(token))
 	}
 
 	for _, k := range slices.Sorted(maps.Keys(props)) {
@@ -146,26 +146,26 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 	switch prop.Type {
 	case "string":
 		if !v.IsString() {
-			w.fail(p, "must be a string (got %s)", KindOf(v))
+			w.reject(p, "must be a string (got %s)", KindOf(v))
 		}
 	case "boolean":
 		if !v.IsBool() {
-			w.fail(p, "must be a boolean (got %s)", KindOf(v))
+			w.reject(p, "must be a boolean (got %s)", KindOf(v))
 		}
 	case "number":
 		if !v.IsNumber() {
-			w.fail(p, "must be a number (got %s)", KindOf(v))
+			w.reject(p, "must be a number (got %s)", KindOf(v))
 		}
 	case "integer":
 		switch {
 		case !v.IsNumber():
-			w.fail(p, "must be an integer (got %s)", KindOf(v))
+			w.reject(p, "must be an integer (got %s)", KindOf(v))
 		case v.AsNumber() != math.Trunc(v.AsNumber()):
-			w.fail(p, "must be an integer (got %s)", showNumber(v.AsNumber(), secret))
+			w.reject(p, "must be an integer (got %s)", showNumber(v.AsNumber(), secret))
 		}
 	case "array":
 		if !v.IsArray() {
-			w.fail(p, "must be a list (got %s)", KindOf(v))
+			w.reject(p, "must be a list (got %s)", KindOf(v))
 			return v, false
 		}
 		if prop.Items == nil {
@@ -176,7 +176,7 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 		arr := v.AsArray()
 		for i, e := range arr.All {
 			if e.IsNull() {
-				w.fail(p.index(i), "must be %s (got null)", expected(w.pkg, *prop.Items))
+				w.reject(p.index(i), "must be %s (got null)", expected(w.pkg, *prop.Items))
 				continue
 			}
 			if ne, ch := w.value(p.index(i), *prop.Items, e, secret || e.Secret()); ch {
@@ -191,7 +191,7 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 		}
 	case "object":
 		if !v.IsMap() {
-			w.fail(p, "must be an object (got %s)", KindOf(v))
+			w.reject(p, "must be an object (got %s)", KindOf(v))
 			return v, false
 		}
 		if prop.AdditionalProperties == nil {
@@ -218,7 +218,7 @@ func (w walker) ref(p path, ref string, v property.Value, secret bool) (property
 	}
 	t, ok := w.pkg.Types[token]
 	if !ok {
-		w.fail(p, "internal error: the provider's schema does not declare type %s; please report this", token)
+		w.reject(p, "internal error: the provider's schema does not declare type %s; please report this", token)
 		return v, false
 	}
 	if len(t.Enum) > 0 {
@@ -226,7 +226,7 @@ func (w walker) ref(p path, ref string, v property.Value, secret bool) (property
 		return v, false
 	}
 	if !v.IsMap() {
-		w.fail(p, "must be an object (%s; got %s)", typeName(token), KindOf(v))
+		w.reject(p, "must be an object (%s; got %s)", typeName(token), KindOf(v))
 		return v, false
 	}
 	out, changed := w.object(p, token, t.Properties, t.Required, v.AsMap(), secret)
@@ -269,7 +269,7 @@ func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
 			}
 		}
 	}
-	w.fail(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
+	w.reject(p, "must be one of %s (got %s)", strings.Join(allowed, ", "), got)
 }
 
 // expected describes what prop accepts, for messages.
@@ -301,31 +301,8 @@ func expected(pkg *spec.Package, prop spec.Property) string {
 	return "a value"
 }
 
-// KindOf names the kind of v ("a string", "a list", ...) for messages. It never shows
-// the value, so it is safe for secrets.
-func KindOf(v property.Value) string {
-	switch {
-	case v.IsNull():
-		return "null"
-	case v.IsString():
-		return "a string"
-	case v.IsNumber():
-		return "a number"
-	case v.IsBool():
-		return "a boolean"
-	case v.IsArray():
-		return "a list"
-	case v.IsMap():
-		return "an object"
-	case v.IsAsset():
-		return "an asset"
-	case v.IsArchive():
-		return "an archive"
-	case v.IsResourceReference():
-		return "a resource reference"
-	}
-	return "an unsupported value"
-}
+// KindOf is spec.KindOf, the kind of a value in messages.
+func KindOf(v property.Value) string { return spec.KindOf(v) }
 
 func showNumber(f float64, secret bool) string {
 	if secret {

@@ -164,10 +164,13 @@ type checker struct {
 	warnings []note
 }
 
-func (c *checker) fail(p path, format string, args ...any) {
+// reject records a failure: the input at p is not accepted, for the reason given.
+// Validation goes on, so that every failure is reported at once.
+func (c *checker) reject(p path, format string, args ...any) {
 	c.failures = append(c.failures, expressible(p.segments(), fmt.Sprintf(format, args...)))
 }
 
+// warn records a warning about the input at p, which is accepted.
 func (c *checker) warn(p path, format string, args ...any) {
 	c.warnings = append(c.warnings, expressible(p.segments(), fmt.Sprintf(format, args...)))
 }

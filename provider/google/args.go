@@ -9,7 +9,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // argKind is the schema type of a function argument.
@@ -53,46 +53,47 @@ type args struct {
 func parseArgs(function string, in property.Map, specs []argSpec) (args, []p.CheckFailure) {
 	out := args{strings: map[string]string{}, ints: map[string]int64{}, given: map[string]bool{}}
 	var failures []p.CheckFailure
-	fail := func(name, format string, a ...any) {
+	// reject records why the argument name is not accepted.
+	reject := func(name, format string, a ...any) {
 		failures = append(failures, p.CheckFailure{Property: name, Reason: fmt.Sprintf(format, a...)})
 	}
 	for name, v := range in.AllStable {
 		i := slices.IndexFunc(specs, func(s argSpec) bool { return s.name == name })
 		if i < 0 {
-			fail(name, "unknown argument %q: %s takes %s", name, function, argNames(specs))
+			reject(name, "unknown argument %q: %s takes %s", name, function, argNames(specs))
 			continue
 		}
-		spec := specs[i]
+		arg := specs[i]
 		out.given[name] = !v.IsNull()
 		switch {
 		case v.IsComputed() || v.HasComputed():
 			out.unknown = true
 		case v.IsNull():
-		case spec.kind == stringArg && !v.IsString():
-			fail(name, "%s must be %s, not %s", name, spec.kind, validate.KindOf(v))
-		case spec.kind == stringArg:
+		case arg.kind == stringArg && !v.IsString():
+			reject(name, "%s must be %s, not %s", name, arg.kind, spec.KindOf(v))
+		case arg.kind == stringArg:
 			s := v.AsString()
-			if spec.id {
+			if arg.id {
 				if reason := checkID(s); reason != "" {
-					fail(name, "%s %s", name, reason)
+					reject(name, "%s %s", name, reason)
 					continue
 				}
 			}
 			out.strings[name] = s
 		case !v.IsNumber():
-			fail(name, "%s must be %s, not %s", name, spec.kind, validate.KindOf(v))
+			reject(name, "%s must be %s, not %s", name, arg.kind, spec.KindOf(v))
 		case v.AsNumber() != math.Trunc(v.AsNumber()) || math.Abs(v.AsNumber()) > math.MaxInt32:
-			fail(name, "%s must be %s, not %v", name, spec.kind, v.AsNumber())
+			reject(name, "%s must be %s, not %v", name, arg.kind, v.AsNumber())
 		default:
 			out.ints[name] = int64(v.AsNumber())
 		}
 	}
-	for _, spec := range specs {
-		if !spec.required {
+	for _, arg := range specs {
+		if !arg.required {
 			continue
 		}
-		if v, ok := in.GetOk(spec.name); !ok || v.IsNull() {
-			fail(spec.name, "missing required argument %s: %s takes %s", spec.name, function, argNames(specs))
+		if v, ok := in.GetOk(arg.name); !ok || v.IsNull() {
+			reject(arg.name, "missing required argument %s: %s takes %s", arg.name, function, argNames(specs))
 		}
 	}
 	return out, failures
