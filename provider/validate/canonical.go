@@ -47,14 +47,6 @@ var omitEmpty = map[string][]string{
 	forZoneType:    {"name"},
 }
 
-// dropped are, per schema type, the properties that are not part of the canonical
-// form: set by the server, or discarded by it.
-var dropped = map[string]map[string]string{
-	objectMetaType:    serverOwnedObjectMeta,
-	listMetaType:      serverOwnedListMeta,
-	sliceEndpointType: ignoredSliceEndpoint,
-}
-
 // Form reduces one kind's values to their canonical form (see above). Stripped keeps
 // the order of every list, for showing a live value in the shape users write it;
 // Canonical also puts sets in order, for comparing.
@@ -180,7 +172,7 @@ func strip(pkg *spec.Package, prop spec.Property, v property.Value) (property.Va
 func stripObject(pkg *spec.Package, token string, t spec.Type, v property.Value) (property.Value, bool) {
 	out := map[string]property.Value{}
 	for k, e := range v.AsMap().All {
-		if _, drop := dropped[token][k]; drop {
+		if _, drop := droppedFields[token][k]; drop {
 			continue
 		}
 		prop, known := t.Properties[k]
@@ -217,55 +209,71 @@ func isDefault(token, k string, prop spec.Property, v property.Value) bool {
 // not-ready addresses sorted. An address listed both ready and not ready for a port is
 // ready, as the Endpoints API reads it.
 func repackSubsets(v property.Value) property.Value {
-	type fact struct {
-		addr  property.Value
-		ready bool
-	}
-	byPort := map[string]map[string]fact{} // port key -> address key -> fact
-	ports := map[string]property.Value{}   // port key -> port ("" for no port)
+	facts := subsetFacts{byPort: map[string]map[string]addressFact{}, ports: map[string]property.Value{}}
 	for _, ss := range v.AsArray().All {
 		if !ss.IsMap() {
 			return v
 		}
-		subset := ss.AsMap()
-		subsetPorts := []property.Value{{}}
-		if ps, ok := subset.GetOk("ports"); ok && ps.IsArray() && ps.AsArray().Len() > 0 {
-			subsetPorts = ps.AsArray().AsSlice()
+		facts.add(ss.AsMap())
+	}
+	return property.WithGoValue(v, facts.subsets())
+}
+
+// subsetFacts are the (address, port, ready) facts of Endpoints subsets.
+type subsetFacts struct {
+	byPort map[string]map[string]addressFact // port key -> address key -> fact
+	ports  map[string]property.Value         // port key -> port ("" for no port)
+}
+
+// addressFact is an address offered for a port, ready or not.
+type addressFact struct {
+	addr  property.Value
+	ready bool
+}
+
+// add records the facts of one subset: each of its addresses for each of its ports.
+func (f subsetFacts) add(subset property.Map) {
+	subsetPorts := []property.Value{{}}
+	if ps, ok := subset.GetOk("ports"); ok && ps.IsArray() && ps.AsArray().Len() > 0 {
+		subsetPorts = ps.AsArray().AsSlice()
+	}
+	for _, list := range []struct {
+		key   string
+		ready bool
+	}{{"addresses", true}, {"notReadyAddresses", false}} {
+		addrs, _ := subset.GetOk(list.key)
+		if !addrs.IsArray() {
+			continue
 		}
-		for _, list := range []struct {
-			key   string
-			ready bool
-		}{{"addresses", true}, {"notReadyAddresses", false}} {
-			addrs, _ := subset.GetOk(list.key)
-			if !addrs.IsArray() {
-				continue
+		for _, port := range subsetPorts {
+			pk := ""
+			if !port.IsNull() {
+				pk = sortKey(port)
 			}
-			for _, port := range subsetPorts {
-				pk := ""
-				if !port.IsNull() {
-					pk = sortKey(port)
-				}
-				ports[pk] = port
-				if byPort[pk] == nil {
-					byPort[pk] = map[string]fact{}
-				}
-				for _, a := range addrs.AsArray().All {
-					ak := sortKey(a)
-					if f, seen := byPort[pk][ak]; !seen || !f.ready {
-						byPort[pk][ak] = fact{addr: a, ready: list.ready}
-					}
+			f.ports[pk] = port
+			if f.byPort[pk] == nil {
+				f.byPort[pk] = map[string]addressFact{}
+			}
+			for _, a := range addrs.AsArray().All {
+				ak := sortKey(a)
+				if seen, ok := f.byPort[pk][ak]; !ok || !seen.ready {
+					f.byPort[pk][ak] = addressFact{addr: a, ready: list.ready}
 				}
 			}
 		}
 	}
-	subsets := make([]property.Value, 0, len(byPort))
-	for _, pk := range slices.Sorted(maps.Keys(byPort)) {
+}
+
+// subsets packs the facts into one subset per port, in port order, addresses sorted.
+func (f subsetFacts) subsets() []property.Value {
+	subsets := make([]property.Value, 0, len(f.byPort))
+	for _, pk := range slices.Sorted(maps.Keys(f.byPort)) {
 		var ready, notReady []property.Value
-		for _, ak := range slices.Sorted(maps.Keys(byPort[pk])) {
-			if f := byPort[pk][ak]; f.ready {
-				ready = append(ready, f.addr)
+		for _, ak := range slices.Sorted(maps.Keys(f.byPort[pk])) {
+			if fact := f.byPort[pk][ak]; fact.ready {
+				ready = append(ready, fact.addr)
 			} else {
-				notReady = append(notReady, f.addr)
+				notReady = append(notReady, fact.addr)
 			}
 		}
 		subset := map[string]property.Value{}
@@ -276,11 +284,11 @@ func repackSubsets(v property.Value) property.Value {
 			subset["notReadyAddresses"] = property.New(notReady)
 		}
 		if pk != "" {
-			subset["ports"] = property.New([]property.Value{ports[pk]})
+			subset["ports"] = property.New([]property.Value{f.ports[pk]})
 		}
 		subsets = append(subsets, property.New(subset))
 	}
-	return property.WithGoValue(v, subsets)
+	return subsets
 }
 
 // canonicalItems puts stripped EndpointsList items in canonical form, in a canonical

@@ -21,8 +21,10 @@ import (
 // anyRef is the schema reference that accepts any value.
 const anyRef = "pulumi.json#/Any"
 
-// droppedFields lists, per type token, the properties that Check removes from the
-// inputs with a warning, and why. Their values are not validated: they are never sent.
+// droppedFields lists, per type token, the properties that the server sets or
+// discards, and why. Check removes them from the inputs with a warning (their values
+// are not validated: they are never sent), and they are not part of a canonical form
+// (see Form).
 var droppedFields = map[string]map[string]string{
 	objectMetaType:    serverOwnedObjectMeta,
 	listMetaType:      serverOwnedListMeta,
@@ -168,44 +170,56 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 			w.reject(p, "must be a list (got %s)", KindOf(v))
 			return v, false
 		}
-		if prop.Items == nil {
-			return v, false
-		}
-		// The elements are copied only once one changes: most arrays pass unchanged.
-		var elems []property.Value
-		arr := v.AsArray()
-		for i, e := range arr.All {
-			if e.IsNull() {
-				w.reject(p.index(i), "must be %s (got null)", expected(w.pkg, *prop.Items))
-				continue
-			}
-			if ne, ch := w.value(p.index(i), *prop.Items, e, secret || e.Secret()); ch {
-				if elems == nil {
-					elems = arr.AsSlice()
-				}
-				elems[i] = ne
-			}
-		}
-		if elems != nil {
-			return property.WithGoValue(v, elems), true
+		if prop.Items != nil {
+			return w.elements(p, *prop.Items, v, secret)
 		}
 	case "object":
 		if !v.IsMap() {
 			w.reject(p, "must be an object (got %s)", KindOf(v))
 			return v, false
 		}
-		if prop.AdditionalProperties == nil {
-			return v, false
+		if prop.AdditionalProperties != nil {
+			return w.mapValues(p, *prop.AdditionalProperties, v, secret)
 		}
-		out, changed := v.AsMap(), false
-		for k, e := range v.AsMap().AllStable {
-			if ne, ch := w.value(p.key(k), *prop.AdditionalProperties, e, secret || e.Secret()); ch {
-				out, changed = out.Set(k, ne), true
+	}
+	return v, false
+}
+
+// elements checks the elements of the array v against items and returns v
+// normalized, and whether it changed. Null elements are rejected.
+func (w walker) elements(p path, items spec.Property, v property.Value, secret bool) (property.Value, bool) {
+	// The elements are copied only once one changes: most arrays pass unchanged.
+	var elems []property.Value
+	arr := v.AsArray()
+	for i, e := range arr.All {
+		if e.IsNull() {
+			w.reject(p.index(i), "must be %s (got null)", expected(w.pkg, items))
+			continue
+		}
+		if ne, ch := w.value(p.index(i), items, e, secret || e.Secret()); ch {
+			if elems == nil {
+				elems = arr.AsSlice()
 			}
+			elems[i] = ne
 		}
-		if changed {
-			return property.WithGoValue(v, out), true
+	}
+	if elems != nil {
+		return property.WithGoValue(v, elems), true
+	}
+	return v, false
+}
+
+// mapValues checks the values of the map v against additional (the schema's
+// additionalProperties) and returns v normalized, and whether it changed.
+func (w walker) mapValues(p path, additional spec.Property, v property.Value, secret bool) (property.Value, bool) {
+	out, changed := v.AsMap(), false
+	for k, e := range v.AsMap().AllStable {
+		if ne, ch := w.value(p.key(k), additional, e, secret || e.Secret()); ch {
+			out, changed = out.Set(k, ne), true
 		}
+	}
+	if changed {
+		return property.WithGoValue(v, out), true
 	}
 	return v, false
 }
