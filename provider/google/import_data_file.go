@@ -2,9 +2,7 @@ package google
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -47,8 +45,8 @@ func planImportDataFile(a args, cfg Config) (
 // getImportDataFile makes the single GET of the Migration Center v1alpha1 method
 // projects.locations.importJobs.importDataFiles.get as the generated client makes it
 // (the same URL, query, expansion, status handling and decoding into the generated
-// type), without linking that client's thousands of other types and methods. name is
-// the resource name, unescaped.
+// type, see getJSON), without linking that client's thousands of other types and
+// methods. name is the resource name, unescaped.
 func getImportDataFile(ctx context.Context, c *clients, name string) (*migrationcenter.ImportDataFile, error) {
 	u := googleapi.ResolveRelative(c.migrationBase, "v1alpha1/{+name}") + "?alt=json&prettyPrint=false"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -57,32 +55,13 @@ func getImportDataFile(ctx context.Context, c *clients, name string) (*migration
 	}
 	googleapi.Expand(req.URL, map[string]string{"name": name})
 	req.Header.Set("User-Agent", googleapi.UserAgent)
-	res, err := c.migrationHTTP.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, err
-	}
-	defer googleapi.CloseBody(res)
-	if res.StatusCode == http.StatusNotModified {
-		return nil, &googleapi.Error{Code: res.StatusCode, Header: res.Header}
-	}
-	if err := googleapi.CheckResponse(res); err != nil {
-		return nil, err
-	}
-	f := &migrationcenter.ImportDataFile{
-		ServerResponse: googleapi.ServerResponse{Header: res.Header, HTTPStatusCode: res.StatusCode},
-	}
-	if res.StatusCode == http.StatusNoContent {
-		return f, nil
-	}
-	body, err := io.ReadAll(res.Body)
+	f := &migrationcenter.ImportDataFile{}
+	answer, err := getJSON(c.migrationHTTP, req, &f)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(body, &f); err != nil {
-		return nil, err
+	if f != nil { // a null answer decodes to nil, as in the generated client
+		f.ServerResponse = answer
 	}
 	return f, nil
 }

@@ -2,16 +2,13 @@ package google
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	"google.golang.org/api/googleapi"
 )
 
 // proxyConfigIamPolicyArgs are the arguments of
@@ -22,9 +19,6 @@ var proxyConfigIamPolicyArgs = []argSpec{
 	{name: "partnerTenantId", kind: stringArg, required: true, id: true},
 	{name: "proxyConfigId", kind: stringArg, required: true, id: true},
 }
-
-// maxPolicyBytes bounds the answer read: a policy of 1,500 principals is far smaller.
-const maxPolicyBytes = 16 << 20
 
 // getProxyConfigIamPolicy serves
 // endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy.
@@ -59,7 +53,7 @@ func planProxyConfigIamPolicy(a args, _ Config) (subject, func(context.Context, 
 
 // getIamPolicy makes the single GET of the BeyondCorp v1 method
 // organizations.locations.global.partnerTenants.proxyConfigs.getIamPolicy, as the
-// generated client of old library releases made it. rel is the escaped path and query
+// generated client of old library releases made it (see getJSON). rel is the escaped path and query
 // after the version path.
 func getIamPolicy(ctx context.Context, c *clients, rel string) (*iamPolicy, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.beyondcorpBase+"v1/"+rel, nil)
@@ -67,20 +61,8 @@ func getIamPolicy(ctx context.Context, c *clients, rel string) (*iamPolicy, erro
 		return nil, fmt.Errorf("internal error: building the request: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	res, err := c.beyondcorp.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer googleapi.CloseBody(res)
-	if err := googleapi.CheckResponse(res); err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxPolicyBytes))
-	if err != nil {
-		return nil, err
-	}
 	var policy iamPolicy
-	if err := json.Unmarshal(body, &policy); err != nil {
+	if _, err := getJSON(c.beyondcorp, req, &policy); err != nil {
 		return nil, err
 	}
 	return &policy, nil
