@@ -123,3 +123,31 @@ func googleMessage(e *googleapi.Error) string {
 	}
 	return fmt.Sprintf("the answer carried no Google error message; it begins %q", body)
 }
+
+// redact removes the configuration's secrets from an error message: a last line of
+// defence, as no error is known to carry them.
+func redact(err error, cfg Config) error {
+	msg := err.Error()
+	clean := msg
+	for _, secret := range []string{cfg.AccessToken, cfg.Credentials} {
+		if len(secret) >= 8 {
+			clean = strings.ReplaceAll(clean, secret, "[secret]")
+		}
+	}
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+// redactedError is an error whose message had secrets removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap returns the original error, so that errors.Is and errors.As see its causes
+// (such as an *APIError). Its message is not redacted: callers show only Error.
+func (e *redactedError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -49,5 +50,42 @@ func TestDescribe(t *testing.T) {
 		if !errors.Is(err, tt.err) && !errors.As(err, new(*googleapi.Error)) {
 			t.Errorf("%s: the library's error is not wrapped", tt.name)
 		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	cfg := Config{AccessToken: "ya29.secret-token", Credentials: "short"}
+	inner := errors.New("upstream said: bad token ya29.secret-token (short)")
+	err := redact(inner, cfg)
+	if got, want := err.Error(), "upstream said: bad token [secret] (short)"; got != want {
+		t.Errorf("redact = %q, want %q", got, want)
+	}
+	if !errors.Is(err, inner) {
+		t.Error("redact lost the original error for errors.Is")
+	}
+	clean := errors.New("nothing to hide")
+	if errors.As(redact(clean, cfg), new(*redactedError)) {
+		t.Error("redact changed an error without secrets")
+	}
+}
+
+// errors.As reaches the API error through a redacted message.
+func TestRedactedErrorUnwrapsToTheAPIError(t *testing.T) {
+	t.Parallel()
+	cfg := Config{AccessToken: "ya29.secret-token"}
+	apiErr := &APIError{Kind: "proxy config", Path: "organizations/o", Code: http.StatusForbidden, Message: "denied",
+		Err: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}
+	err := redact(fmt.Errorf("calling with ya29.secret-token: %w", apiErr), cfg)
+	if strings.Contains(err.Error(), cfg.AccessToken) {
+		t.Errorf("redacted message shows the token: %s", err)
+	}
+	var got *APIError
+	if !errors.As(err, &got) || got != apiErr {
+		t.Errorf("errors.As(*APIError) through the redaction = %v, want %v", got, apiErr)
+	}
+	var gerr *googleapi.Error
+	if !errors.As(err, &gerr) || gerr.Code != http.StatusForbidden {
+		t.Errorf("errors.As(*googleapi.Error) through the redaction = %v, want the 403", gerr)
 	}
 }

@@ -2,9 +2,7 @@ package google
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -98,30 +96,3 @@ func invoke[T any](
 	}
 	return p.InvokeResponse{Return: withSecret(outputs(v), anySecret(in))}, nil
 }
-
-// redact removes the configuration's secrets from an error message: a last line of
-// defence, as no error is known to carry them.
-func redact(err error, cfg Config) error {
-	msg := err.Error()
-	clean := msg
-	for _, secret := range []string{cfg.AccessToken, cfg.Credentials} {
-		if len(secret) >= 8 {
-			clean = strings.ReplaceAll(clean, secret, "[secret]")
-		}
-	}
-	if clean == msg {
-		return err
-	}
-	return &redactedError{msg: clean, err: err}
-}
-
-// redactedError is an error whose message had secrets removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-
-// Is matches what the original error matches, without exposing its message.
-func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }

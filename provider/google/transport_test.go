@@ -1,7 +1,6 @@
 package google
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,22 +86,5 @@ func TestCredentialErrorsHideTheSetting(t *testing.T) {
 		if strings.Contains(err.Error(), secretish) {
 			t.Errorf("%s: the error shows the setting: %v", tt.name, err)
 		}
-	}
-}
-
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	cfg := Config{AccessToken: "ya29.secret-token", Credentials: "short"}
-	inner := errors.New("upstream said: bad token ya29.secret-token (short)")
-	err := redact(inner, cfg)
-	if got, want := err.Error(), "upstream said: bad token [secret] (short)"; got != want {
-		t.Errorf("redact = %q, want %q", got, want)
-	}
-	if !errors.Is(err, inner) {
-		t.Error("redact lost the original error for errors.Is")
-	}
-	clean := errors.New("nothing to hide")
-	if errors.As(redact(clean, cfg), new(*redactedError)) {
-		t.Error("redact changed an error without secrets")
 	}
 }
