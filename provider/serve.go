@@ -26,7 +26,11 @@ func Serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer func() {
+			if err := stop(); err != nil {
+				p.GetLogger(ctx).Warningf("%s: the CPU profile may be incomplete: %v", CPUProfileEnv, err)
+			}
+		}()
 	}
 	prov := New(ctx)
 	return comProvider.MainContext(ctx, Name, func(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
@@ -39,8 +43,8 @@ func Serve(ctx context.Context) error {
 }
 
 // startCPUProfile starts profiling into the file at path; stop ends the profile and
-// closes the file.
-func startCPUProfile(path string) (stop func(), err error) {
+// closes the file, returning the error of closing it.
+func startCPUProfile(path string) (stop func() error, err error) {
 	f, err := os.Create(path) //nolint:gosec // a path the user chose to write the profile to
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", CPUProfileEnv, err)
@@ -49,9 +53,9 @@ func startCPUProfile(path string) (stop func(), err error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("%s: starting the CPU profile: %w", CPUProfileEnv, err)
 	}
-	return func() {
+	return func() error {
 		pprof.StopCPUProfile()
-		_ = f.Close()
+		return f.Close()
 	}, nil
 }
 
