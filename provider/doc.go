@@ -1,5 +1,52 @@
-// Package provider implements the pulumi-endpoints resource provider: it serves the
-// embedded schema.json, reads the provider configuration, and routes each resource and
-// function token to the package that implements it (kube for the Kubernetes resources,
-// google for the Google Cloud lookups).
+// Package provider implements the pulumi-endpoints resource provider: the plugin the
+// Pulumi engine runs as pulumi-resource-endpoints. It serves the embedded schema.json,
+// reads the provider configuration, keeps each provider on one cluster, and routes
+// every resource and function call to the package that implements it.
+//
+// # How a call flows
+//
+// The engine talks gRPC to Serve, which hands each call to pulumi-go-provider and from
+// there to the methods New lists (provider.go; Serve also passes Check the random seed
+// and autonaming options that pulumi-go-provider drops):
+//
+//   - GetSchema answers schema.json with the provider's Version stamped in.
+//   - CheckConfig, DiffConfig and Configure handle the provider configuration
+//     (config.go, identity.go, below).
+//   - Check, Diff, Create, Read, Update and Delete find the resource of the request's
+//     type token (endpoints:discovery.k8s.io/v1:EndpointSlice or
+//     endpoints:core/v1:EndpointsList) and pass the call on to its lifecycle in package
+//     kube, wrapped by kube.Unreachable for clusters that do not answer. Check there
+//     runs the rules of package validate; the others call the API server. An unknown
+//     token is an error that lists the tokens served.
+//   - Invoke finds the function of the token and passes the call on to package
+//     google, which checks the arguments and calls the Google API.
+//   - Cancel ends every call in flight (see below).
+//
+// # Configuration
+//
+// Config is the typed configuration: every key of schema.json's config.variables sets
+// one field, read from the engine's arguments or else from the environment variables
+// the schema names. CheckConfig reports a malformed key as a failure of that key and
+// marks the keys the schema calls secret; Configure installs the configuration and
+// forgets the clients of the previous one. Clients are built on first use, so
+// Configure reads no kubeconfig and needs no Google credentials.
+//
+// # Cluster identity
+//
+// A provider's objects live on one cluster. CheckConfig records, under reserved keys of
+// the provider's inputs, which cluster the kubeconfig reaches (its server and CA, or
+// the clusterIdentifier setting) and the kubeconfig of the context in use. DiffConfig
+// replaces the provider, and with it every object it manages, only when the recorded
+// cluster changes; changed credentials or context names that reach the same cluster
+// are no change, and the Configure that follows uses the new inputs. A provider
+// configured from an old state reaches the cluster its objects are on: with the
+// kubeconfig as it is now when that reaches the recorded cluster (or a
+// clusterIdentifier vouches for it), else with the recorded kubeconfig.
+//
+// # Cancellation and scope
+//
+// Every Create, Read, Update, Delete and Invoke runs in a scope: its context ends when
+// the request's does or when the engine calls Cancel (then with a cause that says so),
+// and each distinct API-server warning within it is shown once. The context passed to
+// New bounds the provider's whole life.
 package provider
