@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
 )
 
@@ -87,24 +89,33 @@ type harness struct {
 	double *googledouble.Server
 }
 
-// start runs a double expecting token and a provider configured with accessToken,
-// both custom endpoints at the double and project "proj". config replaces keys; an
-// empty value leaves a key out.
+// start runs a double expecting token and a provider configured for it (see
+// startWith) with accessToken. config replaces keys; an empty value leaves a key out.
 func start(t *testing.T, config map[string]string) *harness {
 	t.Helper()
-	double := startDouble(t, token)
-	settings := map[string]string{
-		"accessToken":                   token,
+	settings := map[string]string{"accessToken": token}
+	maps.Copy(settings, config)
+	return startWith(t, startDouble(t, token), settings)
+}
+
+// startWith runs a provider configured for double (see settingsFor).
+func startWith(t *testing.T, double *googledouble.Server, settings map[string]string) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: newProvider(t), double: double}
+	h.configure(settingsFor(double, settings))
+	return h
+}
+
+// settingsFor returns provider settings for double: both custom endpoints at it and
+// project "proj", then settings, which replace keys.
+func settingsFor(double *googledouble.Server, settings map[string]string) map[string]string {
+	out := map[string]string{
 		"migrationCenterCustomEndpoint": double.URL,
 		"beyondcorpCustomEndpoint":      double.URL,
 		"project":                       "proj",
 	}
-	for k, v := range config {
-		settings[k] = v
-	}
-	h := &harness{t: t, srv: newProvider(t), double: double}
-	h.configure(settings)
-	return h
+	maps.Copy(out, settings)
+	return out
 }
 
 func startDouble(t *testing.T, token string) *googledouble.Server {
@@ -141,8 +152,9 @@ func (h *harness) configure(settings map[string]string) {
 	}
 }
 
-// invoke calls a function and returns its result as plain values, after a round trip
-// through the gRPC wire encoding. It fails the test if a secret shows.
+// invoke calls a function and returns its result as plain values (see
+// propertytest.Marked), after a round trip through the gRPC wire encoding. It fails
+// the test if a secret shows.
 func (h *harness) invoke(tok tokens.Type, args map[string]property.Value) (map[string]any, []p.CheckFailure, error) {
 	h.t.Helper()
 	resp, err := h.srv.Invoke(p.InvokeRequest{Token: tok, Args: property.NewMap(args)})
@@ -152,7 +164,7 @@ func (h *harness) invoke(tok tokens.Type, args map[string]property.Value) (map[s
 	for _, f := range resp.Failures {
 		assertNoSecret(h.t, "failure", f.Reason)
 	}
-	return google.PlainMap(wire(h.t, resp.Return)), resp.Failures, err
+	return propertytest.MarkedMap(wire(h.t, resp.Return)), resp.Failures, err
 }
 
 // mustInvoke is invoke for calls that must succeed.
@@ -190,6 +202,17 @@ func (h *harness) invokeWithin(limit time.Duration, tok tokens.Type, args map[st
 }
 
 func (h *harness) requests() int { return len(h.double.Requests()) }
+
+// onlyRequest returns the one request the double received, failing the test if it
+// received another number.
+func (h *harness) onlyRequest() googledouble.Request {
+	h.t.Helper()
+	reqs := h.double.Requests()
+	if len(reqs) != 1 {
+		h.t.Fatalf("the double received %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
 
 // wire round-trips a result through the encoding the gRPC server uses.
 func wire(t *testing.T, m property.Map) property.Map {
@@ -247,26 +270,27 @@ const (
 	policyArgNames = "optionsRequestedPolicyVersion (optional), organizationId, partnerTenantId, proxyConfigId"
 )
 
+// missingArg is the failure of a call to function (which takes names) without arg.
+func missingArg(function, names, arg string) []p.CheckFailure {
+	return []p.CheckFailure{{Property: arg, Reason: "missing required argument " + arg + ": " + function + " takes " + names}}
+}
+
 func TestArgumentFailures(t *testing.T) {
 	t.Parallel()
+	missingFileArg := func(arg string) []p.CheckFailure { return missingArg("getImportDataFile", fileArgNames, arg) }
+	missingPolicyArg := func(arg string) []p.CheckFailure {
+		return missingArg("getOrganizationPartnerTenantProxyConfigIamPolicy", policyArgNames, arg)
+	}
 	tests := []struct {
 		name  string
 		token tokens.Type
 		args  map[string]property.Value
 		want  []p.CheckFailure
 	}{
-		{"missing importDataFileId", importDataFile, without(fileArgs(), "importDataFileId"), []p.CheckFailure{{
-			Property: "importDataFileId", Reason: "missing required argument importDataFileId: getImportDataFile takes " + fileArgNames,
-		}}},
-		{"missing importJobId", importDataFile, without(fileArgs(), "importJobId"), []p.CheckFailure{{
-			Property: "importJobId", Reason: "missing required argument importJobId: getImportDataFile takes " + fileArgNames,
-		}}},
-		{"missing location", importDataFile, without(fileArgs(), "location"), []p.CheckFailure{{
-			Property: "location", Reason: "missing required argument location: getImportDataFile takes " + fileArgNames,
-		}}},
-		{"null location counts as missing", importDataFile, with(fileArgs(), "location", property.New(property.Null)), []p.CheckFailure{{
-			Property: "location", Reason: "missing required argument location: getImportDataFile takes " + fileArgNames,
-		}}},
+		{"missing importDataFileId", importDataFile, without(fileArgs(), "importDataFileId"), missingFileArg("importDataFileId")},
+		{"missing importJobId", importDataFile, without(fileArgs(), "importJobId"), missingFileArg("importJobId")},
+		{"missing location", importDataFile, without(fileArgs(), "location"), missingFileArg("location")},
+		{"null location counts as missing", importDataFile, with(fileArgs(), "location", property.New(property.Null)), missingFileArg("location")},
 		{"unknown argument", importDataFile, with(without(fileArgs(), "importJobId"), "importJob", str("j")), []p.CheckFailure{
 			{Property: "importJob", Reason: `unknown argument "importJob": getImportDataFile takes ` + fileArgNames},
 			{Property: "importJobId", Reason: "missing required argument importJobId: getImportDataFile takes " + fileArgNames},
@@ -286,15 +310,9 @@ func TestArgumentFailures(t *testing.T) {
 		{"project with a slash", importDataFile, with(fileArgs(), "project", str("a/b")), []p.CheckFailure{{
 			Property: "project", Reason: `project must be a single ID, not a path: "a/b" contains "/"`,
 		}}},
-		{"missing organizationId", policyToken, without(policyArgs(), "organizationId"), []p.CheckFailure{{
-			Property: "organizationId", Reason: "missing required argument organizationId: getOrganizationPartnerTenantProxyConfigIamPolicy takes " + policyArgNames,
-		}}},
-		{"missing partnerTenantId", policyToken, without(policyArgs(), "partnerTenantId"), []p.CheckFailure{{
-			Property: "partnerTenantId", Reason: "missing required argument partnerTenantId: getOrganizationPartnerTenantProxyConfigIamPolicy takes " + policyArgNames,
-		}}},
-		{"missing proxyConfigId", policyToken, without(policyArgs(), "proxyConfigId"), []p.CheckFailure{{
-			Property: "proxyConfigId", Reason: "missing required argument proxyConfigId: getOrganizationPartnerTenantProxyConfigIamPolicy takes " + policyArgNames,
-		}}},
+		{"missing organizationId", policyToken, without(policyArgs(), "organizationId"), missingPolicyArg("organizationId")},
+		{"missing partnerTenantId", policyToken, without(policyArgs(), "partnerTenantId"), missingPolicyArg("partnerTenantId")},
+		{"missing proxyConfigId", policyToken, without(policyArgs(), "proxyConfigId"), missingPolicyArg("proxyConfigId")},
 		{"policy version 2", policyToken, with(policyArgs(), "optionsRequestedPolicyVersion", num(2)), []p.CheckFailure{{
 			Property: "optionsRequestedPolicyVersion",
 			Reason:   "optionsRequestedPolicyVersion must be 0, 1 or 3, not 2; request 3 to read a policy with conditional role bindings",
@@ -456,11 +474,7 @@ func TestGetImportDataFile(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("outputs (-want +got):\n%s", diff)
 			}
-			reqs := h.double.Requests()
-			if len(reqs) != 1 {
-				t.Fatalf("the double received %d requests, want 1", len(reqs))
-			}
-			r := reqs[0]
+			r := h.onlyRequest()
 			if r.Path != "/v1alpha1/"+filePath || !r.Authorized {
 				t.Errorf("request path %q authorized %v, want /v1alpha1/%s with the bearer token", r.Path, r.Authorized, filePath)
 			}
@@ -538,11 +552,7 @@ func TestGetProxyConfigIamPolicy(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("outputs (-want +got):\n%s", diff)
 			}
-			reqs := h.double.Requests()
-			if len(reqs) != 1 {
-				t.Fatalf("the double received %d requests, want 1", len(reqs))
-			}
-			r := reqs[0]
+			r := h.onlyRequest()
 			if want := "/v1/" + configPath + ":getIamPolicy"; r.Path != want || !r.Authorized {
 				t.Errorf("request path %q authorized %v, want %s with the bearer token", r.Path, r.Authorized, want)
 			}
@@ -631,7 +641,7 @@ func TestSecretArgumentsMakeSecretResults(t *testing.T) {
 	h.double.AddImportDataFile("hidden", "l", "j", "f", googledouble.ImportDataFile{})
 	out := h.mustInvoke(importDataFile, with(fileArgs(), "project", str("hidden").WithSecret(true)))
 	for k, v := range out {
-		if _, ok := v.(google.Secret); !ok {
+		if !propertytest.IsSecret(v) {
 			t.Errorf("output %s = %v is not secret although the project argument was", k, v)
 		}
 	}
@@ -859,8 +869,7 @@ func TestReconfigureRebuildsClients(t *testing.T) {
 
 	other := startDouble(t, token)
 	other.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{State: "CREATING"})
-	h.configure(map[string]string{"accessToken": token, "project": "proj",
-		"migrationCenterCustomEndpoint": other.URL, "beyondcorpCustomEndpoint": other.URL})
+	h.configure(settingsFor(other, map[string]string{"accessToken": token}))
 	out := h.mustInvoke(importDataFile, fileArgs())
 	if out["state"] != "CREATING" || len(other.Requests()) != 1 || h.requests() != 1 {
 		t.Errorf("after reconfiguring: state = %v, requests old/new = %d/%d; want CREATING from the new endpoint",
@@ -882,6 +891,26 @@ func clearCredentialEnv(t *testing.T) {
 	t.Setenv("CLOUDSDK_CONFIG", dir)
 }
 
+// serviceAccountKey returns a JSON key of account whose tokens double grants.
+func serviceAccountKey(t *testing.T, double *googledouble.Server, account string) []byte {
+	t.Helper()
+	key, err := double.ServiceAccountKey(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// keyFile writes key to a file of its own and returns the file's path.
+func keyFile(t *testing.T, key []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "key.json")
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 //nolint:paralleltest // it clears the credential environment variables
 func TestServiceAccountKey(t *testing.T) {
 	clearCredentialEnv(t)
@@ -889,20 +918,12 @@ func TestServiceAccountKey(t *testing.T) {
 		t.Run(form, func(t *testing.T) {
 			double := startDouble(t, token)
 			double.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{State: "ACTIVE"})
-			key, err := double.ServiceAccountKey("lookup@proj.iam.gserviceaccount.com")
-			if err != nil {
-				t.Fatal(err)
-			}
+			key := serviceAccountKey(t, double, "lookup@proj.iam.gserviceaccount.com")
 			credentials := string(key)
 			if form == "file path" {
-				credentials = filepath.Join(t.TempDir(), "key.json")
-				if err := os.WriteFile(credentials, key, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				credentials = keyFile(t, key)
 			}
-			h := &harness{t: t, srv: newProvider(t), double: double}
-			h.configure(map[string]string{"credentials": credentials, "project": "proj",
-				"migrationCenterCustomEndpoint": double.URL, "beyondcorpCustomEndpoint": double.URL})
+			h := startWith(t, double, map[string]string{"credentials": credentials})
 			for range 2 {
 				if out := h.mustInvoke(importDataFile, fileArgs()); out["state"] != "ACTIVE" {
 					t.Errorf("state = %v, want ACTIVE", out["state"])
@@ -921,12 +942,8 @@ func TestAccessTokenTakesPrecedenceOverCredentials(t *testing.T) {
 	h := start(t, nil)
 	h.double.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{})
 	keyIssuer := startDouble(t, "a-different-token")
-	key, err := keyIssuer.ServiceAccountKey("other@proj.iam.gserviceaccount.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.configure(map[string]string{"accessToken": token, "credentials": string(key), "project": "proj",
-		"migrationCenterCustomEndpoint": h.double.URL, "beyondcorpCustomEndpoint": h.double.URL})
+	key := serviceAccountKey(t, keyIssuer, "other@proj.iam.gserviceaccount.com")
+	h.configure(settingsFor(h.double, map[string]string{"accessToken": token, "credentials": string(key)}))
 	h.mustInvoke(importDataFile, fileArgs())
 	if n := keyIssuer.TokenRequests(); n != 0 {
 		t.Errorf("the credentials key was used (%d token requests) although an access token was set", n)
@@ -938,18 +955,9 @@ func TestApplicationDefaultCredentials(t *testing.T) {
 	clearCredentialEnv(t)
 	double := startDouble(t, token)
 	double.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{})
-	key, err := double.ServiceAccountKey("adc@proj.iam.gserviceaccount.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "adc.json")
-	if err := os.WriteFile(path, key, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", path)
-	h := &harness{t: t, srv: newProvider(t), double: double}
-	h.configure(map[string]string{"project": "proj",
-		"migrationCenterCustomEndpoint": double.URL, "beyondcorpCustomEndpoint": double.URL})
+	key := serviceAccountKey(t, double, "adc@proj.iam.gserviceaccount.com")
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", keyFile(t, key))
+	h := startWith(t, double, nil)
 	h.mustInvoke(importDataFile, fileArgs())
 	if n := double.TokenRequests(); n != 1 {
 		t.Errorf("the token endpoint granted %d tokens, want 1 for Application Default Credentials", n)
@@ -959,10 +967,7 @@ func TestApplicationDefaultCredentials(t *testing.T) {
 //nolint:paralleltest // it clears the credential environment variables
 func TestCredentialsAreNeededOnlyByLookups(t *testing.T) {
 	clearCredentialEnv(t)
-	double := startDouble(t, token)
-	h := &harness{t: t, srv: newProvider(t), double: double}
-	h.configure(map[string]string{"project": "proj", // no credentials of any kind
-		"migrationCenterCustomEndpoint": double.URL, "beyondcorpCustomEndpoint": double.URL})
+	h := startWith(t, startDouble(t, token), nil) // no credentials of any kind
 
 	if _, failures, err := h.invoke(importDataFile, without(fileArgs(), "location")); err != nil || len(failures) != 1 {
 		t.Errorf("a call with bad arguments: failures = %v, err = %v; want one failure and no credential error", failures, err)
@@ -974,7 +979,7 @@ func TestCredentialsAreNeededOnlyByLookups(t *testing.T) {
 	if want := "getImportDataFile: no Google Cloud credentials: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a real call without credentials: err = %v, want it to begin %q", err, want)
 	}
-	if n := double.Requests(); len(n) != 0 {
+	if n := h.double.Requests(); len(n) != 0 {
 		t.Errorf("the double received %d requests without credentials", len(n))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	migrationcenter "google.golang.org/api/migrationcenter/v1alpha1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -39,7 +40,7 @@ func TestImportDataFileOutputs(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, PlainMap(importDataFileOutputs(tt.in))); diff != "" {
+		if diff := cmp.Diff(tt.want, propertytest.MarkedMap(importDataFileOutputs(tt.in))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
@@ -80,7 +81,7 @@ func TestPolicyOutputs(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, PlainMap(policyOutputs(tt.in))); diff != "" {
+		if diff := cmp.Diff(tt.want, propertytest.MarkedMap(policyOutputs(tt.in))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}

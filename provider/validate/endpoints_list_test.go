@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 )
 
 // oneSubset is a list with one item whose only subset is given.
@@ -252,7 +254,7 @@ func TestEndpointsListNormalizes(t *testing.T) {
 	wantInputs := inputs(t, `{"metadata":{},"items":[{"metadata":{"name":"a"},
 		"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80,"protocol":"TCP"},{"name":"x","port":81,"protocol":"TCP"},
 		{"$secret":{"name":"y","port":82,"protocol":"TCP"}}]}]}]}`)
-	if diff := cmp.Diff(wantInputs, r.Inputs, propertyValues); diff != "" {
+	if diff := cmp.Diff(wantInputs, r.Inputs, propertytest.Values); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 	checkResult(t, r, []want{{"items[0].subsets[0].ports[0].name", "a port name is required"}}, []want{

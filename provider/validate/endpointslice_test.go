@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/urn"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 )
 
 // slice4 is an IPv4 slice whose endpoints are given.
@@ -469,7 +471,7 @@ func TestEndpointSliceNormalizes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := EndpointSlice(inputs(t, tt.doc))
-			if diff := cmp.Diff(inputs(t, tt.want), r.Inputs, propertyValues); diff != "" {
+			if diff := cmp.Diff(inputs(t, tt.want), r.Inputs, propertytest.Values); diff != "" {
 				t.Errorf("inputs (-want +got):\n%s", diff)
 			}
 			r.Failures = nil // some cases hold failures on purpose; only the warnings matter here

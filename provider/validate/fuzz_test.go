@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 )
 
 // The fuzz targets build inputs from JSON documents (with the markers of the test
@@ -29,20 +31,13 @@ var fuzzSeeds = []string{
 	`[1,2,3]`,
 }
 
-func FuzzEndpointSlice(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		in, ok := fuzzInputs(data)
-		if !ok {
-			return
-		}
-		checkInvariants(t, in, EndpointSlice)
-	})
-}
+func FuzzEndpointSlice(f *testing.F) { fuzzValidation(f, EndpointSlice) }
 
-func FuzzEndpointsList(f *testing.F) {
+func FuzzEndpointsList(f *testing.F) { fuzzValidation(f, EndpointsList) }
+
+// fuzzValidation seeds f and checks the invariants of validate's Result for every
+// input that decodes to an object.
+func fuzzValidation(f *testing.F, validate func(property.Map) Result) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
@@ -51,7 +46,7 @@ func FuzzEndpointsList(f *testing.F) {
 		if !ok {
 			return
 		}
-		checkInvariants(t, in, EndpointsList)
+		checkInvariants(t, in, validate)
 	})
 }
 
@@ -61,7 +56,7 @@ func fuzzInputs(data []byte) (property.Map, bool) {
 	if json.Unmarshal(data, &v) != nil {
 		return property.Map{}, false
 	}
-	p, err := fromJSON(v)
+	p, err := propertytest.FromJSON(v)
 	if err != nil || !p.IsMap() {
 		return property.Map{}, false
 	}
@@ -87,7 +82,7 @@ func checkInvariants(t *testing.T, in property.Map, validate func(property.Map) 
 	}
 
 	again := validate(r.Inputs)
-	if diff := cmp.Diff(r.Inputs, again.Inputs, propertyValues); diff != "" {
+	if diff := cmp.Diff(r.Inputs, again.Inputs, propertytest.Values); diff != "" {
 		t.Fatalf("normalizing twice changes the inputs (-once +twice):\n%s", diff)
 	}
 	if diff := cmp.Diff(r.Failures, again.Failures); diff != "" {

@@ -10,11 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 )
 
-// Test helpers: inputs are written as JSON, with two markers for what JSON cannot
-// say: the string "$unknown" is an unknown (computed) value, and {"$secret": v} is
-// the secret value v.
+// Test helpers: inputs are written as JSON, with the markers of package
+// propertytest for what JSON cannot say: the string "$unknown" is an unknown
+// (computed) value, and {"$secret": v} is the secret value v.
 
 // inputs decodes a JSON document to a property map.
 func inputs(tb testing.TB, doc string) property.Map {
@@ -23,7 +25,7 @@ func inputs(tb testing.TB, doc string) property.Map {
 	if err := json.Unmarshal([]byte(doc), &v); err != nil {
 		tb.Fatalf("bad test input %s: %v", doc, err)
 	}
-	p, err := fromJSON(v)
+	p, err := propertytest.FromJSON(v)
 	if err != nil {
 		tb.Fatalf("bad test input %s: %v", doc, err)
 	}
@@ -31,42 +33,6 @@ func inputs(tb testing.TB, doc string) property.Map {
 		tb.Fatalf("bad test input %s: not an object", doc)
 	}
 	return p.AsMap()
-}
-
-// fromJSON converts a decoded JSON value to a property value, with the markers.
-func fromJSON(v any) (property.Value, error) {
-	switch v := v.(type) {
-	case string:
-		if v == "$unknown" {
-			return property.New(property.Computed), nil
-		}
-		return property.New(v), nil
-	case map[string]any:
-		if s, ok := v["$secret"]; ok && len(v) == 1 {
-			p, err := fromJSON(s)
-			return p.WithSecret(true), err
-		}
-		m := make(map[string]property.Value, len(v))
-		for k, e := range v {
-			p, err := fromJSON(e)
-			if err != nil {
-				return property.Value{}, err
-			}
-			m[k] = p
-		}
-		return property.New(m), nil
-	case []any:
-		a := make([]property.Value, len(v))
-		for i, e := range v {
-			p, err := fromJSON(e)
-			if err != nil {
-				return property.Value{}, err
-			}
-			a[i] = p
-		}
-		return property.New(a), nil
-	}
-	return property.Any(v)
 }
 
 // want describes an expected failure or warning: its exact path, and a part of its
@@ -209,51 +175,6 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("warnings differ between runs (-first +again):\n%s", diff)
 		}
 	}
-}
-
-// propertyValues lets go-cmp compare and print property values, markers included.
-var propertyValues = cmp.Options{
-	cmp.Transformer("property.Map", func(m property.Map) any { return marked(property.New(m)) }),
-	cmp.Transformer("property.Value", marked),
-}
-
-// marked returns v as plain values, with its markers spelled out as in the test
-// inputs ("$unknown", {"$secret": ...}), and dependencies as {"$dependencies": ...}.
-func marked(v property.Value) any {
-	var out any
-	switch {
-	case v.IsComputed():
-		out = "$unknown"
-	case v.IsArray():
-		a := []any{}
-		for _, e := range v.AsArray().All {
-			a = append(a, marked(e))
-		}
-		out = a
-	case v.IsMap():
-		m := map[string]any{}
-		for k, e := range v.AsMap().All {
-			m[k] = marked(e)
-		}
-		out = m
-	case v.IsNull():
-		out = nil
-	case v.IsString():
-		out = v.AsString()
-	case v.IsNumber():
-		out = v.AsNumber()
-	case v.IsBool():
-		out = v.AsBool()
-	default:
-		out = fmt.Sprint(v)
-	}
-	if v.Secret() {
-		out = map[string]any{"$secret": out}
-	}
-	if deps := v.Dependencies(); len(deps) > 0 {
-		out = map[string]any{"$dependencies": fmt.Sprint(deps), "value": out}
-	}
-	return out
 }
 
 // Extending a path never changes the path it extends, and spells out in order.
