@@ -20,6 +20,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
 // testCA returns a PEM self-signed CA certificate.
@@ -100,6 +102,14 @@ func configDiff(t *testing.T, olds, news property.Map) p.DiffResponse {
 		t.Fatalf("DiffConfig: %v", err)
 	}
 	return resp
+}
+
+// assertReaches checks the server the client reaches and the token it sends.
+func assertReaches(t *testing.T, c *kube.Client, host, token string) {
+	t.Helper()
+	if c.REST.Host != host || c.REST.BearerToken != token {
+		t.Errorf("client reaches %s with token %q, want %s with %q", c.REST.Host, c.REST.BearerToken, host, token)
+	}
 }
 
 // diffKinds summarizes a diff as key -> kind.
@@ -407,16 +417,8 @@ func TestConfigureReachesTheRecordedCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv, s := newTestServer(t, noEnv)
-			if err := srv.Configure(p.ConfigureRequest{Args: olds}); err != nil {
-				t.Fatalf("Configure: %v", err)
-			}
-			c, err := s.kubeClient(t.Context())
-			if err != nil {
-				t.Fatalf("kubeClient: %v", err)
-			}
-			if c.REST.Host != tt.wantHost || c.REST.BearerToken != tt.wantToken {
-				t.Errorf("client reaches %s with token %q, want %s with %q", c.REST.Host, c.REST.BearerToken, tt.wantHost, tt.wantToken)
-			}
+			c := configuredClient(t, srv, s, olds)
+			assertReaches(t, c, tt.wantHost, tt.wantToken)
 			if (c.Fallback != "") != tt.fallback {
 				t.Errorf("fallback = %q, want one: %v", c.Fallback, tt.fallback)
 			}
@@ -445,13 +447,7 @@ func TestConfigureAfterAnUnchangedDiffUsesTheNewCredentials(t *testing.T) {
 	if diff.HasChanges {
 		t.Fatalf("DiffConfig reports changes for rotated credentials: %v", diffKinds(diff))
 	}
-	if err := srv.Configure(p.ConfigureRequest{Args: olds}); err != nil {
-		t.Fatalf("Configure: %v", err)
-	}
-	c, err := s.kubeClient(t.Context())
-	if err != nil {
-		t.Fatalf("kubeClient: %v", err)
-	}
+	c := configuredClient(t, srv, s, olds)
 	if c.REST.BearerToken != "new-token" {
 		t.Errorf("token = %q, want the rotated one", c.REST.BearerToken)
 	}
@@ -487,16 +483,8 @@ func TestKubeconfigListIsMerged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, s := newTestServer(t, func(k string) string { return map[string]string{"KUBECONFIG": list}[k] })
-			if err := srv.Configure(p.ConfigureRequest{Args: property.NewMap(tt.args)}); err != nil {
-				t.Fatalf("Configure: %v", err)
-			}
-			c, err := s.kubeClient(t.Context())
-			if err != nil {
-				t.Fatalf("kubeClient: %v", err)
-			}
-			if c.REST.Host != tt.wantHost || c.REST.BearerToken != tt.wantToken {
-				t.Errorf("client reaches %s with token %q, want %s with %q", c.REST.Host, c.REST.BearerToken, tt.wantHost, tt.wantToken)
-			}
+			c := configuredClient(t, srv, s, property.NewMap(tt.args))
+			assertReaches(t, c, tt.wantHost, tt.wantToken)
 		})
 	}
 
@@ -541,13 +529,7 @@ func TestClientSettings(t *testing.T) {
 				args[k] = v
 			}
 			srv, s := newTestServer(t, func(k string) string { return tt.env[k] })
-			if err := srv.Configure(p.ConfigureRequest{Args: property.NewMap(args)}); err != nil {
-				t.Fatalf("Configure: %v", err)
-			}
-			c, err := s.kubeClient(t.Context())
-			if err != nil {
-				t.Fatalf("kubeClient: %v", err)
-			}
+			c := configuredClient(t, srv, s, property.NewMap(args))
 			if c.REST.QPS != tt.wantQPS || c.REST.Burst != tt.wantBurst || c.REST.Timeout != tt.wantTime {
 				t.Errorf("qps, burst, timeout = %v, %v, %v; want %v, %v, %v",
 					c.REST.QPS, c.REST.Burst, c.REST.Timeout, tt.wantQPS, tt.wantBurst, tt.wantTime)

@@ -14,6 +14,8 @@ import (
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
 // newTestServer runs the provider behind pulumi-go-provider's in-process gRPC server.
@@ -29,6 +31,20 @@ func newTestServer(t *testing.T, getenv func(string) string) (integration.Server
 }
 
 func noEnv(string) string { return "" }
+
+// configuredClient configures the provider with args and returns its Kubernetes
+// client, failing the test if either fails.
+func configuredClient(t *testing.T, srv integration.Server, s *server, args property.Map) *kube.Client {
+	t.Helper()
+	if err := srv.Configure(p.ConfigureRequest{Args: args}); err != nil {
+		t.Fatalf("Configure: %v", err)
+	}
+	c, err := s.kubeClient(t.Context())
+	if err != nil {
+		t.Fatalf("kubeClient: %v", err)
+	}
+	return c
+}
 
 func TestGetSchemaServesEmbeddedSchemaWithVersion(t *testing.T) {
 	t.Parallel()
@@ -162,13 +178,7 @@ current-context: with-ns
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv, s := newTestServer(t, func(k string) string { return tt.env[k] })
-			if err := srv.Configure(p.ConfigureRequest{Args: property.NewMap(tt.args)}); err != nil {
-				t.Fatalf("Configure: %v", err)
-			}
-			c, err := s.kubeClient(t.Context())
-			if err != nil {
-				t.Fatalf("kubeClient: %v", err)
-			}
+			c := configuredClient(t, srv, s, property.NewMap(tt.args))
 			if c.Namespace != tt.want {
 				t.Errorf("namespace = %q, want %q", c.Namespace, tt.want)
 			}
