@@ -20,6 +20,10 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
+// The provider configuration: the typed Config and how it is parsed from the engine's
+// arguments and the environment, and the CheckConfig and Configure methods that use
+// it. What is recorded of the cluster, and DiffConfig, are in identity.go.
+
 // Config is the typed provider configuration. Every key of schema.json's
 // config.variables sets exactly one field (a test holds the two together).
 type Config struct {
@@ -335,11 +339,11 @@ func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
 
 // kubeOptions returns the Kubernetes resources' settings in force.
 func (s *server) kubeOptions() kube.Options {
-	policy := kube.DeletePolicy(s.currentConfig().Kube.DeletePropagationPolicy)
+	cfg := s.currentConfig().Kube
+	policy := kube.DeletePolicy(cfg.DeletePropagationPolicy)
 	if policy == "" {
 		policy = kube.DefaultDeletePolicy
 	}
-	cfg := s.currentConfig().Kube
 	return kube.Options{
 		DeletePolicy:          policy,
 		DeleteUnreachable:     cfg.DeleteUnreachable,
