@@ -556,3 +556,35 @@ func TestConfigureRejectsBadClientSettings(t *testing.T) {
 		}
 	}
 }
+
+// compareClusters tells same, moved and cannot-compare apart; the identifiers decide
+// when both sides have one.
+func TestCompareClusters(t *testing.T) {
+	t.Parallel()
+	a := clusterRecord{Recorded: kube.Recorded{Cluster: kube.Cluster{Server: "https://10.0.0.1:6443", CA: "sha256:a"}}}
+	b := clusterRecord{Recorded: kube.Recorded{Cluster: kube.Cluster{Server: "https://10.0.0.2:6443", CA: "sha256:a"}}}
+	withID := func(r clusterRecord, id string) clusterRecord { r.Identifier = id; return r }
+	tests := []struct {
+		name     string
+		old, cur clusterRecord
+		want     clusterVerdict
+		why      string
+	}{
+		{"same server and CA", a, a, clusterSame, "the cluster is the same"},
+		{"another server", a, b, clusterMoved, "the kubeconfig now reaches cluster"},
+		{"same identifier, another server", withID(a, "prod"), withID(b, "prod"), clusterSame, "the clusterIdentifier is the same"},
+		{"another identifier, same server", withID(a, "prod"), withID(a, "prod-2"), clusterMoved, `the clusterIdentifier changed from "prod" to "prod-2"`},
+		{"an identifier on one side only", a, withID(b, "prod"), clusterMoved, "the kubeconfig now reaches cluster"},
+		{"nothing recorded before", clusterRecord{}, a, clusterUnknown, ""},
+		{"nothing recorded now", a, clusterRecord{}, clusterUnknown, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, why := compareClusters(tt.old, tt.cur)
+			if got != tt.want || !strings.HasPrefix(why, tt.why) || (tt.why == "") != (why == "") {
+				t.Errorf("compareClusters = %v, %q; want %v, %q...", got, why, tt.want, tt.why)
+			}
+		})
+	}
+}
