@@ -32,7 +32,10 @@ type Server struct {
 	delay    time.Duration
 	requests []Request
 	keys     map[string]serviceAccountKey
-	grants   int
+	users    map[string]userCredential
+	// userTokens are the access tokens granted to user credentials.
+	userTokens map[string]bool
+	grants     int
 }
 
 // Request is what the double recorded of one API request.
@@ -43,7 +46,12 @@ type Request struct {
 	EscapedPath string
 	Query       url.Values
 	UserAgent   string
-	// Authorized says whether the request carried the expected bearer token.
+	// UserProject and RequestReason are the X-Goog-User-Project and
+	// X-Goog-Request-Reason headers, empty when absent.
+	UserProject   string
+	RequestReason string
+	// Authorized says whether the request carried the expected bearer token or one
+	// the token endpoint granted to a user credential.
 	Authorized bool
 }
 
@@ -68,12 +76,14 @@ func Listen(addr, token string) (*Server, error) {
 		return nil, fmt.Errorf("googledouble: listening on %s: %w", addr, err)
 	}
 	s := &Server{
-		URL:      "http://" + l.Addr().String() + "/",
-		token:    token,
-		listener: l,
-		files:    map[string]ImportDataFile{},
-		policies: map[string]Policy{},
-		keys:     map[string]serviceAccountKey{},
+		URL:        "http://" + l.Addr().String() + "/",
+		token:      token,
+		listener:   l,
+		files:      map[string]ImportDataFile{},
+		policies:   map[string]Policy{},
+		keys:       map[string]serviceAccountKey{},
+		users:      map[string]userCredential{},
+		userTokens: map[string]bool{},
 	}
 	s.http = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.http.Serve(l) }()
@@ -130,29 +140,42 @@ func (s *Server) Requests() []Request {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1alpha1/projects/{project}/locations/{location}/importJobs/{job}/importDataFiles/{file}",
-		s.api(s.getImportDataFile))
+		s.api(migrationCenterService, s.getImportDataFile))
 	mux.HandleFunc("GET /v1/organizations/{org}/locations/global/partnerTenants/{tenant}/proxyConfigs/{config}",
-		s.api(s.getIamPolicy))
+		s.api(beyondcorpService, s.getIamPolicy))
 	mux.HandleFunc("POST /token", s.grantToken)
-	mux.HandleFunc("/", s.api(func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/", s.api("", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Method not found: %s %s", r.Method, r.URL.EscapedPath()))
 	}))
 	return mux
 }
 
-// api wraps an API handler: it records the request, applies the standing delay and the
-// next queued fault, and checks the bearer token.
-func (s *Server) api(h http.HandlerFunc) http.HandlerFunc {
+// The services' names, as Google's errors name them.
+const (
+	migrationCenterService = "migrationcenter.googleapis.com"
+	beyondcorpService      = "beyondcorp.googleapis.com"
+)
+
+// api wraps an API handler of service: it records the request, applies the standing
+// delay and the next queued fault, and checks the bearer token and, for the tokens of
+// user credentials, that a quota project is named (as Google does; see
+// writeQuotaProjectError). service is empty for the answers of unknown methods.
+func (s *Server) api(service string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		authorized := s.token == "" || r.Header.Get("Authorization") == "Bearer "+s.token
+		bearer, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		userProject := r.Header.Get("X-Goog-User-Project")
 		s.mu.Lock()
+		user := s.userTokens[bearer]
+		authorized := s.token == "" || bearer == s.token || user
 		s.requests = append(s.requests, Request{
-			Method:      r.Method,
-			Path:        r.URL.Path,
-			EscapedPath: r.URL.EscapedPath(),
-			Query:       r.URL.Query(),
-			UserAgent:   r.UserAgent(),
-			Authorized:  authorized,
+			Method:        r.Method,
+			Path:          r.URL.Path,
+			EscapedPath:   r.URL.EscapedPath(),
+			Query:         r.URL.Query(),
+			UserAgent:     r.UserAgent(),
+			UserProject:   userProject,
+			RequestReason: r.Header.Get("X-Goog-Request-Reason"),
+			Authorized:    authorized,
 		})
 		s.mu.Unlock()
 
@@ -165,6 +188,10 @@ func (s *Server) api(h http.HandlerFunc) http.HandlerFunc {
 		}
 		if !authorized {
 			writeError(w, http.StatusUnauthorized, "")
+			return
+		}
+		if user && userProject == "" && service != "" {
+			writeQuotaProjectError(w, service)
 			return
 		}
 		h(w, r)
@@ -243,6 +270,39 @@ func writeError(w http.ResponseWriter, code int, message string) {
 	body, _ := json.Marshal(errorEnvelope{Error: errorBody{Code: code, Message: message, Status: status}})
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// gcloudProject is the project of the OAuth client of gcloud's Application Default
+// Credentials: Google names it as the consumer of requests that name no quota project.
+const gcloudProject = "projects/764086051850"
+
+// writeQuotaProjectError answers as Google answers a request of user credentials
+// (those of gcloud auth application-default login) that names no quota project, for an
+// API that needs one: 403 with reason SERVICE_DISABLED.
+func writeQuotaProjectError(w http.ResponseWriter, service string) {
+	message := "Your application is authenticating by using local Application Default Credentials. The " + service +
+		" API requires a quota project, which is not set by default. To learn how to set your quota project, " +
+		"see https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds ."
+	status, _ := statusOf(http.StatusForbidden)
+	body, _ := json.Marshal(errorEnvelope{Error: errorBody{
+		Code: http.StatusForbidden, Message: message, Status: status,
+		Details: []any{
+			map[string]any{
+				"@type":    "type.googleapis.com/google.rpc.ErrorInfo",
+				"reason":   "SERVICE_DISABLED",
+				"domain":   "googleapis.com",
+				"metadata": map[string]string{"service": service, "consumer": gcloudProject},
+			},
+			map[string]any{
+				"@type":   "type.googleapis.com/google.rpc.LocalizedMessage",
+				"locale":  "en-US",
+				"message": message,
+			},
+		},
+	}})
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write(body)
 }
 

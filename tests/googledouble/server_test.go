@@ -351,3 +351,157 @@ func TestListenServesLoopbackOnly(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 }
+
+// postForm posts form to u.
+func postForm(t *testing.T, u string, form url.Values) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// exchange trades a user credential's refresh token for an access token at the
+// double's token endpoint, as the OAuth client libraries do.
+func exchange(t *testing.T, keyJSON []byte) string {
+	t.Helper()
+	var key map[string]string
+	if err := json.Unmarshal(keyJSON, &key); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {key["refresh_token"]},
+		"client_id": {key["client_id"]}, "client_secret": {key["client_secret"]}}
+	res := postForm(t, key["token_uri"], form)
+	defer func() { _ = res.Body.Close() }()
+	var body struct {
+		AccessToken string `json:"access_token"`
+		Error       string `json:"error"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.AccessToken == "" {
+		t.Fatalf("the token endpoint granted no token: %q", body.Error)
+	}
+	return body.AccessToken
+}
+
+func TestUserCredentialsNeedAQuotaProject(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	s.AddImportDataFile("p", "l", "j", "f", googledouble.ImportDataFile{})
+	s.SetPolicy("o", "t", "c", googledouble.Policy{})
+	keyJSON, err := s.AuthorizedUserKey("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key map[string]string
+	if err := json.Unmarshal(keyJSON, &key); err != nil {
+		t.Fatal(err)
+	}
+	if key["type"] != "authorized_user" || key["refresh_token"] == "" || key["client_secret"] == "" {
+		t.Errorf("key = %v, want an authorized_user key", key)
+	}
+	if _, ok := key["quota_project_id"]; ok {
+		t.Errorf("key = %v, want no quota_project_id", key)
+	}
+	userToken := exchange(t, keyJSON)
+
+	send := func(path, userProject string) answer {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+userToken)
+		req.Header.Set("X-Goog-Request-Reason", "audit 7")
+		if userProject != "" {
+			req.Header.Set("X-Goog-User-Project", userProject)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = res.Body.Close() }()
+		var body map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		return answer{status: res.StatusCode, body: body}
+	}
+	for _, tt := range []struct{ path, service string }{
+		{filePath, "migrationcenter.googleapis.com"},
+		{policyPath, "beyondcorp.googleapis.com"},
+	} {
+		message := "Your application is authenticating by using local Application Default Credentials. The " + tt.service +
+			" API requires a quota project, which is not set by default. To learn how to set your quota project, " +
+			"see https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds ."
+		want := answer{403, map[string]any{"error": map[string]any{
+			"code": float64(403), "status": "PERMISSION_DENIED", "message": message,
+			"details": []any{
+				map[string]any{
+					"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com",
+					"metadata": map[string]any{"service": tt.service, "consumer": "projects/764086051850"},
+				},
+				map[string]any{"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": message},
+			},
+		}}}
+		if diff := cmp.Diff(want, send(tt.path, ""), cmp.AllowUnexported(answer{})); diff != "" {
+			t.Errorf("%s without a quota project (-want +got):\n%s", tt.path, diff)
+		}
+		if got := send(tt.path, "billing-proj"); got.status != 200 {
+			t.Errorf("%s with a quota project: %+v, want 200", tt.path, got)
+		}
+	}
+	reqs := s.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests recorded, want 4", len(reqs))
+	}
+	for i, r := range reqs {
+		want := ""
+		if i%2 == 1 {
+			want = "billing-proj"
+		}
+		if r.UserProject != want || r.RequestReason != "audit 7" || !r.Authorized {
+			t.Errorf("request %d recorded as %+v, want X-Goog-User-Project %q and X-Goog-Request-Reason %q", i, r, want, "audit 7")
+		}
+	}
+	// The double's own token needs no quota project: service accounts are charged to
+	// their own project.
+	if got := mustGet(t, s, filePath); got.status != 200 {
+		t.Errorf("a service account's token without a quota project: %+v, want 200", got)
+	}
+}
+
+func TestUserCredentialsWithAWrongSecret(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	keyJSON, err := s.AuthorizedUserKey("quota-proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key map[string]string
+	if err := json.Unmarshal(keyJSON, &key); err != nil {
+		t.Fatal(err)
+	}
+	if key["quota_project_id"] != "quota-proj" {
+		t.Errorf("quota_project_id = %q, want quota-proj", key["quota_project_id"])
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {key["refresh_token"]},
+		"client_id": {key["client_id"]}, "client_secret": {"wrong"}}
+	res := postForm(t, key["token_uri"], form)
+	defer func() { _ = res.Body.Close() }()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 400 || !strings.Contains(string(body), `"invalid_grant"`) {
+		t.Errorf("a wrong client secret: %d %s, want 400 invalid_grant", res.StatusCode, body)
+	}
+	if n := s.TokenRequests(); n != 0 {
+		t.Errorf("TokenRequests = %d, want 0", n)
+	}
+}

@@ -52,6 +52,52 @@ func (s *Server) ServiceAccountKey(email string) ([]byte, error) {
 	})
 }
 
+// AuthorizedUserKey mints user credentials as gcloud auth application-default login
+// writes them (type authorized_user: an OAuth client and a refresh token), with
+// quota_project_id when quotaProject is not empty and with this double's token
+// endpoint as token_uri. The double grants access tokens of their own to their refresh
+// token, and answers requests with such a token that name no quota project
+// (X-Goog-User-Project) as Google does: 403, the API requires a quota project.
+func (s *Server) AuthorizedUserKey(quotaProject string) ([]byte, error) {
+	secret, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	refresh, err := randomHex(24)
+	if err != nil {
+		return nil, err
+	}
+	clientID := "764086051850-googledouble.apps.googleusercontent.com"
+	s.mu.Lock()
+	s.users["1//"+refresh] = userCredential{clientID: clientID, clientSecret: "d-" + secret}
+	s.mu.Unlock()
+	key := map[string]string{
+		"type":          "authorized_user",
+		"client_id":     clientID,
+		"client_secret": "d-" + secret,
+		"refresh_token": "1//" + refresh,
+		"token_uri":     s.URL + "token",
+	}
+	if quotaProject != "" {
+		key["quota_project_id"] = quotaProject
+	}
+	return json.Marshal(key)
+}
+
+// userCredential is the OAuth client a refresh token minted by AuthorizedUserKey
+// belongs to.
+type userCredential struct {
+	clientID, clientSecret string
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("googledouble: generating a secret: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
 // TokenRequests returns how many access tokens the token endpoint has granted.
 func (s *Server) TokenRequests() int {
 	s.mu.Lock()
@@ -59,28 +105,49 @@ func (s *Server) TokenRequests() int {
 	return s.grants
 }
 
-// grantToken is the OAuth 2.0 JWT-bearer grant of Google's token endpoint.
+// grantToken is Google's token endpoint: the OAuth 2.0 JWT-bearer grant of service
+// accounts and the refresh-token grant of user credentials.
 func (s *Server) grantToken(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		writeOAuthError(w, "invalid_request", "the body is not a form")
 		return
 	}
-	if g := r.PostForm.Get("grant_type"); g != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
+	var granted string
+	switch g := r.PostForm.Get("grant_type"); g {
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		if err := s.verifyAssertion(r.PostForm.Get("assertion")); err != nil {
+			writeOAuthError(w, "invalid_grant", err.Error())
+			return
+		}
+		granted = s.token
+		if granted == "" {
+			granted = "googledouble-token" // any token passes a double that checks none
+		}
+	case "refresh_token":
+		s.mu.Lock()
+		user, ok := s.users[r.PostForm.Get("refresh_token")]
+		s.mu.Unlock()
+		if !ok || r.PostForm.Get("client_id") != user.clientID || r.PostForm.Get("client_secret") != user.clientSecret {
+			writeOAuthError(w, "invalid_grant", "Bad Request")
+			return
+		}
+		suffix, err := randomHex(16)
+		if err != nil {
+			writeOAuthError(w, "server_error", err.Error())
+			return
+		}
+		granted = "ya29.googledouble-user-" + suffix
+		s.mu.Lock()
+		s.userTokens[granted] = true
+		s.mu.Unlock()
+	default:
 		writeOAuthError(w, "unsupported_grant_type", fmt.Sprintf("grant type %q is not supported", g))
-		return
-	}
-	if err := s.verifyAssertion(r.PostForm.Get("assertion")); err != nil {
-		writeOAuthError(w, "invalid_grant", err.Error())
 		return
 	}
 	s.mu.Lock()
 	s.grants++
 	s.mu.Unlock()
-	granted := s.token
-	if granted == "" {
-		granted = "googledouble-token" // any token passes a double that checks none
-	}
-	writeJSON(w, map[string]any{"access_token": granted, "token_type": "Bearer", "expires_in": 3600})
+	writeJSON(w, map[string]any{"access_token": granted, "token_type": "Bearer", "expires_in": 3600, "scope": cloudPlatformScope})
 }
 
 // verifyAssertion checks a service account's signed JWT: a key this double minted, a

@@ -80,4 +80,6 @@ type errorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Status  string `json:"status"`
+	// Details are google.rpc status details, each with its "@type".
+	Details []any `json:"details,omitempty"`
 }
