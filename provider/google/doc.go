@@ -23,6 +23,12 @@
 // impersonateServiceAccount is set, that account is acted as with whichever applies.
 // Clients are kept while the configuration is unchanged.
 //
+// Every request, retries included, carries the provider's User-Agent (with
+// appendUserAgent after it), X-Goog-Request-Reason when requestReason is set, and
+// X-Goog-User-Project naming billingProject when userProjectOverride is true; otherwise
+// the auth library sends the quota project of the credentials, if they name one. When
+// Google refuses a request for want of a quota project, the error says what to set.
+//
 // Each lookup is bounded by its context and by a timeout (Config.Timeout, else
 // DefaultTimeout). Answers 429, 500, 502, 503 and 504 and connections reset or cut
 // short are retried with exponential backoff and jitter (DefaultRetry); other failures

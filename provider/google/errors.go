@@ -29,6 +29,8 @@ type APIError struct {
 	// that carried none).
 	Code    int
 	Message string
+	// Hint says what the user can do, when the provider knows; it ends the message.
+	Hint string
 	// Err is the library's error.
 	Err *googleapi.Error
 }
@@ -41,6 +43,9 @@ func (e *APIError) Error() string {
 	msg := fmt.Sprintf("%s %s: %s", e.brief(), e.Action, e.Message)
 	if e.Code == http.StatusUnauthorized {
 		msg += "; check the provider's accessToken or credentials setting, or the Application Default Credentials"
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
 	}
 	return msg
 }
@@ -91,6 +96,26 @@ func describe(subj subject, err error) error {
 		return fmt.Errorf("%s: the answer is not the JSON the API documents (is the endpoint a Google API?): %w", subj.action, err)
 	}
 	return fmt.Errorf("%s: %w", subj.action, err)
+}
+
+// withQuotaProjectHint adds to a lookup's error what to set when Google refused the
+// request because it named no quota project (as it refuses user credentials without
+// one) and the configuration sends none.
+func withQuotaProjectHint(err error, cfg Config) error {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != http.StatusForbidden || cfg.quotaProject() != "" ||
+		!strings.Contains(strings.ToLower(apiErr.Message), "quota project") {
+		return err
+	}
+	if cfg.BillingProject != "" {
+		apiErr.Hint = "the provider's billingProject is sent only when userProjectOverride is true: " +
+			"set userProjectOverride to true (endpoints:userProjectOverride, or USER_PROJECT_OVERRIDE=true)"
+	} else {
+		apiErr.Hint = "the credentials name no quota project: set the provider's billingProject to the project " +
+			"the lookups' quota is charged to, and userProjectOverride to true (endpoints:billingProject and " +
+			"endpoints:userProjectOverride, or GOOGLE_BILLING_PROJECT and USER_PROJECT_OVERRIDE=true)"
+	}
+	return err
 }
 
 // briefly describes a failed attempt without naming the resource again, for the

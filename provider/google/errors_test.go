@@ -89,3 +89,42 @@ func TestRedactedErrorUnwrapsToTheAPIError(t *testing.T) {
 		t.Errorf("errors.As(*googleapi.Error) through the redaction = %v, want the 403", gerr)
 	}
 }
+
+func TestQuotaProjectHint(t *testing.T) {
+	t.Parallel()
+	file := subject{kind: "import data file", path: "projects/p/locations/l/importJobs/j/importDataFiles/f",
+		action: "reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f"}
+	const (
+		quotaMessage = "The migrationcenter.googleapis.com API requires a quota project, which is not set by default."
+		denied       = "permission denied (403) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: "
+		setBoth      = "; the credentials name no quota project: set the provider's billingProject to the project " +
+			"the lookups' quota is charged to, and userProjectOverride to true (endpoints:billingProject and " +
+			"endpoints:userProjectOverride, or GOOGLE_BILLING_PROJECT and USER_PROJECT_OVERRIDE=true)"
+		setOverride = "; the provider's billingProject is sent only when userProjectOverride is true: " +
+			"set userProjectOverride to true (endpoints:userProjectOverride, or USER_PROJECT_OVERRIDE=true)"
+	)
+	tests := []struct {
+		name string
+		err  error
+		cfg  Config
+		want string
+	}{
+		{"no quota project configured", &googleapi.Error{Code: 403, Message: quotaMessage}, Config{},
+			denied + quotaMessage + setBoth},
+		{"billingProject without userProjectOverride", &googleapi.Error{Code: 403, Message: quotaMessage},
+			Config{BillingProject: "b"}, denied + quotaMessage + setOverride},
+		{"a quota project was sent", &googleapi.Error{Code: 403, Message: quotaMessage},
+			Config{BillingProject: "b", UserProjectOverride: true}, denied + quotaMessage},
+		{"another 403", &googleapi.Error{Code: 403, Message: "Permission 'migrationcenter.importDataFiles.get' denied"}, Config{},
+			denied + "Permission 'migrationcenter.importDataFiles.get' denied"},
+		{"another status", &googleapi.Error{Code: 400, Message: "Invalid quota project"}, Config{},
+			"invalid argument (400) reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: Invalid quota project"},
+		{"not an answer", errors.New("quota project: dial tcp: no such host"), Config{},
+			"reading import data file projects/p/locations/l/importJobs/j/importDataFiles/f: quota project: dial tcp: no such host"},
+	}
+	for _, tt := range tests {
+		if got := withQuotaProjectHint(describe(file, tt.err), tt.cfg).Error(); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}

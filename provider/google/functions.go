@@ -58,7 +58,12 @@ func (l *lookups) clients(ctx context.Context, cfg Config) (*clients, error) {
 		old.beyondcorp.CloseIdleConnections()
 	}
 	l.key, l.built = cfg, c
-	p.GetLogger(ctx).Debugf("built Google API clients using %s", c.credentials)
+	log := p.GetLogger(ctx)
+	log.Debugf("built Google API clients using %s", c.credentials)
+	if cfg.BillingProject != "" && !cfg.UserProjectOverride {
+		log.Debugf("the lookups send no X-Goog-User-Project header: billingProject %s is sent only when userProjectOverride is true",
+			cfg.BillingProject)
+	}
 	return c, nil
 }
 
@@ -92,7 +97,7 @@ func invoke[T any](
 	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
 	v, err := retry(ctx, DefaultRetry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
-		return p.InvokeResponse{}, redact(err, cfg)
+		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)
 	}
 	return p.InvokeResponse{Return: withSecret(outputs(v), anySecret(in))}, nil
 }

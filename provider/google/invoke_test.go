@@ -54,6 +54,10 @@ func TestMain(m *testing.M) {
 	google.DefaultTimeout = lookupTimeout
 	google.DefaultRetry = google.RetryPolicy{Base: 5 * time.Millisecond, Factor: 2, Max: 40 * time.Millisecond, Attempts: 4}
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	// The headers the tests check are the settings' alone.
+	for _, env := range headerEnv {
+		_ = os.Unsetenv(env)
+	}
 	code := m.Run()
 	for _, s := range secrets {
 		if strings.Contains(logs.String(), s) {

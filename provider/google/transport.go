@@ -54,15 +54,25 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 	// generated client, and the generated Migration Center client links thousands of
 	// types and methods for one call (several MiB of resident memory in every plugin
 	// process). The endpoint is always a full URL, so no default endpoint is needed.
+	// The transport sets the User-Agent, X-Goog-User-Project and X-Goog-Request-Reason
+	// headers of every request, retries included, over any the request carries. A
+	// quota project given here wins over the quota_project_id of a credentials file,
+	// which the transport sends otherwise.
+	opts := []option.ClientOption{
+		creds.option,
+		option.WithScopes(cloudPlatformScope),
+		option.WithUserAgent(cfg.userAgent()),
+		internaloption.WithDefaultScopes(cloudPlatformScope),
+		internaloption.EnableNewAuthLibrary(),
+	}
+	if project := cfg.quotaProject(); project != "" {
+		opts = append(opts, option.WithQuotaProject(project))
+	}
+	if cfg.RequestReason != "" {
+		opts = append(opts, option.WithRequestReason(cfg.RequestReason))
+	}
 	httpClient := func(base string) (*http.Client, error) {
-		hc, _, err := htransport.NewClient(ctx,
-			creds.option,
-			option.WithScopes(cloudPlatformScope),
-			option.WithUserAgent(cfg.UserAgent),
-			option.WithEndpoint(base),
-			internaloption.WithDefaultScopes(cloudPlatformScope),
-			internaloption.EnableNewAuthLibrary(),
-		)
+		hc, _, err := htransport.NewClient(ctx, append(opts, option.WithEndpoint(base))...)
 		return hc, err
 	}
 	migrationHTTP, err := httpClient(migrationBase)
@@ -140,7 +150,7 @@ func baseCredentials(cfg Config) (credentialSource, error) {
 		if err != nil {
 			return credentialSource{}, err
 		}
-		creds, err := credentials.NewCredentialsFromJSON(typ, key, &credentials.DetectOptions{Scopes: scopes})
+		creds, err := credentials.NewCredentialsFromJSON(typ, key, &credentials.DetectOptions{Scopes: scopes, TokenURL: userTokenURL(typ, key)})
 		if err != nil {
 			return credentialSource{}, fmt.Errorf("loading the %s key %s: %w", typ, from, err)
 		}
@@ -191,6 +201,22 @@ func keyType(key []byte) (credentials.CredType, error) {
 			head.Type, strings.Join(names, ", "))
 	}
 	return typ, nil
+}
+
+// userTokenURL is the token_uri of an authorized_user key, as Google's Python auth
+// library honours it; "" (Google's token endpoint) when the key names none, as those
+// gcloud writes do. Other key types carry their token endpoint themselves.
+func userTokenURL(typ credentials.CredType, key []byte) string {
+	if typ != credentials.AuthorizedUser {
+		return ""
+	}
+	var head struct {
+		TokenURI string `json:"token_uri"`
+	}
+	if err := json.Unmarshal(key, &head); err != nil {
+		return ""
+	}
+	return head.TokenURI
 }
 
 // impersonated names the service account in the errors of an impersonated token source.
