@@ -112,6 +112,8 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	vars := spec.MustLoad().Config.Variables
 	fields := cfg.fields()
 	set := map[string]bool{}
+	// fromEnv names the environment variable each key was read from.
+	fromEnv := map[string]string{}
 	// reject records why the value of key is not accepted.
 	reject := func(key, reason string) {
 		failures = append(failures, p.CheckFailure{Property: key, Reason: reason})
@@ -150,6 +152,7 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 			if reason := setField(key, field, property.New(v)); reason != "" {
 				reject(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
 			}
+			fromEnv[key] = env
 			break
 		}
 	}
@@ -158,9 +161,36 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		// the list it was.
 		cfg.Kube.Kubeconfig, cfg.Kube.KubeconfigPaths = "", kubeconfigList(env)
 	}
+	checkGoogleHeaders(cfg, set, fromEnv, reject)
 	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, reject)
 	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, reject)
 	return cfg, failures, warnings
+}
+
+// checkGoogleHeaders checks the settings the Google lookups send in headers. A
+// userProjectOverride set to true in the provider's configuration needs a
+// billingProject; one from the environment fails only the lookups (see
+// google.ErrNoBillingProject), as that variable may be meant for other providers.
+func checkGoogleHeaders(cfg Config, set map[string]bool, fromEnv map[string]string, reject func(key, reason string)) {
+	headers := map[string]string{
+		"billingProject":  cfg.Google.BillingProject,
+		"requestReason":   cfg.Google.RequestReason,
+		"appendUserAgent": cfg.Google.AppendUserAgent,
+	}
+	for _, key := range slices.Sorted(maps.Keys(headers)) {
+		if strings.IndexFunc(headers[key], func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) < 0 {
+			continue
+		}
+		reason := key + " must not contain line breaks or other control characters: it is sent in an HTTP header"
+		if env := fromEnv[key]; env != "" {
+			reason += fmt.Sprintf(" (from the %s environment variable)", env)
+		}
+		reject(key, reason)
+	}
+	if set["userProjectOverride"] && cfg.Google.UserProjectOverride && cfg.Google.BillingProject == "" &&
+		!slices.Contains(cfg.Unknown, "billingProject") {
+		reject("billingProject", google.ErrNoBillingProject.Error())
+	}
 }
 
 // setField sets one field from a value and returns the rule the value breaks, if any.

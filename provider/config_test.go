@@ -247,6 +247,41 @@ func TestParseConfig(t *testing.T) {
 			want: Config{Google: google.Config{BillingProject: "billing"}},
 		},
 		{
+			name: "userProjectOverride without billingProject fails on billingProject",
+			args: map[string]property.Value{"userProjectOverride": property.New(true)},
+			want: Config{Google: google.Config{UserProjectOverride: true}},
+			wantFailures: []p.CheckFailure{{Property: "billingProject", Reason: "userProjectOverride is true but billingProject is not set: " +
+				"set billingProject (endpoints:billingProject, or GOOGLE_BILLING_PROJECT) to the project the lookups' quota is charged to, " +
+				"or set userProjectOverride to false"}},
+		},
+		{
+			name: "userProjectOverride with billingProject from the environment",
+			args: map[string]property.Value{"userProjectOverride": str("true")},
+			env:  map[string]string{"GOOGLE_BILLING_PROJECT": "billing"},
+			want: Config{Google: google.Config{UserProjectOverride: true, BillingProject: "billing"}},
+		},
+		{
+			name: "USER_PROJECT_OVERRIDE alone, perhaps meant for other providers, fails only the lookups",
+			env:  map[string]string{"USER_PROJECT_OVERRIDE": "true"},
+			want: Config{Google: google.Config{UserProjectOverride: true}},
+		},
+		{
+			name: "userProjectOverride with a billingProject not known yet",
+			args: map[string]property.Value{"userProjectOverride": property.New(true), "billingProject": property.New(property.Computed)},
+			want: Config{Google: google.Config{UserProjectOverride: true}, Unknown: []string{"billingProject"}},
+		},
+		{
+			name: "header settings with control characters",
+			args: map[string]property.Value{"requestReason": str("line one\nline two"), "billingProject": str("proj\t")},
+			env:  map[string]string{"GOOGLE_APPEND_USER_AGENT": "agent\r"},
+			want: Config{Google: google.Config{RequestReason: "line one\nline two", BillingProject: "proj\t", AppendUserAgent: "agent\r"}},
+			wantFailures: []p.CheckFailure{
+				{Property: "appendUserAgent", Reason: "appendUserAgent must not contain line breaks or other control characters: " +
+					"it is sent in an HTTP header (from the GOOGLE_APPEND_USER_AGENT environment variable)"},
+				{Property: "requestReason", Reason: "requestReason must not contain line breaks or other control characters: it is sent in an HTTP header"},
+			},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},

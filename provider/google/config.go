@@ -1,6 +1,7 @@
 package google
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -52,6 +53,19 @@ func (c Config) userAgent() string {
 		return c.UserAgent
 	}
 	return strings.TrimSpace(c.UserAgent + " " + c.AppendUserAgent)
+}
+
+// ErrNoBillingProject is the configuration that asks for a quota project and names none.
+var ErrNoBillingProject = errors.New("userProjectOverride is true but billingProject is not set: " +
+	"set billingProject (endpoints:billingProject, or GOOGLE_BILLING_PROJECT) to the project the lookups' quota is charged to, " +
+	"or set userProjectOverride to false")
+
+// check returns what makes the configuration unusable by the lookups, or nil.
+func (c Config) check() error {
+	if c.UserProjectOverride && c.BillingProject == "" {
+		return ErrNoBillingProject
+	}
+	return nil
 }
 
 // quotaProject is the project sent as X-Goog-User-Project, or "" when none is.

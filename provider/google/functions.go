@@ -87,6 +87,9 @@ func invoke[T any](
 	if a.unknown {
 		return p.InvokeResponse{Return: property.Map{}}, nil
 	}
+	if err := cfg.check(); err != nil {
+		return p.InvokeResponse{}, fmt.Errorf("%s: %w", function, err)
+	}
 	c, err := l.clients(ctx, cfg)
 	if err != nil {
 		return p.InvokeResponse{}, redact(fmt.Errorf("%s: %w", function, err), cfg)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
@@ -253,5 +254,46 @@ func TestUserCredentialsWithQuotaProject(t *testing.T) {
 			}
 			assertSent(t, double, 2, sent{UserProject: tt.want, UserAgent: userAgent})
 		})
+	}
+}
+
+const noBillingProject = "userProjectOverride is true but billingProject is not set: " +
+	"set billingProject (endpoints:billingProject, or GOOGLE_BILLING_PROJECT) to the project the lookups' quota is charged to, " +
+	"or set userProjectOverride to false"
+
+func TestUserProjectOverrideWithoutBillingProjectFailsTheConfiguration(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t)
+	args := property.NewMap(map[string]property.Value{"userProjectOverride": property.New(true)})
+	resp, err := srv.CheckConfig(p.CheckRequest{Urn: "urn:pulumi:s::p::pulumi:providers:endpoints::default", Inputs: args})
+	if err != nil {
+		t.Fatalf("CheckConfig: %v", err)
+	}
+	want := []p.CheckFailure{{Property: "billingProject", Reason: noBillingProject}}
+	if diff := cmp.Diff(want, resp.Failures); diff != "" {
+		t.Errorf("CheckConfig failures (-want +got):\n%s", diff)
+	}
+	err = srv.Configure(p.ConfigureRequest{Args: args})
+	if want := "invalid provider configuration: " + noBillingProject; err == nil || err.Error() != want {
+		t.Errorf("Configure: err = %v\nwant %s", err, want)
+	}
+}
+
+//nolint:paralleltest // it sets USER_PROJECT_OVERRIDE, which provider.New reads
+func TestUserProjectOverrideFromEnvironmentWithoutBillingProjectFailsTheLookups(t *testing.T) {
+	for _, env := range headerEnv {
+		t.Setenv(env, "")
+	}
+	t.Setenv("USER_PROJECT_OVERRIDE", "true")
+	h := start(t, nil) // the configuration itself is accepted
+	addObjects(h.double)
+	for _, l := range lookups {
+		err := h.invokeWithin(lookupTimeout, l.token, l.args())
+		if want := l.name + ": " + noBillingProject; err == nil || err.Error() != want {
+			t.Errorf("err = %v\nwant %s", err, want)
+		}
+	}
+	if n := h.requests(); n != 0 {
+		t.Errorf("the double received %d requests, want none", n)
 	}
 }
