@@ -161,17 +161,20 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 		// the list it was.
 		cfg.Kube.Kubeconfig, cfg.Kube.KubeconfigPaths = "", kubeconfigList(env)
 	}
-	checkGoogleHeaders(cfg, set, fromEnv, reject)
+	// The SDKs' provider resources copy USER_PROJECT_OVERRIDE into the setting: it
+	// still comes from the environment.
+	envOverride, _ := strconv.ParseBool(strings.TrimSpace(getenv("USER_PROJECT_OVERRIDE")))
+	checkGoogleHeaders(cfg, set["userProjectOverride"] && !envOverride, fromEnv, reject)
 	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, reject)
 	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, reject)
 	return cfg, failures, warnings
 }
 
 // checkGoogleHeaders checks the settings the Google lookups send in headers. A
-// userProjectOverride set to true in the provider's configuration needs a
-// billingProject; one from the environment fails only the lookups (see
+// userProjectOverride set to true in the provider's configuration (explicitOverride)
+// needs a billingProject; one from the environment fails only the lookups (see
 // google.ErrNoBillingProject), as that variable may be meant for other providers.
-func checkGoogleHeaders(cfg Config, set map[string]bool, fromEnv map[string]string, reject func(key, reason string)) {
+func checkGoogleHeaders(cfg Config, explicitOverride bool, fromEnv map[string]string, reject func(key, reason string)) {
 	headers := map[string]string{
 		"billingProject":  cfg.Google.BillingProject,
 		"requestReason":   cfg.Google.RequestReason,
@@ -187,7 +190,7 @@ func checkGoogleHeaders(cfg Config, set map[string]bool, fromEnv map[string]stri
 		}
 		reject(key, reason)
 	}
-	if set["userProjectOverride"] && cfg.Google.UserProjectOverride && cfg.Google.BillingProject == "" &&
+	if explicitOverride && cfg.Google.UserProjectOverride && cfg.Google.BillingProject == "" &&
 		!slices.Contains(cfg.Unknown, "billingProject") {
 		reject("billingProject", google.ErrNoBillingProject.Error())
 	}

@@ -266,6 +266,12 @@ func TestParseConfig(t *testing.T) {
 			want: Config{Google: google.Config{UserProjectOverride: true}},
 		},
 		{
+			name: "userProjectOverride copied from USER_PROJECT_OVERRIDE (as the SDKs do) still fails only the lookups",
+			args: map[string]property.Value{"userProjectOverride": str("true")},
+			env:  map[string]string{"USER_PROJECT_OVERRIDE": "true"},
+			want: Config{Google: google.Config{UserProjectOverride: true}},
+		},
+		{
 			name: "userProjectOverride with a billingProject not known yet",
 			args: map[string]property.Value{"userProjectOverride": property.New(true), "billingProject": property.New(property.Computed)},
 			want: Config{Google: google.Config{UserProjectOverride: true}, Unknown: []string{"billingProject"}},
