@@ -72,7 +72,7 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 		opts = append(opts, option.WithRequestReason(cfg.RequestReason))
 	}
 	httpClient := func(base string) (*http.Client, error) {
-		hc, _, err := htransport.NewClient(ctx, append(opts, option.WithEndpoint(base))...)
+		hc, _, err := htransport.NewClient(ctx, slices.Concat(opts, []option.ClientOption{option.WithEndpoint(base)})...)
 		return hc, err
 	}
 	migrationHTTP, err := httpClient(migrationBase)
