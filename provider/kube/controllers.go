@@ -246,10 +246,10 @@ func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
 	for _, it := range itemsOf(olds) {
 		old[it.id] = endpointsKind.form.Object(it.inputs)
 	}
-	o := objects{kind: endpointsKind, client: c}
+	o := kindClient{kind: endpointsKind, client: c}
 	var objs []*unstructured.Unstructured
 	for _, it := range itemsOf(news) {
-		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(nested(it.inputs, "metadata")) {
+		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
 			continue
 		}
 		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {

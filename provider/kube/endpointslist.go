@@ -39,11 +39,11 @@ import (
 // metadata: the list's own metadata is not stored in the cluster (a list is not an
 // object); its outputs are the inputs given, and after an import the resourceVersion
 // of the list the objects were read from.
-type EndpointsList struct{ base }
+type EndpointsList struct{ clusterResource }
 
 // NewEndpointsList returns the EndpointsList resource.
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{base{client: client, options: options, kind: endpointsKind}}
+	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
 }
 
 const defaultImportPageSize = 500
@@ -92,10 +92,10 @@ var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
 // the next unused name the previous inputs gave to the same prefix; "" when the item
 // needs none.
 func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
-	if name, set := str(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
+	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
 		return "", nil
 	}
-	prefix, ok := str(meta, "generateName")
+	prefix, ok := stringField(meta, "generateName")
 	if !ok || prefix == "" {
 		return "", nil
 	}
@@ -123,8 +123,8 @@ const generatedNameLength = 5
 func generatedNames(olds property.Map) map[string][]string {
 	out := map[string][]string{}
 	for _, it := range itemsOf(olds) {
-		meta := nested(it.inputs, "metadata")
-		if prefix, ok := str(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
+		meta := mapField(it.inputs, "metadata")
+		if prefix, ok := stringField(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
 			out[prefix] = append(out[prefix], it.id.name)
 		}
 	}
@@ -167,10 +167,10 @@ type listItem struct {
 	output property.Map
 }
 
-// target is what deleting the item deletes: read from a state, it names the UID of
+// deleteTarget is what deleting the item deletes: read from a state, it names the UID of
 // the object written.
-func (it listItem) target() target {
-	return target{id: it.id, uid: uidOf(it.inputs)}
+func (it listItem) deleteTarget() deleteTarget {
+	return deleteTarget{id: it.id, uid: uidOf(it.inputs)}
 }
 
 func itemsOf(m property.Map) []listItem {
@@ -183,9 +183,9 @@ func itemsOf(m property.Map) []listItem {
 		if !item.IsMap() {
 			continue
 		}
-		meta := nested(item.AsMap(), "metadata")
-		ns, _ := str(meta, "namespace")
-		name, _ := str(meta, "name")
+		meta := mapField(item.AsMap(), "metadata")
+		ns, _ := stringField(meta, "namespace")
+		name, _ := stringField(meta, "name")
 		items = append(items, listItem{id: objectID{namespace: ns, name: name}, inputs: item.AsMap()})
 	}
 	return items
@@ -210,7 +210,7 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 // untracked, and the next update creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err == nil {
 		warnItems(ctx, o.client, req.Properties, property.Map{})
 	}
@@ -326,7 +326,7 @@ func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
 
 // createItem creates one item and returns its outputs. In a preview whose server
 // cannot judge the item yet (see previewCreate), the outputs are its inputs.
-func createItem(ctx context.Context, o objects, it listItem, dryRun bool) (property.Map, error) {
+func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (property.Map, error) {
 	if !dryRun {
 		obj, err := o.create(ctx, o.newObject(it.inputs), false)
 		if err != nil {
@@ -350,7 +350,7 @@ func partial(err error, done []listItem) (*p.InitializationFailed, error) {
 // forItems; items gone from the cluster leave the state), or imports a set by selector
 // when the state records none.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -398,7 +398,7 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 }
 
 // importSet lists the Endpoints an import ID selects, following continue tokens.
-func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.ReadResponse, error) {
+func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
 	namespace, opts, err := parseImportID(id, o.client.Namespace)
 	if err != nil {
 		return p.ReadResponse{}, err
@@ -439,10 +439,10 @@ func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.
 }
 
 // parseImportID reads `namespace?labelSelector=...&limit=N`.
-func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, error) {
+func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
 	namespace, rawQuery, _ := strings.Cut(id, "?")
 	if namespace == "" {
-		namespace = defaultNamespace
+		namespace = fallbackNamespace
 	}
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -466,7 +466,7 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them and left alone
-// otherwise (see objects.update), items it lost are deleted (after the writes, so a failed write
+// otherwise (see kindClient.update), items it lost are deleted (after the writes, so a failed write
 // deletes nothing). The writes go as Create's do (see forItems). On a failure the
 // partial state is the set as it is: every item written, and none of those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -474,7 +474,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
@@ -547,13 +547,13 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 		return fail(err)
 	}
 	if !req.DryRun {
-		var gone []target
+		var gone []deleteTarget
 		for _, id := range order {
 			if !wanted[id] {
-				gone = append(gone, current[id].target())
+				gone = append(gone, current[id].deleteTarget())
 			}
 		}
-		removed, err := o.removeAll(ctx, gone, r.options().DeletePolicy, timeout(req.Timeout))
+		removed, err := o.removeAll(ctx, gone, r.options().DeletePolicy, engineTimeout(req.Timeout))
 		for _, id := range removed {
 			delete(current, id)
 		}
@@ -567,14 +567,14 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 // Delete deletes every item the state records (each by its UID) and waits until all
 // are gone; it reports every item that could not be deleted.
 func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return err
 	}
-	var targets []target
+	var targets []deleteTarget
 	for _, it := range itemsOf(req.Properties) {
-		targets = append(targets, it.target())
+		targets = append(targets, it.deleteTarget())
 	}
-	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, timeout(req.Timeout))
+	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
 	return err
 }

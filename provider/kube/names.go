@@ -110,8 +110,8 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 	_, hasName := meta.GetOk("name")
 	_, hasGenerateName := meta.GetOk("generateName")
 	if !hasName && !hasGenerateName {
-		oldMeta := nested(olds, "metadata")
-		oldName, _ := str(oldMeta, "name")
+		oldMeta := mapField(olds, "metadata")
+		oldName, _ := stringField(oldMeta, "name")
 		if _, oldGenerated := oldMeta.GetOk("generateName"); oldGenerated {
 			oldName = ""
 		}

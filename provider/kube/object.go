@@ -24,19 +24,19 @@ import (
 // FieldManager names the provider in the objects' managedFields.
 const FieldManager = "pulumi-resource-endpoints"
 
-// objects runs one kind's API calls on one cluster.
-type objects struct {
+// kindClient runs the API calls for one kind of object on one cluster.
+type kindClient struct {
 	kind   kind
 	client *Client
 }
 
-func (o objects) api(namespace string) dynamic.ResourceInterface {
+func (o kindClient) api(namespace string) dynamic.ResourceInterface {
 	return o.client.Dynamic.Resource(o.kind.resource).Namespace(namespace)
 }
 
 // newObject builds the object to send from the resource's inputs, with the kind's
 // default labels.
-func (o objects) newObject(inputs property.Map) *unstructured.Unstructured {
+func (o kindClient) newObject(inputs property.Map) *unstructured.Unstructured {
 	obj := map[string]any{"apiVersion": o.kind.apiVersion, "kind": o.kind.name}
 	for _, f := range append([]string{"metadata"}, o.kind.fields...) {
 		if v, ok := inputs.GetOk(f); ok {
@@ -54,7 +54,7 @@ func idOf(obj *unstructured.Unstructured) objectID {
 }
 
 // create creates the object; dryRun asks the server to validate and default it only.
-func (o objects) create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
 	opts := metav1.CreateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
@@ -71,7 +71,7 @@ func (o objects) create(ctx context.Context, obj *unstructured.Unstructured, dry
 }
 
 // get reads the object; a missing object is (nil, nil).
-func (o objects) get(ctx context.Context, id objectID) (*unstructured.Unstructured, error) {
+func (o kindClient) get(ctx context.Context, id objectID) (*unstructured.Unstructured, error) {
 	out, err := o.api(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -96,7 +96,7 @@ const conflictRetries = 5
 // guarded by the recorded resourceVersion, it succeeds only if nobody wrote the object
 // since, that is, if the state is the live object. If somebody did (a conflict), or
 // the object is gone, it reads the object and goes on as above.
-func (o objects) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, dryRun bool,
+func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, dryRun bool,
 ) (*unstructured.Unstructured, error) {
 	opts := metav1.UpdateOptions{FieldManager: FieldManager}
 	if dryRun {
@@ -143,12 +143,12 @@ func (o objects) update(ctx context.Context, id objectID, state, oldInputs, inpu
 // leave out only managedFields, which the server keeps when an update leaves them
 // out), or nil when the state does not record one of id with a resourceVersion (a
 // create whose answer was lost, a preview).
-func (o objects) recorded(id objectID, state property.Map) *unstructured.Unstructured {
-	meta := nested(state, "metadata")
-	name, _ := str(meta, "name")
-	namespace, _ := str(meta, "namespace")
-	version, _ := str(meta, "resourceVersion")
-	uid, _ := str(meta, "uid")
+func (o kindClient) recorded(id objectID, state property.Map) *unstructured.Unstructured {
+	meta := mapField(state, "metadata")
+	name, _ := stringField(meta, "name")
+	namespace, _ := stringField(meta, "namespace")
+	version, _ := stringField(meta, "resourceVersion")
+	uid, _ := stringField(meta, "uid")
 	if name != id.name || namespace != id.namespace || version == "" || uid == "" || hasUnknowns(state) {
 		return nil
 	}
@@ -167,7 +167,7 @@ func (o objects) recorded(id objectID, state property.Map) *unstructured.Unstruc
 }
 
 // merge applies the desired inputs to a copy of the live object (see update).
-func (o objects) merge(live *unstructured.Unstructured, oldInputs, inputs property.Map) *unstructured.Unstructured {
+func (o kindClient) merge(live *unstructured.Unstructured, oldInputs, inputs property.Map) *unstructured.Unstructured {
 	out := live.DeepCopy()
 	desired := o.newObject(inputs).Object
 	for _, f := range o.kind.fields {
@@ -245,7 +245,7 @@ func partialFailure(reason string) (*p.InitializationFailed, error) {
 // held by an object this provider wrote (the object being replaced under the same
 // name, which the update deletes first). A name held by anybody else's object is the
 // 409 that `up` would meet, reported now.
-func (o objects) previewCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out, err := o.create(ctx, obj, true)
 	switch {
 	case err == nil:
@@ -283,10 +283,10 @@ const DefaultDeletePolicy = metav1.DeletePropagationBackground
 // defaultDeleteTimeout bounds a delete that the program gave no custom timeout.
 const defaultDeleteTimeout = 10 * time.Minute
 
-// target is one object to delete: its name and, when the state recorded it, the UID
+// deleteTarget is one object to delete: its name and, when the state recorded it, the UID
 // of the object the provider wrote. Another object under the same name (recreated by a
 // controller or a person) is not the target.
-type target struct {
+type deleteTarget struct {
 	id  objectID
 	uid types.UID
 }
@@ -297,7 +297,7 @@ type target struct {
 // UID, counts as deleted. When the delete's answer shows the object already gone
 // (nothing holds it), no wait is needed. When the wait ends first, the error says what
 // holds the object: its finalizers, by name.
-func (o objects) remove(ctx context.Context, t target, policy DeletePolicy, timeout time.Duration) error {
+func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePolicy, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = defaultDeleteTimeout
 	}
@@ -339,7 +339,7 @@ func (o objects) remove(ctx context.Context, t target, policy DeletePolicy, time
 // deleteObject sends the DELETE and returns the server's answer: the object while
 // something (finalizers, graceful deletion) holds it, nil when the answer is a
 // Status, which the server sends once the object is gone.
-func (o objects) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
+func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
 ) (*unstructured.Unstructured, error) {
 	body, err := json.Marshal(opts)
 	if err != nil {
@@ -361,7 +361,7 @@ func (o objects) deleteObject(ctx context.Context, id objectID, opts metav1.Dele
 }
 
 // objectPath is the URL path of one object of the kind.
-func (o objects) objectPath(id objectID) string {
+func (o kindClient) objectPath(id objectID) string {
 	r := o.kind.resource
 	prefix := "/api/" + r.Version
 	if r.Group != "" {
@@ -374,7 +374,7 @@ func (o objects) objectPath(id objectID) string {
 // last read, so the wait ends as soon as the server deletes the object, or as soon as
 // another object (another UID) holds the name. A watch that breaks off is started
 // again.
-func (o objects) waitGone(ctx context.Context, t target, timeout time.Duration) error {
+func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.Duration) error {
 	for {
 		live, err := o.get(ctx, t.id)
 		switch {
@@ -401,9 +401,9 @@ func (o objects) waitGone(ctx context.Context, t target, timeout time.Duration) 
 		}
 		for event := range w.ResultChan() {
 			obj, isObject := event.Object.(*unstructured.Unstructured)
-			gone := event.Type == watch.Deleted ||
+			ended := event.Type == watch.Deleted ||
 				(event.Type == watch.Added || event.Type == watch.Modified) && isObject && obj.GetUID() != t.uid
-			if gone {
+			if ended {
 				w.Stop()
 				return nil
 			}
@@ -423,7 +423,7 @@ const (
 
 // removeAll removes the targets concurrently and returns the names of those that are
 // gone, with every failure joined.
-func (o objects) removeAll(ctx context.Context, targets []target, policy DeletePolicy, timeout time.Duration,
+func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, policy DeletePolicy, timeout time.Duration,
 ) ([]objectID, error) {
 	var (
 		mu      sync.Mutex
@@ -449,7 +449,7 @@ func (o objects) removeAll(ctx context.Context, targets []target, policy DeleteP
 }
 
 // stillThere explains why a delete did not finish.
-func (o objects) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, timeout time.Duration) error {
+func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, timeout time.Duration) error {
 	cause := context.Cause(ctx)
 	what := fmt.Sprintf("%s %s was not deleted within %s", o.kind.name, id, timeout)
 	if !errors.Is(cause, errDeleteTimeout) {

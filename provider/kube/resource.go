@@ -25,21 +25,21 @@ type Options struct {
 // OptionsFunc returns the settings in force.
 type OptionsFunc func() Options
 
-// base is what both resources hold: the client, their settings and the kind of object
+// clusterResource is what both resources hold: the client, their settings and the kind of object
 // they write.
-type base struct {
+type clusterResource struct {
 	client  ClientFunc
 	options OptionsFunc
 	kind    kind
 }
 
-// objects returns the API calls for the resource's kind on the configured cluster.
-func (b base) objects(ctx context.Context) (objects, error) {
+// connect returns the API calls for the resource's kind on the configured cluster.
+func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 	c, err := b.client(ctx)
 	if err != nil {
-		return objects{}, err
+		return kindClient{}, err
 	}
-	return objects{kind: b.kind, client: c}, nil
+	return kindClient{kind: b.kind, client: c}, nil
 }
 
 // defaultNamespace is the namespace for objects that name none. Check must work
@@ -70,7 +70,7 @@ func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.Ch
 // travels with an error: the engine records the state and reports the error, and
 // pulumi-go-provider requires the error to be non-nil alongside it.
 
-// timeout converts an engine timeout in seconds (0: none given).
-func timeout(seconds float64) time.Duration {
+// engineTimeout converts an engine timeout in seconds (0: none given).
+func engineTimeout(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second))
 }

@@ -130,10 +130,10 @@ func (r reachability) previewFallback(ctx context.Context, err error) bool {
 	return true
 }
 
-// fail names the server in an unreachable cluster's error, with what the user can do.
+// unreachableError names the server in an unreachable cluster's error, with what the user can do.
 // An answer lost on a broken connection is told apart: the server was reached, and
 // the write may have taken effect.
-func (r reachability) fail(ctx context.Context, err error, hint string) error {
+func (r reachability) unreachableError(ctx context.Context, err error, hint string) error {
 	if !unreachable(err) {
 		return err
 	}
@@ -148,9 +148,9 @@ func (r reachability) fail(ctx context.Context, err error, hint string) error {
 	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
 }
 
-// gone tells whether err means the cluster cannot be reached at all, the case the
+// clusterGone tells whether err means the cluster cannot be reached at all, the case the
 // deleteUnreachable and skipUpdateUnreachable settings are for.
-func gone(err error) bool {
+func clusterGone(err error) bool {
 	return unreachable(err) && !answerLost(err)
 }
 
@@ -169,7 +169,7 @@ func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.Create
 	if req.DryRun && r.previewFallback(ctx, err) {
 		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
 	}
-	return resp, r.fail(ctx, err, "the create is retried by the next `pulumi up`")
+	return resp, r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
 }
 
 func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -180,34 +180,34 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	switch {
 	case req.DryRun && r.previewFallback(ctx, err):
 		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
-	case !req.DryRun && gone(err) && r.options().SkipUpdateUnreachable:
+	case !req.DryRun && clusterGone(err) && r.options().SkipUpdateUnreachable:
 		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
-			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.fail(ctx, err, "skipped"))
+			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.unreachableError(ctx, err, "skipped"))
 		state := resp.Properties
 		if state.Len() == 0 {
 			state = req.State
 		}
 		return p.UpdateResponse{Properties: state}, nil
 	}
-	return resp, r.fail(ctx, err, skipHint)
+	return resp, r.unreachableError(ctx, err, skipHint)
 }
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	resp, err := r.Lifecycle.Read(ctx, req)
-	if gone(err) && r.options().DeleteUnreachable {
+	if clusterGone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 		return p.ReadResponse{}, nil
 	}
-	return resp, r.fail(ctx, err, dropHint)
+	return resp, r.unreachableError(ctx, err, dropHint)
 }
 
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
-	if gone(err) && r.options().DeleteUnreachable {
+	if clusterGone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 		return nil
 	}
-	return r.fail(ctx, err, dropHint)
+	return r.unreachableError(ctx, err, dropHint)
 }

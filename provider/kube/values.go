@@ -56,16 +56,16 @@ func fromPlain(v any) property.Value {
 	}
 }
 
-// nested reads a map-valued key of a property map; missing or non-map gives an empty map.
-func nested(m property.Map, key string) property.Map {
+// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
+func mapField(m property.Map, key string) property.Map {
 	if v, ok := m.GetOk(key); ok && v.IsMap() {
 		return v.AsMap()
 	}
 	return property.Map{}
 }
 
-// str reads a known string key of a property map.
-func str(m property.Map, key string) (string, bool) {
+// stringField reads a known string key of a property map.
+func stringField(m property.Map, key string) (string, bool) {
 	v, ok := m.GetOk(key)
 	if !ok || !v.IsString() {
 		return "", false
@@ -79,6 +79,6 @@ func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
 // uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
 // the state does not know it, e.g. after a create whose answer never came).
 func uidOf(state property.Map) types.UID {
-	uid, _ := str(nested(state, "metadata"), "uid")
+	uid, _ := stringField(mapField(state, "metadata"), "uid")
 	return types.UID(uid)
 }
