@@ -246,7 +246,6 @@ func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
 	for _, it := range itemsOf(olds) {
 		old[it.id] = endpointsKind.form.Object(it.inputs)
 	}
-	o := kindClient{kind: endpointsKind, client: c}
 	var objs []*unstructured.Unstructured
 	for _, it := range itemsOf(news) {
 		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
@@ -255,7 +254,7 @@ func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
 		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
 			continue
 		}
-		objs = append(objs, o.newObject(it.inputs))
+		objs = append(objs, endpointsKind.object(it.inputs))
 	}
 	warnControllers(ctx, c, endpointsKind, objs)
 }

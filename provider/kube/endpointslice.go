@@ -61,8 +61,7 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
 	if d.HasChanges {
-		o := kindClient{kind: endpointSliceKind}
-		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{o.newObject(req.Inputs)})
+		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
 	}
 	return d, nil
 }
@@ -71,14 +70,14 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 // the server's verdict shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Properties) {
-		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{kindClient{kind: r.kind}.newObject(req.Properties)})
+		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{r.kind.object(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
 	o, err := r.connect(ctx)
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	desired := o.newObject(req.Properties)
+	desired := o.kind.object(req.Properties)
 	warnControllers(ctx, o.client, o.kind, []*unstructured.Unstructured{desired})
 	if req.DryRun {
 		obj, err := o.previewCreate(ctx, desired)
@@ -167,7 +166,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 // state records the create ID again, so the next update finds the slice.
 func (r *EndpointSlice) createAgain(ctx context.Context, o kindClient, id objectID, req p.UpdateRequest,
 ) (p.UpdateResponse, error) {
-	desired := o.newObject(req.Inputs)
+	desired := o.kind.object(req.Inputs)
 	createID, err := labelCreate(desired, createIDOf(req.State))
 	if err != nil {
 		return p.UpdateResponse{}, err

@@ -328,13 +328,13 @@ func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
 // cannot judge the item yet (see previewCreate), the outputs are its inputs.
 func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (property.Map, error) {
 	if !dryRun {
-		obj, err := o.create(ctx, o.newObject(it.inputs), false)
+		obj, err := o.create(ctx, o.kind.object(it.inputs), false)
 		if err != nil {
 			return property.Map{}, err
 		}
 		return outputs(o.kind, obj), nil
 	}
-	obj, err := o.previewCreate(ctx, o.newObject(it.inputs))
+	obj, err := o.previewCreate(ctx, o.kind.object(it.inputs))
 	if err != nil || obj == nil {
 		return it.inputs, err
 	}

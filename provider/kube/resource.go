@@ -66,10 +66,6 @@ func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.Ch
 	return res.Inputs, failures
 }
 
-// A partial state (an object that exists, or may exist, but did not finish) always
-// travels with an error: the engine records the state and reports the error, and
-// pulumi-go-provider requires the error to be non-nil alongside it.
-
 // engineTimeout converts an engine timeout in seconds (0: none given).
 func engineTimeout(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second))

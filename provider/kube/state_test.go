@@ -157,7 +157,7 @@ func TestDefaultLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			obj := kindClient{kind: tt.k}.newObject(inputsOf(t, tt.inputs))
+			obj := tt.k.object(inputsOf(t, tt.inputs))
 			if diff := cmp.Diff(tt.want, obj.GetLabels()); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
@@ -181,7 +181,7 @@ func TestManagedByWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.manager, func(t *testing.T) {
 			t.Parallel()
-			obj := kindClient{kind: endpointSliceKind}.newObject(inputsOf(t,
+			obj := endpointSliceKind.object(inputsOf(t,
 				`{"metadata":{"namespace":"n","generateName":"web-","labels":{"`+ManagedByLabel+`":"`+tt.manager+`"}}}`))
 			got := managedByWarning(obj)
 			switch {
