@@ -3,11 +3,11 @@ package kube
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -119,10 +119,8 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 		}
 		byNamespace[obj.GetNamespace()] = append(byNamespace[obj.GetNamespace()], i)
 	}
-	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, lookupParallelism)
-	)
+	var lookups errgroup.Group
+	lookups.SetLimit(lookupParallelism)
 	for _, ns := range namespaces {
 		indexes := byNamespace[ns]
 		if len(indexes) >= listLookupMin {
@@ -135,15 +133,13 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 			}
 		}
 		for _, i := range indexes {
-			wg.Add(1)
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots; wg.Done() }()
+			lookups.Go(func() error {
 				msgs[i] = selectorWarning(ctx, c, idOf(objs[i]))
-			}()
+				return nil
+			})
 		}
 	}
-	wg.Wait()
+	_ = lookups.Wait() // every lookup returns nil: a failed one is silent
 	for _, msg := range msgs {
 		if msg != "" {
 			log.Warning(msg)

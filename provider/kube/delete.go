@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -159,38 +159,36 @@ func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.D
 
 var errDeleteTimeout = errors.New("delete timed out")
 
-// deleteParallelism bounds the deletes of a set in flight at once, and
-// itemParallelism the creates, updates and reads of an EndpointsList's items.
-const (
-	deleteParallelism = 16
-	itemParallelism   = 16
-)
+// deleteParallelism bounds the deletes of a set in flight at once.
+const deleteParallelism = 16
 
-// removeAll removes the targets concurrently and returns the names of those that are
-// gone, with every failure joined.
+// removeAll removes the targets, up to deleteParallelism at a time, and returns the
+// names of those that are gone. Every target is tried; the error keeps every failure,
+// the first target's first (see joinFailures).
 func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, policy DeletePolicy, timeout time.Duration,
 ) ([]objectID, error) {
-	var (
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		removed []objectID
-		errs    = make([]error, len(targets))
-		slots   = make(chan struct{}, deleteParallelism)
-	)
+	errs := make([]error, len(targets))
+	var deletes errgroup.Group
+	deletes.SetLimit(deleteParallelism)
 	for i, t := range targets {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if errs[i] = o.remove(ctx, t, policy, timeout); errs[i] == nil {
-				mu.Lock()
-				removed = append(removed, t.id)
-				mu.Unlock()
-			}
-		}()
+		deletes.Go(func() error {
+			errs[i] = o.remove(ctx, t, policy, timeout)
+			return nil
+		})
 	}
-	wg.Wait()
-	return removed, errors.Join(errs...)
+	_ = deletes.Wait() // every call returns nil: the outcomes are in errs
+	var (
+		removed []objectID
+		failed  []error
+	)
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
+		} else {
+			removed = append(removed, targets[i].id)
+		}
+	}
+	return removed, joinFailures(failed, "delete(s)")
 }
 
 // stillThere explains why a delete did not finish.

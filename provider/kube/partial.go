@@ -20,3 +20,17 @@ func unconfirmed(k kind, id objectID, err error) string {
 func partialFailure(reason string) (*p.InitializationFailed, error) {
 	return &p.InitializationFailed{Reasons: []string{reason}}, errors.New(reason)
 }
+
+// joinFailures is the error of calls that ran side by side and of which some failed:
+// the first failure, with the count of the others (what names what failed), then each
+// of the others on a line of its own; nil when none failed. Every cause is kept, for
+// errors.Is and errors.As too.
+func joinFailures(failed []error, what string) error {
+	switch len(failed) {
+	case 0:
+		return nil
+	case 1:
+		return failed[0]
+	}
+	return fmt.Errorf("%w (and %d more %s failed)\n%w", failed[0], len(failed)-1, what, errors.Join(failed[1:]...))
+}
