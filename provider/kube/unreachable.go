@@ -16,16 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// Lifecycle is one resource's lifecycle as the provider dispatches it.
-type Lifecycle interface {
-	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
-	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
-	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
-	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
-	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
-	Delete(context.Context, p.DeleteRequest) error
-}
-
 // unreachableOnce remembers, per client, that its API server did not answer, so that
 // a preview warns once and stops trying.
 type unreachableOnce struct {
@@ -89,21 +79,19 @@ func answerLost(err error) bool {
 //   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
 //     with a warning.
 func Unreachable(r Lifecycle, client ClientFunc, options OptionsFunc) Lifecycle {
-	return reachability{Lifecycle: r, client: client, options: options}
+	offline := func(inputs property.Map) property.Map { return inputs }
+	if o, ok := r.(offlinePreviewer); ok {
+		offline = o.previewOffline
+	}
+	return reachability{Lifecycle: r, offline: offline, client: client, options: options}
 }
 
 type reachability struct {
 	Lifecycle
+	// offline is the preview's answer from the checked inputs alone.
+	offline func(inputs property.Map) property.Map
 	client  ClientFunc
 	options OptionsFunc
-}
-
-// offline is the preview's answer from the checked inputs alone.
-func (r reachability) offline(inputs property.Map) property.Map {
-	if _, isList := r.Lifecycle.(*EndpointsList); isList {
-		return inputs
-	}
-	return previewOutputs(inputs)
 }
 
 // down tells whether a preview already found the cluster unreachable.
