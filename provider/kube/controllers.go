@@ -187,15 +187,7 @@ func managedByWarning(obj *unstructured.Unstructured) string {
 	}
 	return fmt.Sprintf("EndpointSlice %s has label %s=%s: %s takes it for one of its own (it keeps %s) and will "+
 		"overwrite or delete it; leave the label out (the provider then sets %s=%s) or give it another value",
-		sliceName(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
-}
-
-func sliceName(obj *unstructured.Unstructured) string {
-	id := idOf(obj)
-	if id.name == "" {
-		id.name = obj.GetGenerateName() + "*"
-	}
-	return id.String()
+		idOrPending(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
 }
 
 // selectorWarning is the warning for Endpoints the endpoints controller will

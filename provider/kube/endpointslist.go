@@ -298,7 +298,7 @@ func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) 
 	for {
 		list, err := o.api(namespace).List(ctx, opts)
 		if err != nil {
-			return p.ReadResponse{}, apiError("list", o.kind, objectID{namespace: namespace, name: "*"}, err)
+			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
 		}
 		if resourceVersion == "" {
 			resourceVersion = list.GetResourceVersion()

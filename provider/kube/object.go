@@ -55,13 +55,9 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	id := idOf(obj)
-	if id.name == "" {
-		id.name = obj.GetGenerateName() + "*"
-	}
 	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
 	if err != nil {
-		return nil, apiError("create", o.kind, id, err)
+		return nil, apiError("create", o.kind, idOrPending(obj), err)
 	}
 	return out, nil
 }

@@ -46,6 +46,21 @@ func pendingID(obj *unstructured.Unstructured) objectID {
 	return objectID{namespace: obj.GetNamespace(), name: obj.GetGenerateName() + pendingSuffix}
 }
 
+// idOrPending is the ID that names obj before it is written: its own, or its pending
+// ID when the server is to pick its name.
+func idOrPending(obj *unstructured.Unstructured) objectID {
+	if obj.GetName() == "" {
+		return pendingID(obj)
+	}
+	return idOf(obj)
+}
+
+// everyObjectIn stands for every object of a namespace, in messages about a list of
+// them: the pending ID of an empty generateName, namespace/*.
+func everyObjectIn(namespace string) objectID {
+	return objectID{namespace: namespace, name: pendingSuffix}
+}
+
 // serverNamed tells whether the server picks obj's name.
 func serverNamed(obj *unstructured.Unstructured) bool {
 	return obj.GetName() == "" && obj.GetGenerateName() != ""

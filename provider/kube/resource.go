@@ -44,13 +44,13 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 
 // defaultNamespace is the namespace for objects that name none. Check must work
 // without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
-// preview whose provider configuration is unknown): then it is "default", and Create
-// reports the configuration problem.
+// preview whose provider configuration is unknown): then it is Kubernetes' default
+// (validate.DefaultNamespace), and Create reports the configuration problem.
 func defaultNamespace(ctx context.Context, client ClientFunc) string {
 	if c, err := client(ctx); err == nil {
 		return c.Namespace
 	}
-	return "default"
+	return validate.DefaultNamespace
 }
 
 // checkResult turns a validation result into Check's answer, logging its warnings.
