@@ -50,10 +50,10 @@ const defaultImportPageSize = 500
 // then validates every item, final names and namespaces included.
 //
 // An item with metadata.generateName and no name gets its name here, not from the
-// server: the prefix plus 5 random characters, kept on later updates (the i-th item
-// with a given prefix keeps the name the i-th such item had), so the item is updated in
-// place rather than recreated. Items whose metadata is not known yet (preview) are
-// left as they are.
+// server, but as the server would name it (see serverStyleName). The name is kept on
+// later updates (the i-th item with a given prefix keeps the name the i-th such item
+// had), so the item is updated in place rather than recreated. Items whose metadata is
+// not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := defaultNamespace(ctx, r.client)
 	inputs := req.Inputs
@@ -81,14 +81,9 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 
-// generatedNameChars are the characters of generated item names, as the API server
-// picks them for generateName (no vowels, no look-alikes).
-var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
-
 // itemName returns the name to give an item that has generateName and no name (or an
-// empty one), taking
-// the next unused name the previous inputs gave to the same prefix; "" when the item
-// needs none.
+// empty one), taking the next unused name the previous inputs gave to the same
+// prefix; "" when the item needs none.
 func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
 	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
 		return "", nil
@@ -101,20 +96,12 @@ func itemName(meta property.Map, previous map[string][]string, seed []byte, inde
 		previous[prefix] = names[1:]
 		return names[0], nil
 	}
-	maxPrefix := validate.MaxObjectNameLength - generatedNameLength
-	if len(prefix) > maxPrefix {
-		prefix = prefix[:maxPrefix]
-	}
-	name, err := resource.NewUniqueName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix,
-		generatedNameLength, 0, generatedNameChars)
+	name, err := serverStyleName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
 	if err != nil {
 		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
 	}
 	return name, nil
 }
-
-// generatedNameLength is the length of the random part of a generated item name.
-const generatedNameLength = 5
 
 // generatedNames lists, per generateName prefix, the names the previous inputs gave
 // to items with that prefix, in order.

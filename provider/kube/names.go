@@ -125,3 +125,16 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 	}
 	return news.Set("metadata", property.New(meta)), autonamed, failures
 }
+
+// generatedNameChars are the characters of the random part of the names the API server
+// generates (no vowels, no look-alikes).
+var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
+
+// serverStyleName returns a name of the shape the API server gives an object whose
+// metadata.generateName is prefix (validate.ServerGeneratedName: the prefix cut to the
+// server's length, then 5 random characters), its random part drawn from seed.
+func serverStyleName(seed []byte, prefix string) (string, error) {
+	shape := validate.ServerGeneratedName(prefix)
+	randomLength := len(validate.ServerGeneratedName(""))
+	return resource.NewUniqueName(seed, shape[:len(shape)-randomLength], randomLength, 0, generatedNameChars)
+}
