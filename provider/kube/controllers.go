@@ -158,6 +158,7 @@ func listServices(ctx context.Context, c *Client, ns string, items int) (map[str
 	for {
 		page, err := c.Dynamic.Resource(serviceResource).Namespace(ns).List(ctx, opts)
 		if err != nil {
+			p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
 			return nil, false
 		}
 		if left := page.GetRemainingItemCount(); left != nil && opts.Continue == "" &&
@@ -201,6 +202,8 @@ func selectorWarning(ctx context.Context, c *Client, id objectID) string {
 		return serviceWarning(id, nil)
 	}
 	if err != nil {
+		p.GetLogger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
+			"warning about the endpoints controller: %v", id, err)
 		return ""
 	}
 	return serviceWarning(id, svc)

@@ -67,6 +67,10 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 			if getErr == nil && attempt < conflictRetries {
 				continue
 			}
+			if getErr != nil {
+				return fmt.Errorf("%w; reading it again to tell whether it is gone failed: %w",
+					apiError("delete", o.kind, t.id, err), getErr)
+			}
 		}
 		if err != nil {
 			return apiError("delete", o.kind, t.id, err)
@@ -126,11 +130,11 @@ func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.D
 		case err == nil && (live == nil || live.GetUID() != t.uid):
 			return nil
 		case ctx.Err() != nil:
-			last, _ := o.get(context.WithoutCancel(ctx), t.id)
+			last, lastErr := o.get(context.WithoutCancel(ctx), t.id)
 			if last != nil && last.GetUID() != t.uid {
 				return nil
 			}
-			return o.stillThere(ctx, t.id, last, timeout)
+			return o.stillThere(ctx, t.id, last, lastErr, timeout)
 		case err != nil:
 			return err
 		}
@@ -191,14 +195,21 @@ func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, polic
 	return removed, joinFailures(failed, "delete(s)")
 }
 
-// stillThere explains why a delete did not finish.
-func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, timeout time.Duration) error {
+// stillThere explains why a delete did not finish, from the last read of the object
+// (live, or the error readErr). The read's error is quoted, not wrapped: the delete
+// failed for its time running out, whatever the read met.
+func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, readErr error,
+	timeout time.Duration,
+) error {
 	cause := context.Cause(ctx)
 	what := fmt.Sprintf("%s %s was not deleted within %s", o.kind.name, id, timeout)
 	if !errors.Is(cause, errDeleteTimeout) {
 		what = fmt.Sprintf("deleting %s %s stopped before it was gone (%v)", o.kind.name, id, cause)
 	}
-	if live == nil {
+	switch {
+	case live == nil && readErr != nil:
+		return fmt.Errorf("%s; reading it once more to tell what holds it failed: %v", what, readErr) //nolint:errorlint // quoted on purpose (see above)
+	case live == nil:
 		return errors.New(what)
 	}
 	finalizers := live.GetFinalizers()

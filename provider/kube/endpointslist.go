@@ -139,6 +139,8 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 		// cluster, and without one there is none.
 		if c, err := r.client(ctx); err == nil {
 			warnItems(ctx, c, req.Inputs, req.OldInputs)
+		} else {
+			p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
 		}
 	}
 	return d, nil

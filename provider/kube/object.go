@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,6 +92,10 @@ func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstruc
 		return nil, nil
 	case apierrors.IsAlreadyExists(err):
 		holder, getErr := o.get(ctx, idOf(obj))
+		if getErr != nil {
+			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
+				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
+		}
 		if getErr == nil && holder != nil && writtenByUs(holder) {
 			return nil, nil
 		}

@@ -47,10 +47,12 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 // preview whose provider configuration is unknown): then it is Kubernetes' default
 // (validate.DefaultNamespace), and Create reports the configuration problem.
 func defaultNamespace(ctx context.Context, client ClientFunc) string {
-	if c, err := client(ctx); err == nil {
-		return c.Namespace
+	c, err := client(ctx)
+	if err != nil {
+		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
+		return validate.DefaultNamespace
 	}
-	return validate.DefaultNamespace
+	return c.Namespace
 }
 
 // checkResult turns a validation result into Check's answer, logging its warnings.
