@@ -14,15 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Kubernetes controllers act on the objects this provider writes: the endpoints
-// controller writes the Endpoints of every Service with a selector, the EndpointSlice
-// controller the slices of those Services (labelled managed-by
-// endpointslice-controller.k8s.io), and the EndpointSlice mirroring controller copies
-// the Endpoints of every selectorless Service into slices (labelled managed-by
-// endpointslicemirroring-controller.k8s.io). The provider names itself as the manager
-// of its slices, leaves the controllers' bookkeeping out of imported inputs, and warns
-// when an object it writes is one a controller will overwrite or delete.
-
 const (
 	// ManagedByLabel names the manager of an EndpointSlice.
 	ManagedByLabel = "endpointslice.kubernetes.io/managed-by"
@@ -89,7 +80,9 @@ const (
 )
 
 // warnControllers warns about every object among objs that a Kubernetes controller
-// will overwrite or delete. The label check needs no cluster; the Service lookups
+// will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
+// selectorWarning), slices labelled as the EndpointSlice controllers' own (see
+// managedByWarning). The label check needs no cluster; the Service lookups
 // behind Endpoints are best effort: an error (no permission, no cluster) is silent.
 // Objects with unknown or missing names are left out.
 func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {

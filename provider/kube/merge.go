@@ -10,7 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// wrote the object between the read and the write.
+// conflictRetries bounds how often a write re-reads and retries after another client
+// wrote the object between the read and the write (update, and remove's UID check).
 const conflictRetries = 5
 
 // update writes the inputs onto the live object: a read-modify-write guarded by the

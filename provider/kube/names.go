@@ -13,12 +13,11 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// Autonaming as the engine asks for it. pulumi-go-provider does not pass the Check
-// request's random seed and autonaming options on, so the provider's gRPC layer puts
-// them in the context (WithCheckOptions) and Check reads them from there.
-
 type checkOptionsKey struct{}
 
+// checkOptions are a Check request's random seed and autonaming options, which
+// pulumi-go-provider does not pass on: the provider's gRPC layer puts them in the
+// context (WithCheckOptions) and Check reads them from there.
 type checkOptions struct {
 	seed       []byte
 	autonaming *rpc.CheckRequest_AutonamingOptions

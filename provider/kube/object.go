@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // FieldManager names the provider in the objects' managedFields.
@@ -38,7 +40,7 @@ func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
 	obj := map[string]any{"apiVersion": k.apiVersion, "kind": k.name}
 	for _, f := range append([]string{"metadata"}, k.fields...) {
 		if v, ok := m.GetOk(f); ok {
-			if x := toPlain(v); x != nil {
+			if x := validate.Plain(v); x != nil {
 				obj[f] = x
 			}
 		}
@@ -74,8 +76,6 @@ func (o kindClient) get(ctx context.Context, id objectID) (*unstructured.Unstruc
 	}
 	return out, nil
 }
-
-// conflictRetries bounds how often update re-reads and retries after another client
 
 // previewCreate is the dry-run create of a preview. Where the server cannot judge the
 // object yet, it answers nil and no error, and the preview relies on Check's offline

@@ -13,24 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Creates whose answer is lost.
-//
-// A create whose answer never comes (the connection broke, the API server went away)
-// may or may not have taken effect. When the object's name is known (metadata.name,
-// or an autoname Check chose), the state records that name and the next update finds
-// the object or creates it. When the server picks the name (metadata.generateName),
-// the name is unknown, so every such create carries a create ID: a random label value
-// under CreateIDLabel. A lost answer records a pending ID, `<namespace>/<generateName>*`,
-// with the create ID in the state's labels; Read, Update and Delete find the object by
-// that label, so the next `pulumi up` adopts it instead of creating another, and the
-// next refresh records its real ID. Once the state records the generated name (an
-// update or a refresh saw the object), they look under that name first: an update that
-// creates a deleted slice again (a new name, the same create ID) is followed there.
-// The label is the provider's own: it is left out of the inputs of refresh and import,
-// updates keep it, and a program may not set it.
-
 // CreateIDLabel is the label that identifies the create of an object whose name the API
-// server generated.
+// server generated, so that an object whose create went unanswered is found (see the
+// package documentation, IDs and pending IDs).
 const CreateIDLabel = "endpoints-provider.github.io/create-id"
 
 // pendingSuffix ends the name part of a pending ID: the server generated the name,

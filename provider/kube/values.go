@@ -5,20 +5,11 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// The schema's property names are the Kubernetes JSON field names, so an object and a
-// property map convert one to the other value by value.
-
-// toPlain and toObject turn property values into an unstructured object's values.
-var (
-	toPlain  = validate.Plain
-	toObject = validate.PlainMap
-)
-
-// fromObject turns an unstructured object into property values.
+// fromObject turns an unstructured object into property values. The schema's property
+// names are the Kubernetes JSON field names, so the two convert value by value
+// (validate.Plain converts back).
 func fromObject(obj map[string]any) property.Map {
 	out := make(map[string]property.Value, len(obj))
 	for k, v := range obj {
