@@ -183,7 +183,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	results := forItems(len(items), func(i int) (property.Map, error) {
 		return createItem(ctx, o, items[i], req.DryRun)
 	})
-	written := &itemSet{byID: map[objectID]listItem{}}
+	written := newItemSet(property.Map{})
 	written.recordWrites(items, results)
 	if err := itemsFailed(results); err != nil {
 		if req.DryRun || len(written.items()) == 0 {
@@ -193,7 +193,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
 	}
 	if req.DryRun {
-		return p.CreateResponse{Properties: r.state(written.items(), metadata)}, nil
+		id = "" // a preview creates nothing
 	}
 	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
 }
@@ -357,15 +357,16 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	set := newItemSet(req.State)
 	desired := itemsOf(req.Inputs)
 	results := forItems(len(desired), r.writeItem(ctx, o, set, req, desired))
-	if req.DryRun {
-		if err := itemsFailed(results); err != nil {
-			return p.UpdateResponse{}, err
-		}
+	failed := itemsFailed(results)
+	switch {
+	case failed != nil && req.DryRun:
+		return p.UpdateResponse{}, failed // a preview records nothing
+	case req.DryRun:
 		return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
 	}
 	set.recordWrites(desired, results)
-	if err := itemsFailed(results); err != nil {
-		return r.partialUpdate(err, set, req)
+	if failed != nil {
+		return r.partialUpdate(failed, set, req)
 	}
 	if err := r.removeDropped(ctx, o, set, desired, req.Timeout); err != nil {
 		return r.partialUpdate(err, set, req)
