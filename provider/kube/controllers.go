@@ -66,7 +66,7 @@ var serviceResource = schema.GroupVersionResource{Version: "v1", Resource: "serv
 
 const (
 	// lookupTimeout bounds the lookups behind the warnings: they must not slow a
-	// preview down, and a failed one is silent.
+	// preview down, and a failed one draws no warning.
 	lookupTimeout = 5 * time.Second
 	// lookupParallelism bounds the lookups in flight at once.
 	lookupParallelism = 8
@@ -83,7 +83,8 @@ const (
 // will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
 // selectorWarning), slices labelled as the EndpointSlice controllers' own (see
 // managedByWarning). The label check needs no cluster; the Service lookups
-// behind Endpoints are best effort: an error (no permission, no cluster) is silent.
+// behind Endpoints are best effort: an error (no permission, no cluster) draws no
+// warning, only a debug message.
 // Objects with unknown or missing names are left out.
 func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
 	log := p.GetLogger(ctx)
@@ -132,7 +133,7 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 			})
 		}
 	}
-	_ = lookups.Wait() // every lookup returns nil: a failed one is silent
+	_ = lookups.Wait() // every lookup returns nil: a failed one draws no warning
 	for _, msg := range msgs {
 		if msg != "" {
 			log.Warning(msg)

@@ -208,7 +208,8 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 	}
 	switch {
 	case live == nil && readErr != nil:
-		return fmt.Errorf("%s; reading it once more to tell what holds it failed: %v", what, readErr) //nolint:errorlint // quoted on purpose (see above)
+		//nolint:errorlint // the read's error is quoted, not wrapped (see above)
+		return fmt.Errorf("%s; reading it once more to tell what holds it failed: %v", what, readErr)
 	case live == nil:
 		return errors.New(what)
 	}
