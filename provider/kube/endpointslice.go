@@ -24,7 +24,7 @@ func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := defaultNamespace(ctx, r.client)
-	replacing := replaces(endpointSliceKind, req.State, req.Inputs, namespace)
+	replacing := forcesReplacement(endpointSliceKind, req.State, req.Inputs, namespace)
 	named, autonamed, nameFailures := assignMetadata(ctx, req.Urn, req.Inputs, req.State, namespace, replacing)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
@@ -37,9 +37,9 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 
-// replaces tells whether new inputs replace the object the old ones describe (which
-// decides whether an autonamed object keeps its name).
-func replaces(k kind, olds, news property.Map, namespace string) bool {
+// forcesReplacement tells whether new inputs replace the object the old ones describe
+// (which decides whether an autonamed object keeps its name).
+func forcesReplacement(k kind, olds, news property.Map, namespace string) bool {
 	if olds.Len() == 0 {
 		return false
 	}
