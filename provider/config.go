@@ -112,8 +112,6 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	vars := spec.MustLoad().Config.Variables
 	fields := cfg.fields()
 	set := map[string]bool{}
-	// fromEnv names the environment variable each key was read from.
-	fromEnv := map[string]string{}
 	// reject records why the value of key is not accepted.
 	reject := func(key, reason string) {
 		failures = append(failures, p.CheckFailure{Property: key, Reason: reason})
@@ -135,27 +133,8 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 			set[key] = true
 		}
 	}
-	for key, field := range fields {
-		if set[key] || slices.Contains(cfg.Unknown, key) || vars[key].DefaultInfo == nil {
-			continue
-		}
-		for _, env := range vars[key].DefaultInfo.Environment {
-			v := getenv(env)
-			if v == "" {
-				continue
-			}
-			if key == "kubeconfig" {
-				// KUBECONFIG is a list of files, merged as kubectl merges them.
-				cfg.Kube.KubeconfigPaths = kubeconfigList(v)
-				break
-			}
-			if reason := setField(key, field, property.New(v)); reason != "" {
-				reject(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
-			}
-			fromEnv[key] = env
-			break
-		}
-	}
+	fromEnv := cfg.fromEnvironment(func(key string) bool { return set[key] || slices.Contains(cfg.Unknown, key) },
+		getenv, reject)
 	if env := getenv("KUBECONFIG"); cfg.Kube.Kubeconfig == env && strings.ContainsRune(env, filepath.ListSeparator) {
 		// The SDKs' provider resources copy KUBECONFIG into the setting: it is still
 		// the list it was.
@@ -168,6 +147,38 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, reject)
 	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, reject)
 	return cfg, failures, warnings
+}
+
+// fromEnvironment sets each key that skip does not exclude from the first of the
+// environment variables schema.json names for it that is set, and returns the
+// variable each key was read from.
+func (c *Config) fromEnvironment(skip func(key string) bool, getenv func(string) string,
+	reject func(key, reason string),
+) map[string]string {
+	vars := spec.MustLoad().Config.Variables
+	fromEnv := map[string]string{}
+	for key, field := range c.fields() {
+		if skip(key) || vars[key].DefaultInfo == nil {
+			continue
+		}
+		for _, env := range vars[key].DefaultInfo.Environment {
+			v := getenv(env)
+			if v == "" {
+				continue
+			}
+			if key == "kubeconfig" {
+				// KUBECONFIG is a list of files, merged as kubectl merges them.
+				c.Kube.KubeconfigPaths = kubeconfigList(v)
+				break
+			}
+			if reason := setField(key, field, property.New(v)); reason != "" {
+				reject(key, fmt.Sprintf("%s (from the %s environment variable)", reason, env))
+			}
+			fromEnv[key] = env
+			break
+		}
+	}
+	return fromEnv
 }
 
 // checkGoogleHeaders checks the settings the Google lookups send in headers. A
