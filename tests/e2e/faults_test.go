@@ -165,7 +165,7 @@ const outageSlices = 120
 func TestAPIServerKilledDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its API server
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(manySlices(ns, outageSlices))
 	s.run("stack", "init", "dev")
@@ -203,7 +203,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 func TestEtcdRestartedDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its etcd
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(manySlices(ns, outageSlices))
 	s.run("stack", "init", "dev")
@@ -240,7 +240,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 func TestInterruptDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(manySlices(ns, 50))
 	s.run("stack", "init", "dev")

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -144,16 +143,6 @@ func writeKubeconfig(t *testing.T, path string, data []byte) string {
 	return path
 }
 
-// sameNamespace creates namespace ns on the control plane unless it exists.
-func sameNamespace(t *testing.T, cp *controlplane.ControlPlane, ns string) {
-	t.Helper()
-	_, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
-
 // objectsOn reports whether the slice and the Endpoints item exist on a control plane.
 func objectsOn(t *testing.T, cp *controlplane.ControlPlane, ns, slice string) (bool, bool) {
 	t.Helper()
@@ -176,8 +165,8 @@ func TestClusterIdentity(t *testing.T) {
 	t.Parallel()
 	a := controlplane.Shared(t)
 	b := controlplane.StartT(t)
-	ns := newTestNamespace(t, a)
-	sameNamespace(t, b, ns)
+	ns := a.Namespace(t, "e2e")
+	b.NamedNamespace(t, ns)
 	dir := t.TempDir()
 	kubeconfig := writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig())
 
@@ -461,7 +450,7 @@ outputs:
 func TestExplicitProviderClientSettings(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
 	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
 	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))

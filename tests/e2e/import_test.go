@@ -18,7 +18,7 @@ import (
 func TestPulumiImportEndpointSlice(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	port, proto, portName := int32(443), corev1.ProtocolTCP, "https"
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Create(t.Context(), &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "outside", Labels: map[string]string{"team": "a"}},

@@ -40,7 +40,7 @@ func TestExampleProgramsLifecycle(t *testing.T) {
 func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	cp := controlplane.Shared(t)
 	cs := cp.Clientset()
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	createExampleServices(t, cs, ns)
 	double := startDouble(t)
 	p := installExample(t, lang, cp.KubeconfigPath(), double)

@@ -258,7 +258,7 @@ func quiet(s *stack) {
 func TestLostCreateAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.write(lostProgram(ns, 80, false))
 	s.run("stack", "init", "dev")
@@ -320,7 +320,7 @@ func TestLostCreateAnswers(t *testing.T) {
 func TestLostUpdateAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.write(lostProgram(ns, 80, false))
 	s.run("stack", "init", "dev")
@@ -396,7 +396,7 @@ func ports(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]in
 func TestLostDeleteAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.write(lostProgram(ns, 80, false))
 	s.run("stack", "init", "dev")
@@ -446,7 +446,7 @@ func TestLostDeleteAnswers(t *testing.T) {
 func TestLostCreateRequest(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.write(unsentProgram(ns))
 	s.run("stack", "init", "dev")
@@ -562,7 +562,7 @@ func resources(t *testing.T, s *stack, typ string) int {
 func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.write(unsentProgram(ns))
 	s.run("stack", "init", "dev")
@@ -593,7 +593,7 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 func TestGeneratedSliceRecreated(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(lostProgram(ns, 80, false))
 	s.run("stack", "init", "dev")

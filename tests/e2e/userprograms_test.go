@@ -252,7 +252,7 @@ resources:
 func TestUserProgramsSparseInputs(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(sparseProgram, ns))
@@ -381,7 +381,7 @@ resources:
 func TestUserProgramsCamelCaseAutonames(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(camelCaseProgram, ns))
@@ -465,7 +465,7 @@ resources:
 func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
@@ -531,7 +531,7 @@ resources:
 func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(renamedItemsProgram, ns, "a"))
@@ -630,7 +630,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 	// Its own control plane, with every controller, so that the API server's request
 	// counter counts this test's writes only.
 	cp := controlplane.StartTWith(t, controlplane.Options{AllControllers: true})
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",

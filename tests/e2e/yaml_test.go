@@ -55,16 +55,6 @@ outputs:
   sliceUid: ${slice.metadata.uid}
 `
 
-func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
-	t.Helper()
-	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
 // preview -> up -> refresh (no changes) -> update in place -> replace -> destroy, with
 // the real CLI and YAML host, checking the API server after each step. The control
 // plane runs every controller and the list's item belongs to a selectorless Service:
@@ -73,7 +63,7 @@ func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
 func TestYAMLProgramLifecycle(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
@@ -206,7 +196,7 @@ func stackOutputs(t *testing.T, s *stack) map[string]string {
 func TestYAMLAutonamingConfiguration(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(`name: e2e-autonaming
 runtime: yaml

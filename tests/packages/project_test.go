@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -66,13 +65,9 @@ const runnerTimeout = 5 * time.Minute
 func newUserProject(t *testing.T, runtime string) *userProject {
 	t.Helper()
 	cp := controlplane.Shared(t)
-	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "packages-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := cp.Namespace(t, "packages")
 	cli := asset(t, "TEST_ASSET_PULUMI")
-	p := &userProject{dir: t.TempDir(), ns: ns.Name, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
+	p := &userProject{dir: t.TempDir(), ns: ns, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
 	p.env = append([]string{
 		"PULUMI_HOME=" + p.home,
 		"PULUMI_BACKEND_URL=file://" + t.TempDir(),
