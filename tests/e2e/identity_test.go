@@ -56,18 +56,11 @@ outputs:
 // it fails; it returns stdout and stderr together.
 func (s *stack) runEnv(env []string, args ...string) string {
 	s.t.Helper()
-	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
+	out, err := s.With(env...).Try(args...)
 	if err != nil {
-		s.t.Fatalf("pulumi %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout, stderr)
+		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return stdout + stderr
-}
-
-// tryEnv is runEnv for a command that may fail.
-func (s *stack) tryEnv(env []string, args ...string) (string, error) {
-	s.t.Helper()
-	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
-	return stdout + stderr, err
+	return out
 }
 
 // previewJSON runs `pulumi preview --json` and decodes its document into doc.
@@ -172,8 +165,8 @@ func TestClusterIdentity(t *testing.T) {
 
 	s := newStack(t, kubeconfig)
 	s.write(fmt.Sprintf(identityProgram, ns, 80))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--non-interactive")
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onA, itemOnA := objectsOn(t, a, ns, slice); !onA || !itemOnA {
 		t.Fatalf("after up on cluster A: slice %v, Endpoints %v; want both", onA, itemOnA)
@@ -207,13 +200,13 @@ func TestClusterIdentity(t *testing.T) {
 		}
 		s.runEnv(env, "preview", "--non-interactive", "--expect-no-changes")
 		// The kubeconfig setting names the file now, not KUBECONFIG.
-		s.run("config", "set", "endpoints:kubeconfig", moved)
+		s.Run("config", "set", "endpoints:kubeconfig", moved)
 		if got := changes(s.previewOps()); len(got) != 0 {
 			t.Errorf("preview with the kubeconfig setting naming the same cluster shows changes: %v", got)
 		}
-		s.run("up", "--yes", "--non-interactive")
-		s.run("config", "rm", "endpoints:kubeconfig")
-		s.run("up", "--yes", "--non-interactive")
+		s.Run("up", "--yes", "--non-interactive")
+		s.Run("config", "rm", "endpoints:kubeconfig")
+		s.Run("up", "--yes", "--non-interactive")
 		// KUBECONFIG as a list: a missing file is skipped, the next one serves.
 		list := []string{"KUBECONFIG=" + filepath.Join(dir, "missing") + string(filepath.ListSeparator) + moved}
 		if got := changes(s.previewOps(list...)); len(got) != 0 {
@@ -229,7 +222,7 @@ func TestClusterIdentity(t *testing.T) {
 			t.Fatalf("after the update with KUBECONFIG as a list: %v, %+v", err, live)
 		}
 		s.write(fmt.Sprintf(identityProgram, ns, 8080))
-		s.run("up", "--yes", "--non-interactive")
+		s.Run("up", "--yes", "--non-interactive")
 	})
 
 	phase(t, "a clusterIdentifier vouches for another address of the same cluster", func() {
@@ -248,14 +241,14 @@ func TestClusterIdentity(t *testing.T) {
 		// Back to the first address under the identifier, then without it: the
 		// derived identity recorded is that of the first address again.
 		s.runEnv(env[:1], "up", "--yes", "--non-interactive", "--expect-no-changes")
-		s.run("preview", "--non-interactive", "--expect-no-changes")
+		s.Run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
 	phase(t, "another cluster: replaced there, deleted here", func() {
 		writeKubeconfig(t, kubeconfig, b.Kubeconfig())
 		// Refresh works on the state's cluster until up moves the objects: it finds
 		// them on cluster A and says why it reads A.
-		out := s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		out := s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 		if !strings.Contains(out, "the kubeconfig now reaches cluster "+b.RESTConfig().Host) {
 			t.Errorf("refresh after the switch does not say it reads the recorded cluster:\n%s", out)
 		}
@@ -279,7 +272,7 @@ func TestClusterIdentity(t *testing.T) {
 		if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
 			t.Fatalf("the preview wrote to cluster B: slice %v, Endpoints %v", onB, itemOnB)
 		}
-		s.run("up", "--yes", "--non-interactive")
+		s.Run("up", "--yes", "--non-interactive")
 		slice = stackOutputs(t, s)["sliceName"]
 		if onB, itemOnB := objectsOn(t, b, ns, slice); !onB || !itemOnB {
 			t.Errorf("after up on cluster B: slice %v, Endpoints %v; want both", onB, itemOnB)
@@ -287,15 +280,15 @@ func TestClusterIdentity(t *testing.T) {
 		if onA, itemOnA := objectsOn(t, a, ns, slice); onA || itemOnA {
 			t.Errorf("after up on cluster B, cluster A still holds: slice %v, Endpoints %v", onA, itemOnA)
 		}
-		s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
-		s.run("preview", "--non-interactive", "--expect-no-changes")
+		s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		s.Run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
 	phase(t, "an unreachable cluster", func() {
 		slice = unreachable(t, s, b, ns, slice, fmt.Sprintf(identityProgram, ns, 9090))
 	})
 
-	s.run("destroy", "--yes", "--non-interactive")
+	s.Run("destroy", "--yes", "--non-interactive")
 	if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
 		t.Errorf("after destroy, cluster B still holds: slice %v, Endpoints %v", onB, itemOnB)
 	}
@@ -345,7 +338,7 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 		{"destroy", "--yes", "--non-interactive", "--skip-preview"},
 	} {
 		began := time.Now()
-		out, err := s.tryEnv(fast, args...)
+		out, err := s.With(fast...).Try(args...)
 		bounded(args[0], began)
 		if err == nil {
 			t.Errorf("pulumi %s against an unreachable cluster succeeded:\n%s", args[0], out)
@@ -380,8 +373,8 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 	if err := cs.CoreV1().Endpoints(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	s.run("up", "--yes", "--non-interactive")
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("up", "--yes", "--non-interactive")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	return stackOutputs(t, s)["sliceName"]
 }
 
@@ -454,13 +447,13 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
 	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
 	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--non-interactive")
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onCluster, _ := objectsOn(t, cp, ns, slice); !onCluster {
 		t.Fatalf("slice %s/%s not created by the explicit provider", ns, slice)
 	}
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 
 	for _, bad := range []struct{ props, env, want string }{
 		{props: "      qps: -1", want: "qps must be a number greater than 0 (requests per second), not -1"},
@@ -474,13 +467,13 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 		if bad.env != "" {
 			env = append(env, bad.env)
 		}
-		out, err := s.tryEnv(env, "preview", "--non-interactive")
+		out, err := s.With(env...).Try("preview", "--non-interactive")
 		if err == nil || !strings.Contains(out, bad.want) {
 			t.Errorf("preview with %q: err = %v, want a failure saying %q:\n%s", strings.TrimSpace(bad.props), err, bad.want, out)
 		}
 	}
 	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
-	s.run("destroy", "--yes", "--non-interactive")
+	s.Run("destroy", "--yes", "--non-interactive")
 	if onCluster, _ := objectsOn(t, cp, ns, slice); onCluster {
 		t.Errorf("slice %s/%s still exists after destroy", ns, slice)
 	}

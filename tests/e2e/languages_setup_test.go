@@ -68,11 +68,11 @@ func installExample(t *testing.T, lang exampleLanguage, kubeconfig string, doubl
 		"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT="+double.URL,
 		"GOOGLE_PROJECT=demo-project",
 	)
-	cli, provider := pulumiCLI(t), tool(t, "TEST_ASSET_PROVIDER")
-	s.env = append(s.env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
+	cli, provider := tool(t, "TEST_ASSET_PULUMI"), tool(t, "TEST_ASSET_PROVIDER")
+	s.Env = append(s.Env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
 
 	start := time.Now()
-	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.dir)
+	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.Dir)
 	t.Logf("%s: example installed in %s", lang.dir, time.Since(start).Round(100*time.Millisecond))
 	return &exampleProgram{lang: lang.dir, argv: argv, stack: s}
 }
@@ -85,18 +85,13 @@ func (p *exampleProgram) run(t *testing.T, operation string) runnerResult {
 	ctx, cancel := context.WithTimeout(t.Context(), runnerTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.argv[0], append(slices.Clone(p.argv[1:]), operation, "dev")...)
-	cmd.Dir = p.stack.dir
+	cmd.Dir = p.stack.Dir
 	// On a timeout, stop the runner and what it started (the CLI, the plugin): they
 	// share its process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(),
-		"PULUMI_SKIP_UPDATE_CHECK=true",
-		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
-		"NO_COLOR=1",
-	)
-	cmd.Env = append(cmd.Env, p.stack.env...)
+	cmd.Env = p.stack.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

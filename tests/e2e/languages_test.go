@@ -45,8 +45,8 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	double := startDouble(t)
 	p := installExample(t, lang, cp.KubeconfigPath(), double)
 	// The program names no namespace: its objects go to the provider's.
-	p.stack.run("stack", "init", "dev")
-	p.stack.run("config", "set", "endpoints:namespace", ns)
+	p.stack.Run("stack", "init", "dev")
+	p.stack.Run("config", "set", "endpoints:namespace", ns)
 
 	// Preview: three creates (the stack, the slice, the list), nothing in the cluster.
 	res := p.run(t, "preview")
@@ -96,7 +96,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	}
 
 	// A port change updates the slice and the list in place: same objects.
-	p.stack.run("config", "set", "port", "8081")
+	p.stack.Run("config", "set", "port", "8081")
 	res = p.run(t, "up")
 	wantChanges(t, "up after the port change", res, map[string]int{"same": 1, "update": 2})
 	wantNoControllerWarnings(t, "up after the port change", res, true)
@@ -121,9 +121,9 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 
 	// An addressType change (immutable in Kubernetes) replaces the slice: a new
 	// autoname, the old object deleted. The list's addresses follow, in place.
-	p.stack.run("config", "set", "addressType", "IPv6")
-	p.stack.run("config", "set", "--path", "addresses[0]", "fd00::10")
-	p.stack.run("config", "set", "--path", "addresses[1]", "fd00::11")
+	p.stack.Run("config", "set", "addressType", "IPv6")
+	p.stack.Run("config", "set", "--path", "addresses[0]", "fd00::10")
+	p.stack.Run("config", "set", "--path", "addresses[1]", "fd00::11")
 	res = p.run(t, "up")
 	wantChanges(t, "up after the addressType change", res, map[string]int{"same": 1, "replace": 1, "update": 1})
 	wantNoControllerWarnings(t, "up after the addressType change", res, true)

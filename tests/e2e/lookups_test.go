@@ -70,9 +70,9 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 	double := startDouble(t)
 	s := googleStack(t, double)
 	s.write(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 	double.Fail(3, 503)
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 
 	var out struct {
 		State    string            `json:"state"`
@@ -83,7 +83,7 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 			Condition map[string]string `json:"condition"`
 		} `json:"bindings"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "output", "--json")), &out); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "output", "--json")), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.State != "ACTIVE" || out.Version != 3 || len(out.Bindings) != 2 || out.Headers == nil {
@@ -110,8 +110,8 @@ func TestLookupFailurePrintsClearError(t *testing.T) {
 	double := startDouble(t)
 	s := googleStack(t, double)
 	s.write(strings.Replace(lookupProgram, "%s", "missing-file", 1))
-	s.run("stack", "init", "dev")
-	out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("stack", "init", "dev")
+	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("up with a missing import data file succeeded:\n%s", out)
 	}

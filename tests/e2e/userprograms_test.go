@@ -28,22 +28,22 @@ import (
 // upWithPreview runs `pulumi up` as a user does: preview first, then the update.
 func (s *stack) upWithPreview() string {
 	s.t.Helper()
-	return s.run("up", "--yes", "--non-interactive", "--diff")
+	return s.Run("up", "--yes", "--non-interactive", "--diff")
 }
 
 // expectQuiet checks that the state, the program and the cluster agree: a refresh
 // (previewed, then run) finds nothing changed, and a preview finds nothing to do.
 func (s *stack) expectQuiet() {
 	s.t.Helper()
-	s.run("refresh", "--preview-only", "--non-interactive", "--diff", "--expect-no-changes")
-	s.run("refresh", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
-	s.run("preview", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("refresh", "--preview-only", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("refresh", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--diff", "--expect-no-changes")
 }
 
 // destroyWithPreview runs `pulumi destroy` as a user does, with its preview.
 func (s *stack) destroyWithPreview() {
 	s.t.Helper()
-	s.run("destroy", "--yes", "--non-interactive")
+	s.Run("destroy", "--yes", "--non-interactive")
 }
 
 // stateResource is a resource of the stack's state, as `pulumi stack export` shows it.
@@ -63,7 +63,7 @@ func stackResources(t *testing.T, s *stack) map[string]stateResource {
 			Resources []stateResource `json:"resources"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	byName := map[string]stateResource{}
@@ -256,7 +256,7 @@ func TestUserProgramsSparseInputs(t *testing.T) {
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(sparseProgram, ns))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after up"
@@ -385,7 +385,7 @@ func TestUserProgramsCamelCaseAutonames(t *testing.T) {
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(camelCaseProgram, ns))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after up"
@@ -469,7 +469,7 @@ func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -535,7 +535,7 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	s.write(fmt.Sprintf(renamedItemsProgram, ns, "a"))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -636,7 +636,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",
 		"svc-06", "svc-04"}
 	s.write(largeListProgram(ns, names, ""))
-	s.run("stack", "init", "dev")
+	s.Run("stack", "init", "dev")
 	s.upWithPreview()
 	versions := map[string]string{}
 	list := func(step string) []corev1.Endpoints {
