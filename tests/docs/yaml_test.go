@@ -55,11 +55,7 @@ func TestYAMLExamples(t *testing.T) {
 		}
 	}
 
-	double, err := googledouble.Start(googleToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
+	double := googledouble.StartT(t, googleToken)
 	double.AddImportDataFile(project, "us-central1", "vmware-inventory", "rvtools-export", googledouble.ImportDataFile{
 		DisplayName: "RVTools export", Format: "IMPORT_JOB_FORMAT_RVTOOLS_XLSX", State: "ACTIVE",
 		CreateTime:     "2026-11-01T09:30:00Z",

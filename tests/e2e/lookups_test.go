@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 const lookupToken = "e2e-access-token"
@@ -23,19 +24,10 @@ func googleStack(t *testing.T, double *googledouble.Server) *stack {
 	return s
 }
 
+// startDouble starts a double of the Google APIs serving the examples' fixture.
 func startDouble(t *testing.T) *googledouble.Server {
 	t.Helper()
-	fixture, err := googledouble.ReadFixture("../../examples/fixtures/google.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	double, err := googledouble.Start(lookupToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
-	double.Load(fixture)
-	return double
+	return googledouble.StartT(t, lookupToken, filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
 }
 
 const lookupProgram = `name: e2e-lookups

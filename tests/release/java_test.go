@@ -106,17 +106,8 @@ func checkSlicePort(t *testing.T, cp *controlplane.ControlPlane, ns, name string
 
 const lookupToken = "release-access-token"
 
+// startDouble starts a double of the Google APIs serving the examples' fixture.
 func startDouble(t *testing.T) *googledouble.Server {
 	t.Helper()
-	fixture, err := googledouble.ReadFixture(filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	double, err := googledouble.Start(lookupToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
-	double.Load(fixture)
-	return double
+	return googledouble.StartT(t, lookupToken, filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
 }
