@@ -105,15 +105,7 @@ outputs:
 // provider reaches the server through it.
 func proxied(t *testing.T, cp *controlplane.ControlPlane) (*apiproxy.Proxy, *stack) {
 	t.Helper()
-	proxy, err := apiproxy.Start(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
-	kubeconfig, err := proxy.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
 	path := filepath.Join(t.TempDir(), "proxy.kubeconfig")
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
