@@ -103,6 +103,17 @@ func waitForSlices(t *testing.T, cp *controlplane.ControlPlane, ns string, n int
 	t.Fatalf("fewer than %d slices in %s after 2 minutes", n, ns)
 }
 
+// recovers checks what follows a fault: the next up converges on all outageSlices
+// slices, refresh and preview then find nothing to change, and destroy leaves none.
+func recovers(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, outageSlices)
+	quiet(s)
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, 0)
+}
+
 // converged checks that the cluster and the state agree: every resource in the
 // state exists once in the cluster, and every object in the namespace is in the state.
 func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string, want int) {
@@ -189,11 +200,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 	if n := countSlices(t, cp, ns); n >= outageSlices {
 		t.Fatalf("all %d slices exist after the interrupted up: the fault did not land mid-run", n)
 	}
-	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, outageSlices)
-	quiet(s)
-	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 0)
+	recovers(t, s, cp, ns)
 }
 
 // etcd is killed (SIGKILL) in the middle of an up of 120 slices and started again on
@@ -226,11 +233,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 		!strings.Contains(out, "timeout") && !strings.Contains(out, "Timeout") {
 		t.Errorf("the failed up does not say what happened:\n%s", out)
 	}
-	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, outageSlices)
-	quiet(s)
-	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 0)
+	recovers(t, s, cp, ns)
 }
 
 // An interrupt (SIGINT, as Ctrl-C sends) in the middle of an up lets the operations in
