@@ -115,7 +115,7 @@ var resourceCreate = regexp.MustCompile(`(?m)^\s*\+\s+endpoints:\S+\s+\S+\s+crea
 func preview(t *testing.T, env []string, e docs.Example) (string, error) {
 	t.Helper()
 	c := pulumicli.New(t, env...)
-	writeFile(t, filepath.Join(c.Dir, "Pulumi.yaml"), "name: docs-"+strings.ToLower(e.Name)+"\nruntime: yaml\n"+e.Code)
+	c.WriteProject("name: docs-" + strings.ToLower(e.Name) + "\nruntime: yaml\n" + e.Code)
 	if out, err := c.CombinedOutput("stack", "init", "docs"); err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", err, out)
 	}

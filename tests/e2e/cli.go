@@ -32,14 +32,6 @@ func newStack(t *testing.T, kubeconfig string, extraEnv ...string) *stack {
 	}, extraEnv...)...)}
 }
 
-// write replaces the project's Pulumi.yaml.
-func (s *stack) write(program string) {
-	s.t.Helper()
-	if err := os.WriteFile(filepath.Join(s.Dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
 // ambientDir is the directory holding the plugin copy the engine finds on PATH.
 func ambientDir(t *testing.T, provider string) string {
 	t.Helper()

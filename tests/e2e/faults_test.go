@@ -176,7 +176,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 	cp := controlplane.StartT(t) // its own: this test kills its API server
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, outageSlices))
+	s.WriteProject(manySlices(ns, outageSlices))
 	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
@@ -210,7 +210,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 	cp := controlplane.StartT(t) // its own: this test kills its etcd
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, outageSlices))
+	s.WriteProject(manySlices(ns, outageSlices))
 	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
@@ -243,7 +243,7 @@ func TestInterruptDuringUp(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, 50))
+	s.WriteProject(manySlices(ns, 50))
 	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")

@@ -164,7 +164,7 @@ func TestClusterIdentity(t *testing.T) {
 	kubeconfig := writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig())
 
 	s := newStack(t, kubeconfig)
-	s.write(fmt.Sprintf(identityProgram, ns, 80))
+	s.WriteProject(fmt.Sprintf(identityProgram, ns, 80))
 	s.Run("stack", "init", "dev")
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
@@ -189,7 +189,7 @@ func TestClusterIdentity(t *testing.T) {
 			t.Errorf("preview with rotated credentials shows changes: %v", got)
 		}
 		// The change of a port goes through with the new identity alone.
-		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8080))
 		s.runEnv(env, "up", "--yes", "--non-interactive")
 		live, err := a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
 		if err != nil || *live.Ports[0].Port != 8080 {
@@ -212,7 +212,7 @@ func TestClusterIdentity(t *testing.T) {
 		if got := changes(s.previewOps(list...)); len(got) != 0 {
 			t.Errorf("preview with KUBECONFIG listing the same cluster's file shows changes: %v", got)
 		}
-		s.write(fmt.Sprintf(identityProgram, ns, 8081))
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8081))
 		out := s.runEnv(list, "up", "--yes", "--non-interactive")
 		if strings.Contains(out, "using the kubeconfig recorded") {
 			t.Errorf("up with KUBECONFIG as a list did not read the list:\n%s", out)
@@ -221,7 +221,7 @@ func TestClusterIdentity(t *testing.T) {
 		if err != nil || *live.Ports[0].Port != 8081 {
 			t.Fatalf("after the update with KUBECONFIG as a list: %v, %+v", err, live)
 		}
-		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8080))
 		s.Run("up", "--yes", "--non-interactive")
 	})
 
@@ -323,7 +323,7 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 		}
 	}
 
-	s.write(changed)
+	s.WriteProject(changed)
 	began := time.Now()
 	out := s.runEnv(fast, "preview", "--non-interactive", "--diff")
 	bounded("preview", began)
@@ -446,7 +446,7 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
 	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
-	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
 	s.Run("stack", "init", "dev")
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
@@ -462,7 +462,7 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 		{props: "      qps: 50", env: "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=maybe",
 			want: `deleteUnreachable must be true or false, not "maybe" (from the PULUMI_ENDPOINTS_DELETE_UNREACHABLE environment variable)`},
 	} {
-		s.write(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
+		s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
 		var env []string
 		if bad.env != "" {
 			env = append(env, bad.env)
@@ -472,7 +472,7 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 			t.Errorf("preview with %q: err = %v, want a failure saying %q:\n%s", strings.TrimSpace(bad.props), err, bad.want, out)
 		}
 	}
-	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
 	s.Run("destroy", "--yes", "--non-interactive")
 	if onCluster, _ := objectsOn(t, cp, ns, slice); onCluster {
 		t.Errorf("slice %s/%s still exists after destroy", ns, slice)

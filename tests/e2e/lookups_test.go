@@ -61,7 +61,7 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.write(strings.Replace(lookupProgram, "%s", "file-1", 1))
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
 	s.Run("stack", "init", "dev")
 	double.Fail(3, 503)
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
@@ -101,7 +101,7 @@ func TestLookupFailurePrintsClearError(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.write(strings.Replace(lookupProgram, "%s", "missing-file", 1))
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "missing-file", 1))
 	s.Run("stack", "init", "dev")
 	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {

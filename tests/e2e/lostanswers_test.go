@@ -252,7 +252,7 @@ func TestLostCreateAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
+	s.WriteProject(lostProgram(ns, 80, false))
 	s.Run("stack", "init", "dev")
 
 	rules := dropWrites(proxy, "POST", ns)
@@ -314,12 +314,12 @@ func TestLostUpdateAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
+	s.WriteProject(lostProgram(ns, 80, false))
 	s.Run("stack", "init", "dev")
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	before := agree(t, s, cp, ns, "after the first up")
 
-	s.write(lostProgram(ns, 8080, false))
+	s.WriteProject(lostProgram(ns, 8080, false))
 	rules := dropWrites(proxy, "PUT", ns)
 	// --continue-on-error: every update is sent, however soon the first one fails (the
 	// engine starts no new step after a failure otherwise).
@@ -390,11 +390,11 @@ func TestLostDeleteAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
+	s.WriteProject(lostProgram(ns, 80, false))
 	s.Run("stack", "init", "dev")
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	agree(t, s, cp, ns, "after the first up")
-	s.write(lostProgram(ns, 80, true))
+	s.WriteProject(lostProgram(ns, 80, true))
 
 	// The list's update deletes its dropped item; the engine deletes the dropped
 	// slice after the program's resources, so not in an up where the list failed.
@@ -440,7 +440,7 @@ func TestLostCreateRequest(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(unsentProgram(ns))
+	s.WriteProject(unsentProgram(ns))
 	s.Run("stack", "init", "dev")
 	upUnsent(t, proxy, s, ns)
 	var state struct {
@@ -556,7 +556,7 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(unsentProgram(ns))
+	s.WriteProject(unsentProgram(ns))
 	s.Run("stack", "init", "dev")
 	const slice = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 
@@ -587,7 +587,7 @@ func TestGeneratedSliceRecreated(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(lostProgram(ns, 80, false))
+	s.WriteProject(lostProgram(ns, 80, false))
 	s.Run("stack", "init", "dev")
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	first := stackOutputs(t, s)["generatedName"]
@@ -595,7 +595,7 @@ func TestGeneratedSliceRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s.write(lostProgram(ns, 8080, false))
+	s.WriteProject(lostProgram(ns, 8080, false))
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	second := stackOutputs(t, s)["generatedName"]
 	live := liveObjects(t, cp, ns)

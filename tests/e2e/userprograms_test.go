@@ -255,7 +255,7 @@ func TestUserProgramsSparseInputs(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(sparseProgram, ns))
+	s.WriteProject(fmt.Sprintf(sparseProgram, ns))
 	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
@@ -384,7 +384,7 @@ func TestUserProgramsCamelCaseAutonames(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(camelCaseProgram, ns))
+	s.WriteProject(fmt.Sprintf(camelCaseProgram, ns))
 	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
@@ -468,7 +468,7 @@ func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
+	s.WriteProject(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
 	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
@@ -477,7 +477,7 @@ func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	wantSliceIs(t, step, before, "IPv4 [10.0.0.1{true,-,-}@-] [http:80/TCP]")
 	s.expectQuiet()
 
-	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv6", "fd00::1"))
+	s.WriteProject(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv6", "fd00::1"))
 	out := s.upWithPreview()
 	step = "after the replacing up"
 	after := getSlice(t, cs, ns, "web", step)
@@ -534,7 +534,7 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(renamedItemsProgram, ns, "a"))
+	s.WriteProject(fmt.Sprintf(renamedItemsProgram, ns, "a"))
 	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
@@ -544,7 +544,7 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	wantEndpoints(t, step, c, "[10.0.0.3] notReady [] [http:80/TCP]")
 	s.expectQuiet()
 
-	s.write(fmt.Sprintf(renamedItemsProgram, ns, "b"))
+	s.WriteProject(fmt.Sprintf(renamedItemsProgram, ns, "b"))
 	s.upWithPreview()
 	step = "after renaming a to b"
 	wantEndpoints(t, step, getEndpoints(t, cs, ns, "b", step), "[10.0.0.1] notReady [] [http:80/TCP]")
@@ -635,7 +635,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 	s := newStack(t, cp.KubeconfigPath())
 	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",
 		"svc-06", "svc-04"}
-	s.write(largeListProgram(ns, names, ""))
+	s.WriteProject(largeListProgram(ns, names, ""))
 	s.Run("stack", "init", "dev")
 	s.upWithPreview()
 	versions := map[string]string{}
@@ -656,7 +656,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 
 	// svc-05 changes its port, svc-11 goes, svc-12 comes.
 	next := append(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "svc-11" }), "svc-12")
-	s.write(largeListProgram(ns, next, "svc-05"))
+	s.WriteProject(largeListProgram(ns, next, "svc-05"))
 	before := endpointsPuts(t, cp)
 	s.upWithPreview()
 	step := "after changing svc-05, dropping svc-11, adding svc-12"

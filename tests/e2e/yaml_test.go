@@ -73,7 +73,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Fatalf("create Service %s/web: %v", ns, err)
 	}
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
 	s.Run("stack", "init", "dev")
 
 	out := s.Run("preview", "--non-interactive", "--diff")
@@ -106,7 +106,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	s.Run("preview", "--non-interactive", "--expect-no-changes")
 
 	// Change a port: an in-place update.
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 8080))
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 8080))
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	updated, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil || updated.UID != live.UID || *updated.Ports[0].Port != 8080 {
@@ -120,7 +120,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 
 	// Change addressType: a replacement under a new name, the old slice gone.
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
 	out = s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	newName := stackOutputs(t, s)["sliceName"]
 	if newName == name {
@@ -149,7 +149,7 @@ func TestYAMLPreviewReportsInvalidInputsByField(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(`name: e2e-invalid
+	s.WriteProject(`name: e2e-invalid
 runtime: yaml
 resources:
   slice:
@@ -198,7 +198,7 @@ func TestYAMLAutonamingConfiguration(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(`name: e2e-autonaming
+	s.WriteProject(fmt.Sprintf(`name: e2e-autonaming
 runtime: yaml
 resources:
   verbatim-slice:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,14 @@ func New(t testing.TB, env ...string) *CLI {
 // With returns a copy of c whose commands have env on top of c's environment.
 func (c *CLI) With(env ...string) *CLI {
 	return &CLI{t: c.t, Dir: c.Dir, Env: append(slices.Clone(c.Env), env...)}
+}
+
+// WriteProject replaces the project's Pulumi.yaml with project.
+func (c *CLI) WriteProject(project string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.Dir, "Pulumi.yaml"), []byte(project), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
 }
 
 // Home returns the CLI's PULUMI_HOME.

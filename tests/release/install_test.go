@@ -84,7 +84,7 @@ func TestUpInstallsThePlugin(t *testing.T) {
 	ns := cp.Namespace(t, "release")
 	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
 	c := newCLI(t, append(srv.Env(), "KUBECONFIG="+cp.KubeconfigPath())...)
-	writeProgram(t, c.Dir, fmt.Sprintf(`name: installs
+	c.WriteProject(fmt.Sprintf(`name: installs
 runtime: yaml
 resources:
   webSlice:
@@ -197,12 +197,5 @@ func TestInstallErrors(t *testing.T) {
 				t.Errorf("the install from the whole release did not take:\n%s", ls)
 			}
 		})
-	}
-}
-
-func writeProgram(t *testing.T, dir, program string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
