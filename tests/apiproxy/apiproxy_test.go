@@ -23,15 +23,7 @@ func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
 func TestDropAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	proxy, err := apiproxy.Start(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
-	kubeconfig, err := proxy.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		t.Fatal(err)

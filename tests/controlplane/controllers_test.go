@@ -41,7 +41,7 @@ func TestAllControllers(t *testing.T) {
 	cp := controlplane.StartTWith(t, controlplane.Options{AllControllers: true})
 	t.Logf("control plane with every controller started in %v", time.Since(began).Round(time.Millisecond))
 	cs := cp.Clientset()
-	ns := newNamespace(t, cs)
+	ns := cp.Namespace(t, "test")
 	ctx := t.Context()
 
 	// The service account controller gives the namespace its default ServiceAccount,

@@ -39,19 +39,6 @@ const holdFinalizer = "controlplane.test/hold"
 
 func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
 
-func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }
-
-// newNamespace creates a namespace for one test and returns its name.
-func newNamespace(t *testing.T, cs kubernetes.Interface) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
-	created, err := cs.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create a namespace: %v", err)
-	}
-	return created.Name
-}
-
 // endpointSlice returns an IPv4 EndpointSlice with one endpoint at address
 // and a named TCP port.
 func endpointSlice(namespace, name, address string) *discoveryv1.EndpointSlice {
@@ -146,8 +133,9 @@ func (r *warningRecorder) get() []string {
 
 func TestEndpointSliceRoundTrip(t *testing.T) {
 	t.Parallel()
-	cs := controlPlane(t).Clientset()
-	ns := newNamespace(t, cs)
+	cp := controlplane.Shared(t)
+	cs := cp.Clientset()
+	ns := cp.Namespace(t, "test")
 
 	want := endpointSlice(ns, "web", "10.1.2.3")
 	created, err := cs.DiscoveryV1().EndpointSlices(ns).Create(t.Context(), want, metav1.CreateOptions{})
@@ -176,8 +164,8 @@ func TestEndpointSliceRoundTrip(t *testing.T) {
 // for EndpointSlices. Creating Endpoints draws a deprecation warning.
 func TestEndpointAddressValidation(t *testing.T) {
 	t.Parallel()
-	cp := controlPlane(t)
-	ns := newNamespace(t, cp.Clientset())
+	cp := controlplane.Shared(t)
+	ns := cp.Namespace(t, "test")
 
 	const loopback = "may not be in the loopback range (127.0.0.0/8, ::1/128)"
 	tests := []struct {
@@ -289,8 +277,9 @@ func TestEndpointAddressValidation(t *testing.T) {
 // is gone.
 func TestForegroundDeletion(t *testing.T) {
 	t.Parallel()
-	cs := controlPlane(t).Clientset()
-	ns := newNamespace(t, cs)
+	cp := controlplane.Shared(t)
+	cs := cp.Clientset()
+	ns := cp.Namespace(t, "test")
 	configMaps := cs.CoreV1().ConfigMaps(ns)
 
 	owner := createConfigMap(t, cs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}})
@@ -343,8 +332,9 @@ func TestForegroundDeletion(t *testing.T) {
 // an EndpointSlice whose owner was deleted in the background, and only it.
 func TestOwnedEndpointSliceCollected(t *testing.T) {
 	t.Parallel()
-	cs := controlPlane(t).Clientset()
-	ns := newNamespace(t, cs)
+	cp := controlplane.Shared(t)
+	cs := cp.Clientset()
+	ns := cp.Namespace(t, "test")
 	slicesClient := cs.DiscoveryV1().EndpointSlices(ns)
 
 	owner := createConfigMap(t, cs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}})
@@ -380,9 +370,9 @@ func TestOwnedEndpointSliceCollected(t *testing.T) {
 // finalizers subresource; permission to delete the owner is not enough.
 func TestMintIdentity(t *testing.T) {
 	t.Parallel()
-	cp := controlPlane(t)
+	cp := controlplane.Shared(t)
 	admin := cp.Clientset()
-	ns, otherNS := newNamespace(t, admin), newNamespace(t, admin)
+	ns, otherNS := cp.Namespace(t, "test"), cp.Namespace(t, "test")
 	owner := createConfigMap(t, admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}})
 
 	sliceRules := []rbacv1.PolicyRule{{
@@ -482,8 +472,8 @@ func TestMintIdentity(t *testing.T) {
 
 func TestMintClusterIdentity(t *testing.T) {
 	t.Parallel()
-	cp := controlPlane(t)
-	ns := newNamespace(t, cp.Clientset())
+	cp := controlplane.Shared(t)
+	ns := cp.Namespace(t, "test")
 	kubeconfig, err := cp.MintClusterIdentity(t.Context(), "reader", ns, []rbacv1.PolicyRule{{
 		APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list"},
 	}})

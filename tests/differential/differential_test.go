@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 const (
@@ -127,7 +128,7 @@ func TestDifferential(t *testing.T) {
 		t.Fatalf("the corpus holds %d cases; it must hold at least %d", len(cases), minCases)
 	}
 
-	cp := controlPlane(t)
+	cp := controlplane.Shared(t)
 	srv := newServer(t, cp.RESTConfig())
 	ps := newProviders(t, cp.Kubeconfig())
 

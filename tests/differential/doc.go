@@ -12,7 +12,7 @@
 // context's, else "default"; cases run under several such configurations), the names
 // it gives autonamed slices and EndpointsList items with generateName, and its rules
 // on item metadata. Its verdict is whether it returned failures; the warnings it logs
-// are read from the log (see logRecorder).
+// are read from the log (see logs).
 //
 // The server's verdict comes from a server-side dry-run create of the inputs Check
 // returned, as the provider creates them (apiVersion and kind, metadata and the

@@ -11,9 +11,7 @@ import (
 func TestMain(m *testing.M) {
 	// The provider runs in process, with no engine to send its log to: what it logs
 	// through the engine logger lands in slog's default logger, which keeps the
-	// warnings of each resource (see logRecorder).
+	// warnings of each resource (see logs).
 	slog.SetDefault(slog.New(logs))
 	os.Exit(controlplane.RunTests(m))
 }
-
-func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }

@@ -1,14 +1,10 @@
 package differential_test
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/blang/semver"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -16,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/inprocess"
 )
 
 // Check's side of the test: the real provider, in process, behind
@@ -97,17 +93,13 @@ func newProviders(t *testing.T, kubeconfig []byte) *providers {
 		if spec.context != "" {
 			config = withContextNamespace(t, kubeconfig, spec.context)
 		}
-		srv, err := integration.NewServer(t.Context(), provider.Name, semver.MustParse("0.1.0"),
-			integration.WithProvider(provider.New(t.Context())))
-		if err != nil {
-			t.Fatalf("start the provider (%v): %v", v, err)
-		}
-		args := map[string]property.Value{"kubeconfig": property.New(string(config))}
+		var extra map[string]property.Value
 		if spec.setting != "" {
-			args["namespace"] = property.New(spec.setting)
+			extra = map[string]property.Value{"namespace": property.New(spec.setting)}
 		}
+		srv := inprocess.Start(t)
 		ps.servers[v] = srv
-		ps.configureErrs[v] = srv.Configure(p.ConfigureRequest{Args: property.NewMap(args)})
+		ps.configureErrs[v] = inprocess.Configure(srv, config, extra)
 		if ps.configureErrs[v] != nil && v < configNamespaceMissing {
 			t.Fatalf("Configure (%v): %v", v, ps.configureErrs[v])
 		}
@@ -177,57 +169,19 @@ func (ps *providers) check(t *testing.T, i int, c testCase) checked {
 		verdict: verdict{
 			accepted: len(resp.Failures) == 0,
 			detail:   strings.Join(lines, "; "),
-			warnings: logs.warnings(u),
+			warnings: logs.Warnings(u),
 			fields:   fields,
 		},
 		inputs: resp.Inputs,
 	}
 }
 
-// logs records the provider's log.
-var logs = &logRecorder{byURN: map[string][]string{}}
-
-// logRecorder keeps the warnings the provider logs, by the URN of the resource they
-// are about.
-//
-// Check logs its warnings through pulumi-go-provider's engine logger
-// (p.GetLogger(ctx).Warning); behind the integration server there is no engine, so
-// that logger writes to slog's default logger, with the resource's URN as the "urn"
-// attribute. This recorder is slog's default logger in this test binary (see
-// TestMain), so each case's warnings are exactly what Check logged for its URN, as
-// the engine would have shown them on the resource. (validate's Result.Warnings would
-// also do for these cases, but they are not what the user sees: reading the log also
-// holds the provider to passing them on.)
-type logRecorder struct {
-	mu    sync.Mutex
-	byURN map[string][]string
-}
-
-func (l *logRecorder) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= slog.LevelWarn
-}
-
-func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
-	var urn string
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "urn" {
-			urn = a.Value.String()
-			return false
-		}
-		return true
-	})
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.byURN[urn] = append(l.byURN[urn], r.Message)
-	return nil
-}
-
-func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
-
-// warnings returns the warnings logged for urn.
-func (l *logRecorder) warnings(urn resource.URN) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.byURN[string(urn)]...)
-}
+// logs records the provider's log: Check logs its warnings through
+// pulumi-go-provider's engine logger (p.GetLogger(ctx).Warning); behind the
+// integration server there is no engine, so that logger writes to slog's default
+// logger, with the resource's URN as the "urn" attribute. logs is slog's default
+// logger in this test binary (see TestMain), so each case's warnings are exactly what
+// Check logged for its URN, as the engine would have shown them on the resource.
+// (validate's Result.Warnings would also do for these cases, but they are not what
+// the user sees: reading the log also holds the provider to passing them on.)
+var logs = &inprocess.Log{}

@@ -25,7 +25,7 @@ func TestCSharpExamples(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{script}
 	for _, e := range append(examples, bad) {
-		writeFile(t, filepath.Join(dir, e.Name+".cs"), e.Code)
+		toolchain.WriteFile(t, filepath.Join(dir, e.Name+".cs"), e.Code)
 		args = append(args, e.Name+".cs")
 	}
 	out, err := toolchain.Command(t.Context(), dir, nil, python, args...)

@@ -31,11 +31,11 @@ func TestGoExamples(t *testing.T) {
 		t.Fatalf("sdk/go.mod does not declare module %s", sdkModule)
 	}
 	goMod += "\nrequire " + sdkModule + " v0.0.0\n\nreplace " + sdkModule + " => " + sdk + "\n"
-	writeFile(t, filepath.Join(mod, "go.mod"), goMod)
+	toolchain.WriteFile(t, filepath.Join(mod, "go.mod"), goMod)
 	toolchain.CopyFile(t, filepath.Join(sdk, "go.sum"), filepath.Join(mod, "go.sum"))
 	pkgs := []string{}
 	for _, e := range append(examples, bad) {
-		writeFile(t, filepath.Join(mod, e.Name, "main.go"), e.Code)
+		toolchain.WriteFile(t, filepath.Join(mod, e.Name, "main.go"), e.Code)
 		if e.Name != "broken" {
 			pkgs = append(pkgs, "./"+e.Name)
 		}

@@ -1,8 +1,6 @@
 package docs_test
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,16 +10,6 @@ import (
 
 // The EndpointSlice's token: the snippet each check breaks to prove it can fail.
 const sliceType = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // broken returns the snippet of token among examples with old replaced by new: a
 // mistake the language's check must report.

@@ -62,7 +62,7 @@ func javaPackage(e docs.Example) string { return "snippet_" + strings.ToLower(e.
 func javaProject(t *testing.T, jar string, examples []docs.Example) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "pom.xml"), strings.ReplaceAll(javaPom, "JAR", jar))
+	toolchain.WriteFile(t, filepath.Join(dir, "pom.xml"), strings.ReplaceAll(javaPom, "JAR", jar))
 	declaration := regexp.MustCompile(`(?m)^package [\w.]+;`)
 	for _, e := range examples {
 		pkg := javaPackage(e)
@@ -70,7 +70,7 @@ func javaProject(t *testing.T, jar string, examples []docs.Example) string {
 		if !strings.Contains(code, "package "+pkg+";") {
 			code = "package " + pkg + ";\n\n" + code
 		}
-		writeFile(t, filepath.Join(dir, "src", "main", "java", pkg, "App.java"), code)
+		toolchain.WriteFile(t, filepath.Join(dir, "src", "main", "java", pkg, "App.java"), code)
 	}
 	return dir
 }

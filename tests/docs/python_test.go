@@ -26,7 +26,7 @@ func TestPythonExamples(t *testing.T) {
 	prog := t.TempDir()
 	args := []string{"-m", "mypy", "--strict", "--no-incremental"}
 	for _, e := range append(examples, bad) {
-		writeFile(t, filepath.Join(prog, e.Name+".py"), e.Code)
+		toolchain.WriteFile(t, filepath.Join(prog, e.Name+".py"), e.Code)
 		args = append(args, e.Name+".py")
 	}
 	out, err := toolchain.Command(t.Context(), prog, toolchain.PythonEnv(t), python, args...)

@@ -29,10 +29,10 @@ func TestTypeScriptExamples(t *testing.T) {
 	tarball := toolchain.PackNodeSDK(t)
 
 	prog := t.TempDir()
-	writeFile(t, filepath.Join(prog, "package.json"), `{"name": "docs-examples", "private": true}`+"\n")
+	toolchain.WriteFile(t, filepath.Join(prog, "package.json"), `{"name": "docs-examples", "private": true}`+"\n")
 	args := []string{"--strict", "--noEmit", "--target", "ES2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node"}
 	for _, e := range append(examples, bad) {
-		writeFile(t, filepath.Join(prog, e.Name+".ts"), e.Code)
+		toolchain.WriteFile(t, filepath.Join(prog, e.Name+".ts"), e.Code)
 		args = append(args, e.Name+".ts")
 	}
 	toolchain.Run(t, prog, env, "npm", append([]string{"install", tarball}, toolchain.NodePins()...)...)

@@ -1,9 +1,7 @@
 package docs_test
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/pulumicli"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // The Google objects the lookup examples read, served by the double.
@@ -37,7 +37,7 @@ func TestYAMLExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "yaml")
 	bad := broken(t, examples, sliceType, "addressType: IPv4", "adressType: IPv4")
-	cli, yamlHost, provider := asset(t, "TEST_ASSET_PULUMI"), asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML"), asset(t, "TEST_ASSET_PROVIDER")
+	yamlHost, provider := toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML"), toolchain.Asset(t, "TEST_ASSET_PROVIDER")
 	ambient, err := plugin.AmbientDir(provider)
 	if err != nil {
 		t.Fatal(err)
@@ -55,11 +55,7 @@ func TestYAMLExamples(t *testing.T) {
 		}
 	}
 
-	double, err := googledouble.Start(googleToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
+	double := googledouble.StartT(t, googleToken)
 	double.AddImportDataFile(project, "us-central1", "vmware-inventory", "rvtools-export", googledouble.ImportDataFile{
 		DisplayName: "RVTools export", Format: "IMPORT_JOB_FORMAT_RVTOOLS_XLSX", State: "ACTIVE",
 		CreateTime:     "2026-11-01T09:30:00Z",
@@ -71,10 +67,7 @@ func TestYAMLExamples(t *testing.T) {
 	})
 
 	env := []string{
-		"PULUMI_SKIP_UPDATE_CHECK=true",
-		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
 		"PULUMI_CONFIG_PASSPHRASE=docs",
-		"NO_COLOR=1",
 		"KUBECONFIG=" + cp.KubeconfigPath(),
 		"GOOGLE_OAUTH_ACCESS_TOKEN=" + googleToken,
 		"GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT=" + double.URL,
@@ -96,7 +89,7 @@ func TestYAMLExamples(t *testing.T) {
 	for _, e := range append(examples, bad) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
-			out, err := preview(t, cli, env, e)
+			out, err := preview(t, env, e)
 			switch {
 			case e.Name == "broken" && err == nil:
 				t.Errorf("pulumi preview accepted the broken snippet:\n%s", out)
@@ -119,36 +112,12 @@ var resourceCreate = regexp.MustCompile(`(?m)^\s*\+\s+endpoints:\S+\s+\S+\s+crea
 
 // preview runs `pulumi stack init` and `pulumi preview` of a snippet, as the body of
 // a YAML project, on a local file backend; it returns the preview's output.
-func preview(t *testing.T, cli string, env []string, e docs.Example) (string, error) {
+func preview(t *testing.T, env []string, e docs.Example) (string, error) {
 	t.Helper()
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "Pulumi.yaml"), "name: docs-"+strings.ToLower(e.Name)+"\nruntime: yaml\n"+e.Code)
-	env = append(env, "PULUMI_HOME="+t.TempDir(), "PULUMI_BACKEND_URL=file://"+t.TempDir())
-	run := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(t.Context(), cli, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
-	}
-	if out, err := run("stack", "init", "docs"); err != nil {
+	c := pulumicli.New(t, env...)
+	c.WriteProject("name: docs-" + strings.ToLower(e.Name) + "\nruntime: yaml\n" + e.Code)
+	if out, err := c.CombinedOutput("stack", "init", "docs"); err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", err, out)
 	}
-	return run("preview", "--non-interactive")
-}
-
-// asset returns the path in an environment variable the Makefile sets, failing the
-// test with instructions when it is missing.
-func asset(t *testing.T, env string) string {
-	t.Helper()
-	path := os.Getenv(env)
-	if path == "" {
-		t.Fatalf("%s is not set: run the tests with `make test`, which builds the tools and sets it", env)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s=%s: %v (run `make tools`)", env, path, err)
-	}
-	return path
+	return c.CombinedOutput("preview", "--non-interactive")
 }

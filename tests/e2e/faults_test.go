@@ -2,10 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -51,10 +51,8 @@ type background struct {
 func (s *stack) start(args ...string) *background {
 	s.t.Helper()
 	b := &background{done: make(chan struct{})}
-	b.cmd = exec.Command(pulumiCLI(s.t), args...)
-	b.cmd.Dir = s.dir
-	b.cmd.Env = append(os.Environ(), "PULUMI_SKIP_UPDATE_CHECK=true", "PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true", "NO_COLOR=1")
-	b.cmd.Env = append(b.cmd.Env, s.env...)
+	// Not ended with the test's context: the clean-up below kills it if it still runs.
+	b.cmd = s.Command(context.WithoutCancel(s.t.Context()), args...)
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
 	if err := b.cmd.Start(); err != nil {
 		s.t.Fatal(err)
@@ -105,6 +103,17 @@ func waitForSlices(t *testing.T, cp *controlplane.ControlPlane, ns string, n int
 	t.Fatalf("fewer than %d slices in %s after 2 minutes", n, ns)
 }
 
+// recovers checks what follows a fault: the next up converges on all outageSlices
+// slices, refresh and preview then find nothing to change, and destroy leaves none.
+func recovers(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, outageSlices)
+	quiet(s)
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	converged(t, s, cp, ns, 0)
+}
+
 // converged checks that the cluster and the state agree: every resource in the
 // state exists once in the cluster, and every object in the namespace is in the state.
 func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string, want int) {
@@ -118,7 +127,7 @@ func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string,
 			PendingOperations []json.RawMessage `json:"pending_operations"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	var inState []string
@@ -165,10 +174,10 @@ const outageSlices = 120
 func TestAPIServerKilledDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its API server
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, outageSlices))
-	s.run("stack", "init", "dev")
+	s.WriteProject(manySlices(ns, outageSlices))
+	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 10)
@@ -191,11 +200,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 	if n := countSlices(t, cp, ns); n >= outageSlices {
 		t.Fatalf("all %d slices exist after the interrupted up: the fault did not land mid-run", n)
 	}
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, outageSlices)
-	quiet(s)
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 0)
+	recovers(t, s, cp, ns)
 }
 
 // etcd is killed (SIGKILL) in the middle of an up of 120 slices and started again on
@@ -203,10 +208,10 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 func TestEtcdRestartedDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its etcd
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, outageSlices))
-	s.run("stack", "init", "dev")
+	s.WriteProject(manySlices(ns, outageSlices))
+	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 10)
@@ -228,11 +233,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 		!strings.Contains(out, "timeout") && !strings.Contains(out, "Timeout") {
 		t.Errorf("the failed up does not say what happened:\n%s", out)
 	}
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, outageSlices)
-	quiet(s)
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 0)
+	recovers(t, s, cp, ns)
 }
 
 // An interrupt (SIGINT, as Ctrl-C sends) in the middle of an up lets the operations in
@@ -240,10 +241,10 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 func TestInterruptDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(manySlices(ns, 50))
-	s.run("stack", "init", "dev")
+	s.WriteProject(manySlices(ns, 50))
+	s.Run("stack", "init", "dev")
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 5)
@@ -255,8 +256,8 @@ func TestInterruptDuringUp(t *testing.T) {
 	} else if !strings.Contains(out, "received; cancelling") {
 		t.Errorf("the interrupted up does not say it was interrupted:\n%s", out)
 	}
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	converged(t, s, cp, ns, 50)
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	converged(t, s, cp, ns, 0)
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,18 +56,11 @@ outputs:
 // it fails; it returns stdout and stderr together.
 func (s *stack) runEnv(env []string, args ...string) string {
 	s.t.Helper()
-	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
+	out, err := s.With(env...).Try(args...)
 	if err != nil {
-		s.t.Fatalf("pulumi %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout, stderr)
+		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return stdout + stderr
-}
-
-// tryEnv is runEnv for a command that may fail.
-func (s *stack) tryEnv(env []string, args ...string) (string, error) {
-	s.t.Helper()
-	stdout, stderr, err := runPulumiEnv(s.t, s.dir, append(slices.Clone(s.env), env...), args...)
-	return stdout + stderr, err
+	return out
 }
 
 // previewJSON runs `pulumi preview --json` and decodes its document into doc.
@@ -144,16 +136,6 @@ func writeKubeconfig(t *testing.T, path string, data []byte) string {
 	return path
 }
 
-// sameNamespace creates namespace ns on the control plane unless it exists.
-func sameNamespace(t *testing.T, cp *controlplane.ControlPlane, ns string) {
-	t.Helper()
-	_, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
-
 // objectsOn reports whether the slice and the Endpoints item exist on a control plane.
 func objectsOn(t *testing.T, cp *controlplane.ControlPlane, ns, slice string) (bool, bool) {
 	t.Helper()
@@ -176,15 +158,15 @@ func TestClusterIdentity(t *testing.T) {
 	t.Parallel()
 	a := controlplane.Shared(t)
 	b := controlplane.StartT(t)
-	ns := newTestNamespace(t, a)
-	sameNamespace(t, b, ns)
+	ns := a.Namespace(t, "e2e")
+	b.NamedNamespace(t, ns)
 	dir := t.TempDir()
 	kubeconfig := writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig())
 
 	s := newStack(t, kubeconfig)
-	s.write(fmt.Sprintf(identityProgram, ns, 80))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--non-interactive")
+	s.WriteProject(fmt.Sprintf(identityProgram, ns, 80))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onA, itemOnA := objectsOn(t, a, ns, slice); !onA || !itemOnA {
 		t.Fatalf("after up on cluster A: slice %v, Endpoints %v; want both", onA, itemOnA)
@@ -207,7 +189,7 @@ func TestClusterIdentity(t *testing.T) {
 			t.Errorf("preview with rotated credentials shows changes: %v", got)
 		}
 		// The change of a port goes through with the new identity alone.
-		s.write(fmt.Sprintf(identityProgram, ns, 8080))
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8080))
 		s.runEnv(env, "up", "--yes", "--non-interactive")
 		live, err := a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
 		if err != nil || *live.Ports[0].Port != 8080 {
@@ -218,19 +200,19 @@ func TestClusterIdentity(t *testing.T) {
 		}
 		s.runEnv(env, "preview", "--non-interactive", "--expect-no-changes")
 		// The kubeconfig setting names the file now, not KUBECONFIG.
-		s.run("config", "set", "endpoints:kubeconfig", moved)
+		s.Run("config", "set", "endpoints:kubeconfig", moved)
 		if got := changes(s.previewOps()); len(got) != 0 {
 			t.Errorf("preview with the kubeconfig setting naming the same cluster shows changes: %v", got)
 		}
-		s.run("up", "--yes", "--non-interactive")
-		s.run("config", "rm", "endpoints:kubeconfig")
-		s.run("up", "--yes", "--non-interactive")
+		s.Run("up", "--yes", "--non-interactive")
+		s.Run("config", "rm", "endpoints:kubeconfig")
+		s.Run("up", "--yes", "--non-interactive")
 		// KUBECONFIG as a list: a missing file is skipped, the next one serves.
 		list := []string{"KUBECONFIG=" + filepath.Join(dir, "missing") + string(filepath.ListSeparator) + moved}
 		if got := changes(s.previewOps(list...)); len(got) != 0 {
 			t.Errorf("preview with KUBECONFIG listing the same cluster's file shows changes: %v", got)
 		}
-		s.write(fmt.Sprintf(identityProgram, ns, 8081))
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8081))
 		out := s.runEnv(list, "up", "--yes", "--non-interactive")
 		if strings.Contains(out, "using the kubeconfig recorded") {
 			t.Errorf("up with KUBECONFIG as a list did not read the list:\n%s", out)
@@ -239,8 +221,8 @@ func TestClusterIdentity(t *testing.T) {
 		if err != nil || *live.Ports[0].Port != 8081 {
 			t.Fatalf("after the update with KUBECONFIG as a list: %v, %+v", err, live)
 		}
-		s.write(fmt.Sprintf(identityProgram, ns, 8080))
-		s.run("up", "--yes", "--non-interactive")
+		s.WriteProject(fmt.Sprintf(identityProgram, ns, 8080))
+		s.Run("up", "--yes", "--non-interactive")
 	})
 
 	phase(t, "a clusterIdentifier vouches for another address of the same cluster", func() {
@@ -259,14 +241,14 @@ func TestClusterIdentity(t *testing.T) {
 		// Back to the first address under the identifier, then without it: the
 		// derived identity recorded is that of the first address again.
 		s.runEnv(env[:1], "up", "--yes", "--non-interactive", "--expect-no-changes")
-		s.run("preview", "--non-interactive", "--expect-no-changes")
+		s.Run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
 	phase(t, "another cluster: replaced there, deleted here", func() {
 		writeKubeconfig(t, kubeconfig, b.Kubeconfig())
 		// Refresh works on the state's cluster until up moves the objects: it finds
 		// them on cluster A and says why it reads A.
-		out := s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		out := s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 		if !strings.Contains(out, "the kubeconfig now reaches cluster "+b.RESTConfig().Host) {
 			t.Errorf("refresh after the switch does not say it reads the recorded cluster:\n%s", out)
 		}
@@ -290,7 +272,7 @@ func TestClusterIdentity(t *testing.T) {
 		if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
 			t.Fatalf("the preview wrote to cluster B: slice %v, Endpoints %v", onB, itemOnB)
 		}
-		s.run("up", "--yes", "--non-interactive")
+		s.Run("up", "--yes", "--non-interactive")
 		slice = stackOutputs(t, s)["sliceName"]
 		if onB, itemOnB := objectsOn(t, b, ns, slice); !onB || !itemOnB {
 			t.Errorf("after up on cluster B: slice %v, Endpoints %v; want both", onB, itemOnB)
@@ -298,15 +280,15 @@ func TestClusterIdentity(t *testing.T) {
 		if onA, itemOnA := objectsOn(t, a, ns, slice); onA || itemOnA {
 			t.Errorf("after up on cluster B, cluster A still holds: slice %v, Endpoints %v", onA, itemOnA)
 		}
-		s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
-		s.run("preview", "--non-interactive", "--expect-no-changes")
+		s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+		s.Run("preview", "--non-interactive", "--expect-no-changes")
 	})
 
 	phase(t, "an unreachable cluster", func() {
 		slice = unreachable(t, s, b, ns, slice, fmt.Sprintf(identityProgram, ns, 9090))
 	})
 
-	s.run("destroy", "--yes", "--non-interactive")
+	s.Run("destroy", "--yes", "--non-interactive")
 	if onB, itemOnB := objectsOn(t, b, ns, slice); onB || itemOnB {
 		t.Errorf("after destroy, cluster B still holds: slice %v, Endpoints %v", onB, itemOnB)
 	}
@@ -341,7 +323,7 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 		}
 	}
 
-	s.write(changed)
+	s.WriteProject(changed)
 	began := time.Now()
 	out := s.runEnv(fast, "preview", "--non-interactive", "--diff")
 	bounded("preview", began)
@@ -356,7 +338,7 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 		{"destroy", "--yes", "--non-interactive", "--skip-preview"},
 	} {
 		began := time.Now()
-		out, err := s.tryEnv(fast, args...)
+		out, err := s.With(fast...).Try(args...)
 		bounded(args[0], began)
 		if err == nil {
 			t.Errorf("pulumi %s against an unreachable cluster succeeded:\n%s", args[0], out)
@@ -391,8 +373,8 @@ func unreachable(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, slic
 	if err := cs.CoreV1().Endpoints(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	s.run("up", "--yes", "--non-interactive")
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("up", "--yes", "--non-interactive")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	return stackOutputs(t, s)["sliceName"]
 }
 
@@ -461,17 +443,17 @@ outputs:
 func TestExplicitProviderClientSettings(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
 	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
-	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--non-interactive")
+	s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onCluster, _ := objectsOn(t, cp, ns, slice); !onCluster {
 		t.Fatalf("slice %s/%s not created by the explicit provider", ns, slice)
 	}
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 
 	for _, bad := range []struct{ props, env, want string }{
 		{props: "      qps: -1", want: "qps must be a number greater than 0 (requests per second), not -1"},
@@ -480,18 +462,18 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 		{props: "      qps: 50", env: "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=maybe",
 			want: `deleteUnreachable must be true or false, not "maybe" (from the PULUMI_ENDPOINTS_DELETE_UNREACHABLE environment variable)`},
 	} {
-		s.write(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
+		s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, bad.props, cp.KubeconfigPath()))
 		var env []string
 		if bad.env != "" {
 			env = append(env, bad.env)
 		}
-		out, err := s.tryEnv(env, "preview", "--non-interactive")
+		out, err := s.With(env...).Try("preview", "--non-interactive")
 		if err == nil || !strings.Contains(out, bad.want) {
 			t.Errorf("preview with %q: err = %v, want a failure saying %q:\n%s", strings.TrimSpace(bad.props), err, bad.want, out)
 		}
 	}
-	s.write(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
-	s.run("destroy", "--yes", "--non-interactive")
+	s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
+	s.Run("destroy", "--yes", "--non-interactive")
 	if onCluster, _ := objectsOn(t, cp, ns, slice); onCluster {
 		t.Errorf("slice %s/%s still exists after destroy", ns, slice)
 	}

@@ -18,7 +18,7 @@ import (
 func TestPulumiImportEndpointSlice(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	port, proto, portName := int32(443), corev1.ProtocolTCP, "https"
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Create(t.Context(), &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "outside", Labels: map[string]string{"team": "a"}},
@@ -29,9 +29,9 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStack(t, cp.KubeconfigPath())
-	s.write("name: e2e-import\nruntime: yaml\n")
-	s.run("stack", "init", "dev")
-	out := s.run("import", "endpoints:discovery.k8s.io/v1:EndpointSlice", "outside", ns+"/outside",
+	s.WriteProject("name: e2e-import\nruntime: yaml\n")
+	s.Run("stack", "init", "dev")
+	out := s.Run("import", "endpoints:discovery.k8s.io/v1:EndpointSlice", "outside", ns+"/outside",
 		"--yes", "--non-interactive", "--generate-code=false", "--protect=false")
 	if !strings.Contains(out, "imported") {
 		t.Errorf("import output does not report an import:\n%s", out)
@@ -46,7 +46,7 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 			} `json:"resources"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	var found bool
@@ -66,8 +66,8 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 	if !found {
 		t.Fatal("the imported slice is not in the state")
 	}
-	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), "outside", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("destroy of the imported slice left it in place (err=%v)", err)
 	}

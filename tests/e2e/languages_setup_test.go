@@ -1,16 +1,11 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,17 +40,6 @@ type exampleProgram struct {
 // runnerTimeout bounds one operation of a runner; each takes a few seconds.
 const runnerTimeout = 5 * time.Minute
 
-// runnerResult is the JSON line every runner prints on stdout.
-type runnerResult struct {
-	Changes map[string]int `json:"changes"`
-	Outputs map[string]any `json:"outputs"`
-	// Warnings are the messages of the engine's warning diagnostics, which the
-	// progress on stderr (shown as a diff) does not list.
-	Warnings []string `json:"warnings"`
-	// Log is the runner's stderr: the engine's progress and diff.
-	Log string `json:"-"`
-}
-
 // installExample installs the example of lang into a new stack's directory. The
 // stack's environment points the provider at the control plane (kubeconfig) and at
 // the Google double, and puts the pulumi CLI (which the Automation API runs) and the
@@ -68,54 +52,21 @@ func installExample(t *testing.T, lang exampleLanguage, kubeconfig string, doubl
 		"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT="+double.URL,
 		"GOOGLE_PROJECT=demo-project",
 	)
-	cli, provider := pulumiCLI(t), tool(t, "TEST_ASSET_PROVIDER")
-	s.env = append(s.env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
+	cli, provider := tool(t, "TEST_ASSET_PULUMI"), tool(t, "TEST_ASSET_PROVIDER")
+	s.Env = append(s.Env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
 
 	start := time.Now()
-	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.dir)
+	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.Dir)
 	t.Logf("%s: example installed in %s", lang.dir, time.Since(start).Round(100*time.Millisecond))
 	return &exampleProgram{lang: lang.dir, argv: argv, stack: s}
 }
 
 // run runs one operation of the runner on the stack "dev" and returns its result; a
 // failing runner fails the test.
-func (p *exampleProgram) run(t *testing.T, operation string) runnerResult {
+func (p *exampleProgram) run(t *testing.T, operation string) toolchain.ProgramResult {
 	t.Helper()
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(t.Context(), runnerTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, p.argv[0], append(slices.Clone(p.argv[1:]), operation, "dev")...)
-	cmd.Dir = p.stack.dir
-	// On a timeout, stop the runner and what it started (the CLI, the plugin): they
-	// share its process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(),
-		"PULUMI_SKIP_UPDATE_CHECK=true",
-		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
-		"NO_COLOR=1",
-	)
-	cmd.Env = append(cmd.Env, p.stack.env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s runner %s: %v\nstderr:\n%s\nstdout:\n%s", p.lang, operation, err, stderr.String(), stdout.String())
-	}
-	// The result is the last line: anything the program itself printed comes before.
-	var last string
-	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			last = line
-		}
-	}
-	var res runnerResult
-	if err := json.Unmarshal([]byte(last), &res); err != nil {
-		t.Fatalf("%s runner %s: result %q: %v\nstderr:\n%s", p.lang, operation, last, err, stderr.String())
-	}
-	res.Log = stderr.String()
-	t.Logf("%s %s: %v in %s", p.lang, operation, res.Changes, time.Since(start).Round(100*time.Millisecond))
-	return res
+	return toolchain.RunProgram(t, p.lang+" "+operation, runnerTimeout, p.stack.Dir, p.stack.Environ(),
+		append(slices.Clone(p.argv), operation, "dev")...)
 }
 
 // installTypeScriptExample copies the example into dst, points its package.json's

@@ -16,6 +16,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // TestExampleProgramsLifecycle runs the TypeScript, Python and Go examples (the same
@@ -40,24 +41,24 @@ func TestExampleProgramsLifecycle(t *testing.T) {
 func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	cp := controlplane.Shared(t)
 	cs := cp.Clientset()
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	createExampleServices(t, cs, ns)
 	double := startDouble(t)
 	p := installExample(t, lang, cp.KubeconfigPath(), double)
 	// The program names no namespace: its objects go to the provider's.
-	p.stack.run("stack", "init", "dev")
-	p.stack.run("config", "set", "endpoints:namespace", ns)
+	p.stack.Run("stack", "init", "dev")
+	p.stack.Run("config", "set", "endpoints:namespace", ns)
 
 	// Preview: three creates (the stack, the slice, the list), nothing in the cluster.
 	res := p.run(t, "preview")
-	wantChanges(t, "preview", res, map[string]int{"create": 3})
+	res.WantChanges(t, "preview", map[string]int{"create": 3})
 	wantNoControllerWarnings(t, "preview", res, false)
 	wantNoObjects(t, cs, ns, "after preview")
 
 	// Up: the objects of the YAML example, and every lookup output.
 	before := lookupRequests(double)
 	res = p.run(t, "up")
-	wantChanges(t, "up", res, map[string]int{"create": 3})
+	res.WantChanges(t, "up", map[string]int{"create": 3})
 	wantNoControllerWarnings(t, "up", res, true)
 	wantExampleOutputs(t, "up", res, ns)
 	after := lookupRequests(double)
@@ -84,9 +85,9 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	// Refresh reads the live objects: they match the state. A preview then finds
 	// nothing to do: the program and the refreshed state agree.
 	res = p.run(t, "refresh")
-	wantChanges(t, "refresh", res, map[string]int{"same": 3})
+	res.WantChanges(t, "refresh", map[string]int{"same": 3})
 	res = p.run(t, "preview")
-	wantChanges(t, "preview after refresh", res, map[string]int{"same": 3})
+	res.WantChanges(t, "preview after refresh", map[string]int{"same": 3})
 	// Neither wrote to the cluster.
 	if got := getSlice(t, cs, ns, name, "after refresh"); got.ResourceVersion != slice.ResourceVersion {
 		t.Errorf("refresh or preview wrote slice %s/%s: resourceVersion %s, was %s", ns, name, got.ResourceVersion, slice.ResourceVersion)
@@ -96,9 +97,9 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	}
 
 	// A port change updates the slice and the list in place: same objects.
-	p.stack.run("config", "set", "port", "8081")
+	p.stack.Run("config", "set", "port", "8081")
 	res = p.run(t, "up")
-	wantChanges(t, "up after the port change", res, map[string]int{"same": 1, "update": 2})
+	res.WantChanges(t, "up after the port change", map[string]int{"same": 1, "update": 2})
 	wantNoControllerWarnings(t, "up after the port change", res, true)
 	wantExampleOutputs(t, "up after the port change", res, ns)
 	if got := outputString(t, res, "sliceName"); got != name {
@@ -121,11 +122,11 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 
 	// An addressType change (immutable in Kubernetes) replaces the slice: a new
 	// autoname, the old object deleted. The list's addresses follow, in place.
-	p.stack.run("config", "set", "addressType", "IPv6")
-	p.stack.run("config", "set", "--path", "addresses[0]", "fd00::10")
-	p.stack.run("config", "set", "--path", "addresses[1]", "fd00::11")
+	p.stack.Run("config", "set", "addressType", "IPv6")
+	p.stack.Run("config", "set", "--path", "addresses[0]", "fd00::10")
+	p.stack.Run("config", "set", "--path", "addresses[1]", "fd00::11")
 	res = p.run(t, "up")
-	wantChanges(t, "up after the addressType change", res, map[string]int{"same": 1, "replace": 1, "update": 1})
+	res.WantChanges(t, "up after the addressType change", map[string]int{"same": 1, "replace": 1, "update": 1})
 	wantNoControllerWarnings(t, "up after the addressType change", res, true)
 	wantExampleOutputs(t, "up after the addressType change", res, ns)
 	newName := outputString(t, res, "sliceName")
@@ -150,7 +151,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 
 	// Destroy deletes everything; the mirrored slices go with the Endpoints.
 	res = p.run(t, "destroy")
-	wantChanges(t, "destroy", res, map[string]int{"delete": 3})
+	res.WantChanges(t, "destroy", map[string]int{"delete": 3})
 	waitMirrored(t, cs, ns, "web-legacy", "")
 	waitMirrored(t, cs, ns, "db-legacy", "")
 	wantNoObjects(t, cs, ns, "after destroy")
@@ -181,7 +182,7 @@ func createExampleServices(t *testing.T, cs kubernetes.Interface, ns string) {
 // EndpointsList item with no Service: "the Kubernetes endpoints controller deletes
 // Endpoints that have no Service ..."). A step that writes Endpoints must show the
 // API server's deprecation warning for them: the runner passes warnings on.
-func wantNoControllerWarnings(t *testing.T, step string, res runnerResult, writesEndpoints bool) {
+func wantNoControllerWarnings(t *testing.T, step string, res toolchain.ProgramResult, writesEndpoints bool) {
 	t.Helper()
 	var controllers []string
 	deprecation := false
@@ -199,18 +200,10 @@ func wantNoControllerWarnings(t *testing.T, step string, res runnerResult, write
 	}
 }
 
-// wantChanges compares a runner's change summary with the exact one expected.
-func wantChanges(t *testing.T, step string, res runnerResult, want map[string]int) {
-	t.Helper()
-	if diff := cmp.Diff(want, res.Changes); diff != "" {
-		t.Fatalf("%s: change summary (-want +got):\n%s\nengine output:\n%s", step, diff, res.Log)
-	}
-}
-
 // wantExampleOutputs checks the stack outputs every up of the example returns: the
 // slice's autoname and namespace, the list's items, and the lookup results from
 // examples/fixtures/google.json, in both forms.
-func wantExampleOutputs(t *testing.T, step string, res runnerResult, ns string) {
+func wantExampleOutputs(t *testing.T, step string, res toolchain.ProgramResult, ns string) {
 	t.Helper()
 	want := map[string]any{
 		"sliceNamespace":      ns,
@@ -256,7 +249,7 @@ func wantExampleOutputs(t *testing.T, step string, res runnerResult, ns string) 
 	}
 }
 
-func outputString(t *testing.T, res runnerResult, key string) string {
+func outputString(t *testing.T, res toolchain.ProgramResult, key string) string {
 	t.Helper()
 	s, ok := res.Outputs[key].(string)
 	if !ok || s == "" {

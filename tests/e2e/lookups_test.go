@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 const lookupToken = "e2e-access-token"
@@ -23,19 +24,10 @@ func googleStack(t *testing.T, double *googledouble.Server) *stack {
 	return s
 }
 
+// startDouble starts a double of the Google APIs serving the examples' fixture.
 func startDouble(t *testing.T) *googledouble.Server {
 	t.Helper()
-	fixture, err := googledouble.ReadFixture("../../examples/fixtures/google.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	double, err := googledouble.Start(lookupToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
-	double.Load(fixture)
-	return double
+	return googledouble.StartT(t, lookupToken, filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
 }
 
 const lookupProgram = `name: e2e-lookups
@@ -69,10 +61,10 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.write(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.run("stack", "init", "dev")
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
+	s.Run("stack", "init", "dev")
 	double.Fail(3, 503)
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 
 	var out struct {
 		State    string            `json:"state"`
@@ -83,7 +75,7 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 			Condition map[string]string `json:"condition"`
 		} `json:"bindings"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "output", "--json")), &out); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "output", "--json")), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.State != "ACTIVE" || out.Version != 3 || len(out.Bindings) != 2 || out.Headers == nil {
@@ -109,9 +101,9 @@ func TestLookupFailurePrintsClearError(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.write(strings.Replace(lookupProgram, "%s", "missing-file", 1))
-	s.run("stack", "init", "dev")
-	out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "missing-file", 1))
+	s.Run("stack", "init", "dev")
+	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("up with a missing import data file succeeded:\n%s", out)
 	}

@@ -105,15 +105,7 @@ outputs:
 // provider reaches the server through it.
 func proxied(t *testing.T, cp *controlplane.ControlPlane) (*apiproxy.Proxy, *stack) {
 	t.Helper()
-	proxy, err := apiproxy.Start(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
-	kubeconfig, err := proxy.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
 	path := filepath.Join(t.TempDir(), "proxy.kubeconfig")
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
@@ -189,7 +181,7 @@ func stateObjects(t *testing.T, s *stack) (map[string]types.UID, int) {
 			PendingOperations []json.RawMessage `json:"pending_operations"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export", "--show-secrets")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export", "--show-secrets")), &state); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]types.UID{}
@@ -248,8 +240,8 @@ func names(m map[string]types.UID) []string {
 
 // quiet checks that refresh and preview find nothing to change.
 func quiet(s *stack) {
-	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 }
 
 // The answers to every create are lost: the objects exist, the up fails saying so, and
@@ -258,13 +250,13 @@ func quiet(s *stack) {
 func TestLostCreateAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
-	s.run("stack", "init", "dev")
+	s.WriteProject(lostProgram(ns, 80, false))
+	s.Run("stack", "init", "dev")
 
 	rules := dropWrites(proxy, "POST", ns)
-	out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive")
+	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("the up whose create answers were lost succeeded:\n%s", out)
 	}
@@ -293,7 +285,7 @@ func TestLostCreateAnswers(t *testing.T) {
 	}
 
 	proxy.ClearRules()
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	after := liveObjects(t, cp, ns)
 	for name, uid := range created {
 		if after[name] != uid {
@@ -309,7 +301,7 @@ func TestLostCreateAnswers(t *testing.T) {
 	quiet(s) // the refresh also records the generateName slice's real ID
 	agree(t, s, cp, ns, "after the refresh")
 
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if left := liveObjects(t, cp, ns); len(left) > 0 {
 		t.Errorf("destroy left %v", names(left))
 	}
@@ -320,18 +312,18 @@ func TestLostCreateAnswers(t *testing.T) {
 func TestLostUpdateAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(lostProgram(ns, 80, false))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	before := agree(t, s, cp, ns, "after the first up")
 
-	s.write(lostProgram(ns, 8080, false))
+	s.WriteProject(lostProgram(ns, 8080, false))
 	rules := dropWrites(proxy, "PUT", ns)
 	// --continue-on-error: every update is sent, however soon the first one fails (the
 	// engine starts no new step after a failure otherwise).
-	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive", "--continue-on-error"); err == nil {
+	if out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive", "--continue-on-error"); err == nil {
 		t.Fatalf("the up whose update answers were lost succeeded:\n%s", out)
 	}
 	// The list stops at its first item that fails.
@@ -349,7 +341,7 @@ func TestLostUpdateAnswers(t *testing.T) {
 	}
 
 	proxy.ClearRules()
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	if after := agree(t, s, cp, ns, "after the next up"); !mapsEqual(before, after) {
 		t.Errorf("the next up created or replaced objects:\nbefore: %v\nafter:  %v", before, after)
 	}
@@ -359,7 +351,7 @@ func TestLostUpdateAnswers(t *testing.T) {
 		}
 	}
 	quiet(s)
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 }
 
 // ports are the ports of the namespace's slices and Endpoints (0 for an object
@@ -396,20 +388,20 @@ func ports(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]in
 func TestLostDeleteAnswers(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(lostProgram(ns, 80, false))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(lostProgram(ns, 80, false))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	agree(t, s, cp, ns, "after the first up")
-	s.write(lostProgram(ns, 80, true))
+	s.WriteProject(lostProgram(ns, 80, true))
 
 	// The list's update deletes its dropped item; the engine deletes the dropped
 	// slice after the program's resources, so not in an up where the list failed.
 	for i, path := range []string{"/api/v1/namespaces/" + ns + "/endpoints", "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices"} {
 		rule := &apiproxy.Rule{Method: "DELETE", PathPrefix: path}
 		proxy.DropAnswers(rule)
-		if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil {
+		if out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil {
 			t.Fatalf("the up whose delete answer (%s) was lost succeeded:\n%s", path, out)
 		}
 		if n := proxy.Dropped(rule); n != 1 {
@@ -420,21 +412,21 @@ func TestLostDeleteAnswers(t *testing.T) {
 			t.Errorf("after the delete whose answer was lost (%s), the server holds %v", path, names(live))
 		}
 	}
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	if after := agree(t, s, cp, ns, "after the next up"); len(after) != 3 {
 		t.Errorf("after the next up: %v; want 2 slices, 1 Endpoints", names(after))
 	}
 	quiet(s)
 
 	rules := dropWrites(proxy, "DELETE", ns)
-	if out, err := s.try("destroy", "--yes", "--skip-preview", "--non-interactive"); err == nil {
+	if out, err := s.Try("destroy", "--yes", "--skip-preview", "--non-interactive"); err == nil {
 		t.Fatalf("the destroy whose delete answers were lost succeeded:\n%s", out)
 	}
 	if n := dropped(proxy, rules); n == 0 {
 		t.Error("the proxy dropped no delete answer in the destroy")
 	}
 	proxy.ClearRules()
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if after := agree(t, s, cp, ns, "after the next destroy"); len(after) > 0 {
 		t.Errorf("after the next destroy: %v", names(after))
 	}
@@ -446,10 +438,10 @@ func TestLostDeleteAnswers(t *testing.T) {
 func TestLostCreateRequest(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(unsentProgram(ns))
-	s.run("stack", "init", "dev")
+	s.WriteProject(unsentProgram(ns))
+	s.Run("stack", "init", "dev")
 	upUnsent(t, proxy, s, ns)
 	var state struct {
 		Deployment struct {
@@ -463,7 +455,7 @@ func TestLostCreateRequest(t *testing.T) {
 			} `json:"resources"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	var createID string
@@ -476,11 +468,11 @@ func TestLostCreateRequest(t *testing.T) {
 		t.Fatalf("the state records no pending slice %s/unsent-* with a create ID:\n%+v", ns, state.Deployment.Resources)
 	}
 
-	s.run("preview", "--non-interactive")
+	s.Run("preview", "--non-interactive")
 	if live := liveObjects(t, cp, ns); len(live) != 0 {
 		t.Fatalf("preview wrote %v", names(live))
 	}
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	sl, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -493,7 +485,7 @@ func TestLostCreateRequest(t *testing.T) {
 	}
 	quiet(s)
 	agree(t, s, cp, ns, "after the refresh")
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if left := liveObjects(t, cp, ns); len(left) > 0 {
 		t.Errorf("destroy left %v", names(left))
 	}
@@ -525,7 +517,7 @@ func upUnsent(t *testing.T, proxy *apiproxy.Proxy, s *stack, ns string) {
 		Unsent: true}
 	proxy.DropAnswers(rule)
 	defer proxy.ClearRules()
-	if out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil ||
+	if out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive"); err == nil ||
 		!strings.Contains(out, "may or may not exist") {
 		t.Fatalf("the up whose create was never sent = %v; want a failure saying the slice may exist:\n%s", err, out)
 	}
@@ -544,7 +536,7 @@ func resources(t *testing.T, s *stack, typ string) int {
 			} `json:"resources"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -562,23 +554,23 @@ func resources(t *testing.T, s *stack, typ string) int {
 func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(unsentProgram(ns))
-	s.run("stack", "init", "dev")
+	s.WriteProject(unsentProgram(ns))
+	s.Run("stack", "init", "dev")
 	const slice = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 
 	upUnsent(t, proxy, s, ns)
 	if n := resources(t, s, slice); n != 1 {
 		t.Fatalf("after the up whose create was never sent, the state has %d slices, want the pending one", n)
 	}
-	s.run("refresh", "--yes", "--non-interactive")
+	s.Run("refresh", "--yes", "--non-interactive")
 	if n := resources(t, s, slice); n != 0 {
 		t.Errorf("after the refresh, the state has %d slices; want none (nothing carries the create ID)", n)
 	}
 
 	upUnsent(t, proxy, s, ns)
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if n := resources(t, s, slice); n != 0 {
 		t.Errorf("after the destroy, the state has %d slices", n)
 	}
@@ -593,18 +585,18 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 func TestGeneratedSliceRecreated(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(lostProgram(ns, 80, false))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(lostProgram(ns, 80, false))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	first := stackOutputs(t, s)["generatedName"]
 	if err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), first, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
-	s.write(lostProgram(ns, 8080, false))
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(lostProgram(ns, 8080, false))
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	second := stackOutputs(t, s)["generatedName"]
 	live := liveObjects(t, cp, ns)
 	if _, ok := live["EndpointSlice "+second]; !ok || second == first || len(live) != 5 {
@@ -612,7 +604,7 @@ func TestGeneratedSliceRecreated(t *testing.T) {
 	}
 	quiet(s)
 	agree(t, s, cp, ns, "after the refresh")
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	if left := liveObjects(t, cp, ns); len(left) > 0 {
 		t.Errorf("destroy left %v", names(left))
 	}

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/pulumicli"
 )
 
 // The real CLI loads the built plugin and reads its schema, as `pulumi package
 // get-schema` does for users and SDK generation.
 func TestPulumiPackageGetSchema(t *testing.T) {
 	t.Parallel()
-	stdout, stderr, err := runPulumi(t, t.TempDir(), "package", "get-schema", plugin.Path(t))
+	stdout, stderr, err := pulumicli.New(t).Output("package", "get-schema", plugin.Path(t))
 	if err != nil {
 		t.Fatalf("pulumi package get-schema: %v\nstderr:\n%s", err, stderr)
 	}

@@ -28,22 +28,22 @@ import (
 // upWithPreview runs `pulumi up` as a user does: preview first, then the update.
 func (s *stack) upWithPreview() string {
 	s.t.Helper()
-	return s.run("up", "--yes", "--non-interactive", "--diff")
+	return s.Run("up", "--yes", "--non-interactive", "--diff")
 }
 
 // expectQuiet checks that the state, the program and the cluster agree: a refresh
 // (previewed, then run) finds nothing changed, and a preview finds nothing to do.
 func (s *stack) expectQuiet() {
 	s.t.Helper()
-	s.run("refresh", "--preview-only", "--non-interactive", "--diff", "--expect-no-changes")
-	s.run("refresh", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
-	s.run("preview", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("refresh", "--preview-only", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("refresh", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--diff", "--expect-no-changes")
 }
 
 // destroyWithPreview runs `pulumi destroy` as a user does, with its preview.
 func (s *stack) destroyWithPreview() {
 	s.t.Helper()
-	s.run("destroy", "--yes", "--non-interactive")
+	s.Run("destroy", "--yes", "--non-interactive")
 }
 
 // stateResource is a resource of the stack's state, as `pulumi stack export` shows it.
@@ -63,7 +63,7 @@ func stackResources(t *testing.T, s *stack) map[string]stateResource {
 			Resources []stateResource `json:"resources"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(s.run("stack", "export")), &state); err != nil {
+	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
 	byName := map[string]stateResource{}
@@ -252,11 +252,11 @@ resources:
 func TestUserProgramsSparseInputs(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(sparseProgram, ns))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(sparseProgram, ns))
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after up"
@@ -381,11 +381,11 @@ resources:
 func TestUserProgramsCamelCaseAutonames(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(camelCaseProgram, ns))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(camelCaseProgram, ns))
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after up"
@@ -465,11 +465,11 @@ resources:
 func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -477,7 +477,7 @@ func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	wantSliceIs(t, step, before, "IPv4 [10.0.0.1{true,-,-}@-] [http:80/TCP]")
 	s.expectQuiet()
 
-	s.write(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv6", "fd00::1"))
+	s.WriteProject(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv6", "fd00::1"))
 	out := s.upWithPreview()
 	step = "after the replacing up"
 	after := getSlice(t, cs, ns, "web", step)
@@ -531,11 +531,11 @@ resources:
 func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(renamedItemsProgram, ns, "a"))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(renamedItemsProgram, ns, "a"))
+	s.Run("stack", "init", "dev")
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -544,7 +544,7 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	wantEndpoints(t, step, c, "[10.0.0.3] notReady [] [http:80/TCP]")
 	s.expectQuiet()
 
-	s.write(fmt.Sprintf(renamedItemsProgram, ns, "b"))
+	s.WriteProject(fmt.Sprintf(renamedItemsProgram, ns, "b"))
 	s.upWithPreview()
 	step = "after renaming a to b"
 	wantEndpoints(t, step, getEndpoints(t, cs, ns, "b", step), "[10.0.0.1] notReady [] [http:80/TCP]")
@@ -630,13 +630,13 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 	// Its own control plane, with every controller, so that the API server's request
 	// counter counts this test's writes only.
 	cp := controlplane.StartTWith(t, controlplane.Options{AllControllers: true})
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
 	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",
 		"svc-06", "svc-04"}
-	s.write(largeListProgram(ns, names, ""))
-	s.run("stack", "init", "dev")
+	s.WriteProject(largeListProgram(ns, names, ""))
+	s.Run("stack", "init", "dev")
 	s.upWithPreview()
 	versions := map[string]string{}
 	list := func(step string) []corev1.Endpoints {
@@ -656,7 +656,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 
 	// svc-05 changes its port, svc-11 goes, svc-12 comes.
 	next := append(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "svc-11" }), "svc-12")
-	s.write(largeListProgram(ns, next, "svc-05"))
+	s.WriteProject(largeListProgram(ns, next, "svc-05"))
 	before := endpointsPuts(t, cp)
 	s.upWithPreview()
 	step := "after changing svc-05, dropping svc-11, adding svc-12"

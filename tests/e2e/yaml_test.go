@@ -55,16 +55,6 @@ outputs:
   sliceUid: ${slice.metadata.uid}
 `
 
-func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
-	t.Helper()
-	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
 // preview -> up -> refresh (no changes) -> update in place -> replace -> destroy, with
 // the real CLI and YAML host, checking the API server after each step. The control
 // plane runs every controller and the list's item belongs to a selectorless Service:
@@ -73,7 +63,7 @@ func newTestNamespace(t *testing.T, cp *controlplane.ControlPlane) string {
 func TestYAMLProgramLifecycle(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
@@ -83,10 +73,10 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Fatalf("create Service %s/web: %v", ns, err)
 	}
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
+	s.Run("stack", "init", "dev")
 
-	out := s.run("preview", "--non-interactive", "--diff")
+	out := s.Run("preview", "--non-interactive", "--diff")
 	if !strings.Contains(out, "endpoints:discovery.k8s.io/v1:EndpointSlice") {
 		t.Errorf("preview does not show the slice:\n%s", out)
 	}
@@ -94,7 +84,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Fatalf("preview created %d slices", len(l.Items))
 	}
 
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	outputs := stackOutputs(t, s)
 	name := outputs["sliceName"]
 	live, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
@@ -112,12 +102,12 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	}
 	waitMirrored(t, cs, ns, "web", "10.0.0.2 http:80")
 
-	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
-	s.run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 
 	// Change a port: an in-place update.
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 8080))
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 8080))
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	updated, err := cs.DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil || updated.UID != live.UID || *updated.Ports[0].Port != 8080 {
 		t.Fatalf("after the port change: err=%v; want the same object (uid %s) with port 8080, got %+v", err, live.UID, updated)
@@ -127,11 +117,11 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Errorf("Endpoints port = %d, want 8080", endpoints.Subsets[0].Ports[0].Port)
 	}
 	waitMirrored(t, cs, ns, "web", "10.0.0.2 http:8080")
-	s.run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 
 	// Change addressType: a replacement under a new name, the old slice gone.
-	s.write(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
-	out = s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv6", "fd00::1", 8080))
+	out = s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	newName := stackOutputs(t, s)["sliceName"]
 	if newName == name {
 		t.Errorf("replacement kept the name %s", name)
@@ -144,7 +134,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Fatalf("replacement %s: %v %+v", newName, err, replaced)
 	}
 
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	waitMirrored(t, cs, ns, "web", "")
 	if l, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {
 		t.Errorf("destroy left %d slices", len(l.Items))
@@ -159,7 +149,7 @@ func TestYAMLPreviewReportsInvalidInputsByField(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(`name: e2e-invalid
+	s.WriteProject(`name: e2e-invalid
 runtime: yaml
 resources:
   slice:
@@ -175,8 +165,8 @@ resources:
         - name: http
           port: 81
 `)
-	s.run("stack", "init", "dev")
-	out, err := s.try("preview", "--non-interactive")
+	s.Run("stack", "init", "dev")
+	out, err := s.Try("preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("preview of invalid inputs succeeded:\n%s", out)
 	}
@@ -189,7 +179,7 @@ resources:
 
 func stackOutputs(t *testing.T, s *stack) map[string]string {
 	t.Helper()
-	raw := s.run("stack", "output", "--json", "--show-secrets")
+	raw := s.Run("stack", "output", "--json", "--show-secrets")
 	var out map[string]any
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatalf("stack outputs %q: %v", raw, err)
@@ -206,9 +196,9 @@ func stackOutputs(t *testing.T, s *stack) map[string]string {
 func TestYAMLAutonamingConfiguration(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(`name: e2e-autonaming
+	s.WriteProject(fmt.Sprintf(`name: e2e-autonaming
 runtime: yaml
 resources:
   verbatim-slice:
@@ -220,16 +210,16 @@ resources:
       endpoints:
         - addresses: ["10.0.0.1"]
 `, ns))
-	s.run("stack", "init", "dev")
-	s.run("config", "set", "--path", "pulumi:autonaming.mode", "verbatim")
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("stack", "init", "dev")
+	s.Run("config", "set", "--path", "pulumi:autonaming.mode", "verbatim")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), "verbatim-slice", metav1.GetOptions{}); err != nil {
 		t.Errorf("with autonaming mode verbatim the slice is not named after its resource: %v", err)
 	}
-	s.run("destroy", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 
-	s.run("config", "set", "--path", "pulumi:autonaming.mode", "disabled")
-	out, err := s.try("preview", "--non-interactive")
+	s.Run("config", "set", "--path", "pulumi:autonaming.mode", "disabled")
+	out, err := s.Try("preview", "--non-interactive")
 	if err == nil || !strings.Contains(out, "metadata.name is required: autonaming is disabled") {
 		t.Errorf("with autonaming disabled, preview = %v:\n%s", err, out)
 	}

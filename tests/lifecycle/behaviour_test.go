@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // A finalizer that outlives the delete's timeout is named in the error.
@@ -99,7 +101,7 @@ func TestBlockOwnerDeletionWithoutPermission(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	cs := clientset(t)
-	kubeconfig, err := controlPlane(t).MintIdentity(t.Context(), "restricted", ns, []rbacv1.PolicyRule{{
+	kubeconfig, err := controlplane.Shared(t).MintIdentity(t.Context(), "restricted", ns, []rbacv1.PolicyRule{{
 		APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"},
 		Verbs: []string{"get", "list", "create", "update", "delete"},
 	}})
@@ -145,7 +147,7 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err != nil {
 		t.Fatal(err)
 	}
-	if got := logs.lines("WARN", "kubernetes API server: v1 Endpoints is deprecated", string(u)); len(got) != 1 {
+	if got := logs.Lines("WARN", "kubernetes API server: v1 Endpoints is deprecated", string(u)); len(got) != 1 {
 		t.Errorf("the API server's deprecation warning was shown %d times for %s, want once:\n%s",
 			len(got), u, strings.Join(got, "\n"))
 	}

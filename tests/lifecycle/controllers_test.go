@@ -22,6 +22,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // These tests run on the package's control plane with every controller of
@@ -178,7 +179,7 @@ func TestEndpointsMirroredIntoSlices(t *testing.T) {
 	if got := slicesOf(t.Context(), t, ns, "quiet"); len(got) != 0 {
 		t.Errorf("Endpoints %s/quiet carry skip-mirror=true, yet were mirrored: %v", ns, describeSlices(got))
 	}
-	if got := logs.lines("WARN", string(u), "controller"); len(got) != 0 {
+	if got := logs.Lines("WARN", string(u), "controller"); len(got) != 0 {
 		t.Errorf("Endpoints of selectorless Services drew controller warnings:\n%s", strings.Join(got, "\n"))
 	}
 
@@ -239,20 +240,20 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 
 	u := urn(listType, "owned-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(endpointsItem(ns, "api", "10.0.4.1", 80)))
-	if got := logs.lines("WARN", string(u), warning); len(got) != 0 {
+	if got := logs.Lines("WARN", string(u), warning); len(got) != 0 {
 		t.Errorf("Check looked the cluster up and warned:\n%s", strings.Join(got, "\n"))
 	}
 	_, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs, DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("preview over the controller's Endpoints: err = %v, want 'already exists'", err)
 	}
-	if got := logs.lines("WARN", string(u), warning, "Endpoints "+ns+"/api"); len(got) != 1 {
+	if got := logs.Lines("WARN", string(u), warning, "Endpoints "+ns+"/api"); len(got) != 1 {
 		t.Errorf("preview: %d warnings naming Endpoints %s/api, want 1", len(got), ns)
 	}
 	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err == nil {
 		t.Error("up over the controller's Endpoints succeeded")
 	}
-	if got := logs.lines("WARN", string(u), warning, "Endpoints "+ns+"/api"); len(got) != 2 {
+	if got := logs.Lines("WARN", string(u), warning, "Endpoints "+ns+"/api"); len(got) != 2 {
 		t.Errorf("up: %d warnings naming Endpoints %s/api in all, want 2 (preview and up)", len(got), ns)
 	}
 
@@ -264,11 +265,11 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	if got := logs.lines("WARN", string(u2), warning); len(got) != 0 {
+	if got := logs.Lines("WARN", string(u2), warning); len(got) != 0 {
 		t.Errorf("Endpoints of no Service drew the selector warning:\n%s", strings.Join(got, "\n"))
 	}
 	noService := "there is no Service " + ns + "/late (yet), and the Kubernetes endpoints controller deletes"
-	if got := logs.lines("WARN", string(u2), noService); len(got) != 1 {
+	if got := logs.Lines("WARN", string(u2), noService); len(got) != 1 {
 		t.Errorf("up of Endpoints with no Service: %d warnings saying %q, want 1", len(got), noService)
 	}
 	createService(t, ns, "late", map[string]string{"app": "late"})
@@ -277,12 +278,12 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	if err != nil || !d.HasChanges {
 		t.Fatalf("Diff = %+v, %v; want changes", d, err)
 	}
-	if got := logs.lines("WARN", string(u2), warning, "Endpoints "+ns+"/late"); len(got) != 1 {
+	if got := logs.Lines("WARN", string(u2), warning, "Endpoints "+ns+"/late"); len(got) != 1 {
 		t.Errorf("preview of a change: %d warnings naming Endpoints %s/late, want 1", len(got), ns)
 	}
 
 	// An identity that may not read Services gets no warning and no error.
-	kubeconfig, err := controlPlane(t).MintIdentity(t.Context(), "no-services", ns, []rbacv1.PolicyRule{{
+	kubeconfig, err := controlplane.Shared(t).MintIdentity(t.Context(), "no-services", ns, []rbacv1.PolicyRule{{
 		APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: []string{"get", "list", "create", "update", "delete"},
 	}})
 	if err != nil {
@@ -294,7 +295,7 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 		Inputs: news}); err != nil {
 		t.Errorf("Diff with no right to read Services: %v", err)
 	}
-	if got := logs.lines("WARN", string(u3)); len(got) != 0 {
+	if got := logs.Lines("WARN", string(u3)); len(got) != 0 {
 		t.Errorf("a failed Service lookup was not silent:\n%s", strings.Join(got, "\n"))
 	}
 }
@@ -311,21 +312,21 @@ func TestControllerLabelledSlicesAreWarnedAbout(t *testing.T) {
 		inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.5.1", 80).Set("metadata",
 			property.New(obj("namespace", ns, "generateName", "claimed-",
 				"labels", obj(kube.ManagedByLabel, manager, discoveryv1.LabelServiceName, "ghost")))))
-		if got := logs.lines("WARN", string(u)); len(got) != 0 {
+		if got := logs.Lines("WARN", string(u)); len(got) != 0 {
 			t.Errorf("Check warned:\n%s", strings.Join(got, "\n"))
 		}
 		if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs, DryRun: true}); err != nil {
 			t.Fatalf("preview: %v", err)
 		}
 		warning := kube.ManagedByLabel + "=" + manager
-		if got := logs.lines("WARN", string(u), warning, "will overwrite or delete it"); len(got) != 1 {
+		if got := logs.Lines("WARN", string(u), warning, "will overwrite or delete it"); len(got) != 1 {
 			t.Errorf("preview of a slice labelled %s: %d warnings, want 1", manager, len(got))
 		}
 		created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 		if err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		if got := logs.lines("WARN", string(u), warning, "will overwrite or delete it"); len(got) != 2 {
+		if got := logs.Lines("WARN", string(u), warning, "will overwrite or delete it"); len(got) != 2 {
 			t.Errorf("up of a slice labelled %s: %d warnings in all, want 2 (preview and up)", manager, len(got))
 		}
 		name := getString(t, created.Properties, "metadata.name")
@@ -471,15 +472,15 @@ func TestListItemWarningsFromOneServiceList(t *testing.T) {
 	if got := px.take("/services"); len(got) != 1 || !strings.HasPrefix(got[0], "GET /api/v1/namespaces/"+ns+"/services") {
 		t.Errorf("Service requests of the preview = %q, want one list of the namespace's Services", got)
 	}
-	selector := logs.lines("WARN", string(u), "has a selector, so the Kubernetes endpoints controller manages its Endpoints")
-	noService := logs.lines("WARN", string(u), "there is no Service")
+	selector := logs.Lines("WARN", string(u), "has a selector, so the Kubernetes endpoints controller manages its Endpoints")
+	noService := logs.Lines("WARN", string(u), "there is no Service")
 	if len(selector) != 1 || !strings.Contains(selector[0], "Endpoints "+ns+"/api") {
 		t.Errorf("selector warnings %q, want one, for Endpoints %s/api", selector, ns)
 	}
 	if len(noService) != 1 || !strings.Contains(noService[0], "Endpoints "+ns+"/orphan") {
 		t.Errorf("no-Service warnings %q, want one, for Endpoints %s/orphan", noService, ns)
 	}
-	if got := logs.lines("WARN", string(u), "WARN Endpoints "); len(got) != 2 {
+	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 2 {
 		t.Errorf("%d warnings about items, want the 2 above:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
@@ -527,7 +528,7 @@ func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 	if gets != len(all) {
 		t.Errorf("%d Services looked up one by one, want %d", gets, len(all))
 	}
-	if got := logs.lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 || !strings.Contains(got[0], "there is no Service "+ns+"/orphan") {
+	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 || !strings.Contains(got[0], "there is no Service "+ns+"/orphan") {
 		t.Errorf("warnings about items %q, want one, that there is no Service %s/orphan", got, ns)
 	}
 }

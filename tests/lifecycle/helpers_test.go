@@ -1,74 +1,48 @@
 package lifecycle_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/blang/semver"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/inprocess"
 )
 
-var logs = &logRecorder{}
+// logs keeps every log line the provider writes (the integration server has no
+// engine to send them to).
+var logs = &inprocess.Log{}
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(logs))
 	os.Exit(controlplane.RunTestsWith(m, controlplane.Options{AllControllers: true}))
 }
 
-func controlPlane(t *testing.T) *controlplane.ControlPlane { return controlplane.Shared(t) }
-
-// newProvider returns a provider configured for the control plane with the given
-// kubeconfig (the admin's when nil).
+// newProvider returns a provider configured for the shared control plane with the
+// given kubeconfig (the admin's when nil).
 func newProvider(t *testing.T, kubeconfig []byte, extra map[string]property.Value) integration.Server {
 	t.Helper()
-	cp := controlPlane(t)
 	if kubeconfig == nil {
-		kubeconfig = cp.Kubeconfig()
+		kubeconfig = controlplane.Shared(t).Kubeconfig()
 	}
-	srv, err := integration.NewServer(t.Context(), provider.Name, semver.MustParse("0.1.0"),
-		integration.WithProvider(provider.New(t.Context())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := map[string]property.Value{"kubeconfig": property.New(string(kubeconfig))}
-	for k, v := range extra {
-		args[k] = v
-	}
-	if err := srv.Configure(p.ConfigureRequest{Args: property.NewMap(args)}); err != nil {
-		t.Fatalf("Configure: %v", err)
-	}
-	return srv
+	return inprocess.New(t, kubeconfig, extra)
 }
 
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	cs := controlPlane(t).Clientset()
-	ns, err := cs.CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
+	return controlplane.Shared(t).Namespace(t, "t")
 }
 
-func clientset(t *testing.T) kubernetes.Interface { return controlPlane(t).Clientset() }
+func clientset(t *testing.T) kubernetes.Interface { return controlplane.Shared(t).Clientset() }
 
 func urn(typ, name string) resource.URN {
 	return resource.NewURN("test", "lifecycle", "", tokens.Type("endpoints:"+typ), name)
@@ -160,49 +134,8 @@ func getString(t *testing.T, m property.Map, path string) string {
 	return v.AsString()
 }
 
-// logRecorder keeps every log line the provider writes through slog (the integration
-// server has no engine to send them to).
-type logRecorder struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(&l.buf, "%s %s", r.Level, r.Message)
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&l.buf, " %s=%v", a.Key, a.Value)
-		return true
-	})
-	l.buf.WriteByte('\n')
-	return nil
-}
-func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
-
-// lines returns the recorded lines that contain every one of the substrings.
-func (l *logRecorder) lines(subs ...string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range strings.Split(l.buf.String(), "\n") {
-		ok := true
-		for _, s := range subs {
-			ok = ok && strings.Contains(line, s)
-		}
-		if ok && line != "" {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
+// createNamespace creates the namespace name for the rest of the test.
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
-	if _, err := clientset(t).CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	controlplane.Shared(t).NamedNamespace(t, name)
 }

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // apiProxy is a reverse proxy on 127.0.0.1 in front of the control plane's API server.
@@ -30,7 +32,7 @@ type apiProxy struct {
 // kubeconfig it returns points at it.
 func newAPIProxy(t *testing.T) (*apiProxy, []byte) {
 	t.Helper()
-	cfg := controlPlane(t).RESTConfig()
+	cfg := controlplane.Shared(t).RESTConfig()
 	upstream, err := url.Parse(cfg.Host)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package lifecycle_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // The round-trip test: seeded, generated, valid programs of both kinds (generate_test.go)
@@ -71,11 +71,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 	ns := newNamespace(t)
 	cs := fastClientset(t)
-	t.Cleanup(func() {
-		if err := cs.CoreV1().Namespaces().Delete(context.WithoutCancel(t.Context()), ns, metav1.DeleteOptions{}); err != nil {
-			t.Logf("delete namespace %s: %v", ns, err)
-		}
-	})
 
 	type run struct {
 		name string
@@ -154,7 +149,7 @@ func runConcurrently(t *testing.T, workers int, names []string, run func(t *test
 // which hundreds of programs would wait on.
 func fastClientset(t *testing.T) kubernetes.Interface {
 	t.Helper()
-	cfg := controlPlane(t).RESTConfig()
+	cfg := controlplane.Shared(t).RESTConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000
 	cfg.WarningHandler = rest.NoWarnings{}
 	cs, err := kubernetes.NewForConfig(cfg)

@@ -2,9 +2,7 @@ package packages
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -57,29 +55,13 @@ func TestNodePackage(t *testing.T) {
 // package/, and no TypeScript source.
 func wantTarball(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(filepath.Clean(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	files := map[string]bool{}
-	for tr := tar.NewReader(gz); ; {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	tarEntries(t, path, func(h *tar.Header, _ io.Reader) {
 		files[h.Name] = true
 		if isTypeScriptSource(h.Name) {
 			t.Errorf("%s holds the TypeScript source %s: the package must be compiled", path, h.Name)
 		}
-	}
+	})
 	for _, want := range nodePackageFiles {
 		if !files["package/"+want] {
 			t.Errorf("%s lacks package/%s", path, want)

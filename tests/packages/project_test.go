@@ -1,22 +1,15 @@
 package packages
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -66,13 +59,9 @@ const runnerTimeout = 5 * time.Minute
 func newUserProject(t *testing.T, runtime string) *userProject {
 	t.Helper()
 	cp := controlplane.Shared(t)
-	ns, err := cp.Clientset().CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "packages-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := cp.Namespace(t, "packages")
 	cli := asset(t, "TEST_ASSET_PULUMI")
-	p := &userProject{dir: t.TempDir(), ns: ns.Name, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
+	p := &userProject{dir: t.TempDir(), ns: ns, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
 	p.env = append([]string{
 		"PULUMI_HOME=" + p.home,
 		"PULUMI_BACKEND_URL=file://" + t.TempDir(),
@@ -110,47 +99,12 @@ func userPath(t *testing.T, cliDir string) string {
 	return strings.Join(dirs, string(filepath.ListSeparator))
 }
 
-// result is the JSON line a program prints on stdout.
-type result struct {
-	Changes map[string]int `json:"changes"`
-	Outputs map[string]any `json:"outputs"`
-	// Log is the program's stderr: the engine's progress.
-	Log string `json:"-"`
-}
-
 // run runs the program argv with the operation in the project's directory and
 // returns its result; a failing program fails the test.
-func (p *userProject) run(t *testing.T, argv []string, operation string, extraEnv ...string) result {
+func (p *userProject) run(t *testing.T, argv []string, operation string, extraEnv ...string) toolchain.ProgramResult {
 	t.Helper()
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(t.Context(), runnerTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], append(slices.Clone(argv[1:]), operation)...)
-	cmd.Dir = p.dir
-	// On a timeout, stop the program and what it started (the CLI, the plugin): they
-	// share its process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(append(os.Environ(), p.env...), extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\nstderr:\n%s\nstdout:\n%s", strings.Join(argv, " "), operation, err, stderr.String(), stdout.String())
-	}
-	var last string
-	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			last = line
-		}
-	}
-	var res result
-	if err := json.Unmarshal([]byte(last), &res); err != nil {
-		t.Fatalf("%s %s: result %q: %v\nstderr:\n%s", strings.Join(argv, " "), operation, last, err, stderr.String())
-	}
-	res.Log = stderr.String()
-	t.Logf("%s: %v in %s", operation, res.Changes, time.Since(start).Round(100*time.Millisecond))
-	return res
+	return toolchain.RunProgram(t, operation, runnerTimeout, p.dir, slices.Concat(os.Environ(), p.env, extraEnv),
+		append(slices.Clone(argv), operation)...)
 }
 
 // lifecycle runs up and destroy of the program argv (one of testdata/'s, which all
@@ -159,7 +113,7 @@ func (p *userProject) run(t *testing.T, argv []string, operation string, extraEn
 func (p *userProject) lifecycle(t *testing.T, argv []string, extraEnv ...string) {
 	t.Helper()
 	res := p.run(t, argv, "up", extraEnv...)
-	wantChanges(t, "up", res, map[string]int{"create": 3})
+	res.WantChanges(t, "up", map[string]int{"create": 3})
 	name, _ := res.Outputs["sliceName"].(string)
 	if !strings.HasPrefix(name, "web-") {
 		t.Errorf("up: output sliceName = %v, want the autoname web-<suffix>", res.Outputs["sliceName"])
@@ -189,7 +143,7 @@ func (p *userProject) lifecycle(t *testing.T, argv []string, extraEnv ...string)
 	}
 
 	res = p.run(t, argv, "destroy", extraEnv...)
-	wantChanges(t, "destroy", res, map[string]int{"delete": 3})
+	res.WantChanges(t, "destroy", map[string]int{"delete": 3})
 	if _, err := p.cs.DiscoveryV1().EndpointSlices(p.ns).Get(t.Context(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("after destroy, EndpointSlice %s/%s: err = %v, want not found", p.ns, name, err)
 	}
@@ -226,13 +180,6 @@ func (p *userProject) wantPluginDownloaded(t *testing.T) {
 	}
 	if want := []string{"resource-endpoints-v" + version}; !slices.Equal(dirs, want) {
 		t.Errorf("PULUMI_HOME/plugins holds %v, want %v", dirs, want)
-	}
-}
-
-func wantChanges(t *testing.T, step string, res result, want map[string]int) {
-	t.Helper()
-	if diff := cmp.Diff(want, res.Changes); diff != "" {
-		t.Fatalf("%s: change summary (-want +got):\n%s\nengine output:\n%s", step, diff, res.Log)
 	}
 }
 

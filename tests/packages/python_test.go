@@ -186,31 +186,41 @@ func wheelFiles(t *testing.T, path string) map[string]string {
 // sdistFiles returns the regular files of a .tar.gz: name -> contents.
 func sdistFiles(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Clean(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	files := map[string]string{}
-	for tr := tar.NewReader(gz); ; {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return files
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	tarEntries(t, path, func(h *tar.Header, r io.Reader) {
 		if h.Typeflag != tar.TypeReg {
-			continue
+			return
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+		data, err := io.ReadAll(io.LimitReader(r, 1<<20))
 		if err != nil {
 			t.Fatalf("%s: %s: %v", path, h.Name, err)
 		}
 		files[h.Name] = string(data)
+	})
+	return files
+}
+
+// tarEntries calls f with each entry of the .tar.gz at path, in order, and a reader
+// of its contents.
+func tarEntries(t *testing.T, path string, f func(h *tar.Header, r io.Reader)) {
+	t.Helper()
+	file, err := os.Open(filepath.Clean(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = file.Close() }()
+	gz, err := gzip.NewReader(file)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for tr := tar.NewReader(gz); ; {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		f(h, tr)
 	}
 }

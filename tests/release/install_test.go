@@ -31,7 +31,7 @@ func TestPluginInstallFromRelease(t *testing.T) {
 	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
 	c := newCLI(t, srv.Env()...)
 
-	out := c.run("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+	out := c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
 	if !strings.Contains(out, "Downloading plugin") {
 		t.Errorf("plugin install did not download:\n%s", out)
 	}
@@ -42,13 +42,13 @@ func TestPluginInstallFromRelease(t *testing.T) {
 	if got := c.installedPlugins(); !slices.Equal(got, []string{"resource-endpoints-v" + v}) {
 		t.Errorf("PULUMI_HOME/plugins holds %q, want resource-endpoints-v%s", got, v)
 	}
-	ls := c.run("plugin", "ls")
+	ls := c.RunCombined("plugin", "ls")
 	if !strings.Contains(ls, "endpoints") || !strings.Contains(ls, v) {
 		t.Errorf("pulumi plugin ls does not list endpoints %s:\n%s", v, ls)
 	}
 
 	// pulumi package get-schema runs the installed plugin and prints its schema.
-	schemaOut := c.run("package", "get-schema", "endpoints@"+v)
+	schemaOut := c.RunCombined("package", "get-schema", "endpoints@"+v)
 	var spec struct {
 		Name              string `json:"name"`
 		Version           string `json:"version"`
@@ -64,9 +64,9 @@ func TestPluginInstallFromRelease(t *testing.T) {
 
 	// pulumi package gen-sdk generates an SDK from the installed plugin, through a
 	// language host (Java's is the one built here).
-	c.addPath(filepath.Dir(asset(t, "TEST_ASSET_PULUMI_LANGUAGE_JAVA")))
+	c.PrependPath(filepath.Dir(asset(t, "TEST_ASSET_PULUMI_LANGUAGE_JAVA")))
 	genOut := t.TempDir()
-	c.run("package", "gen-sdk", "endpoints@"+v, "--language", "java", "--out", genOut)
+	c.RunCombined("package", "gen-sdk", "endpoints@"+v, "--language", "java", "--out", genOut)
 	slice := filepath.Join(genOut, "java", "src", "main", "java", "com", "endpointsprovider", "endpoints", "discovery", "v1", "EndpointSlice.java")
 	if _, err := os.Stat(slice); err != nil {
 		t.Errorf("gen-sdk wrote no Java EndpointSlice: %v", err)
@@ -84,7 +84,7 @@ func TestUpInstallsThePlugin(t *testing.T) {
 	ns := cp.Namespace(t, "release")
 	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
 	c := newCLI(t, append(srv.Env(), "KUBECONFIG="+cp.KubeconfigPath())...)
-	writeProgram(t, c.dir, fmt.Sprintf(`name: installs
+	c.WriteProject(fmt.Sprintf(`name: installs
 runtime: yaml
 resources:
   webSlice:
@@ -107,8 +107,8 @@ outputs:
   uid: ${webSlice.metadata.uid}
 `, ns, v, PluginDownloadURL))
 
-	c.run("stack", "init", "dev")
-	c.run("up", "--yes")
+	c.RunCombined("stack", "init", "dev")
+	c.RunCombined("up", "--yes")
 	if got := c.installedPlugins(); !slices.Equal(got, []string{"resource-endpoints-v" + v}) {
 		t.Errorf("after up, PULUMI_HOME/plugins holds %q, want resource-endpoints-v%s", got, v)
 	}
@@ -119,12 +119,12 @@ outputs:
 	if err != nil {
 		t.Fatalf("the slice up created: %v", err)
 	}
-	uid := strings.TrimSpace(c.run("stack", "output", "uid"))
+	uid := strings.TrimSpace(c.RunCombined("stack", "output", "uid"))
 	if uid != string(slice.UID) {
 		t.Errorf("stack output uid %q, the API server has %q", uid, slice.UID)
 	}
-	c.run("preview", "--expect-no-changes")
-	c.run("destroy", "--yes")
+	c.RunCombined("preview", "--expect-no-changes")
+	c.RunCombined("destroy", "--yes")
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), "web-1", metav1.GetOptions{}); err == nil {
 		t.Error("the slice is still there after destroy")
 	}
@@ -177,7 +177,7 @@ func TestInstallErrors(t *testing.T) {
 			dir := t.TempDir()
 			tt.prepare(t, dir)
 			c := newCLI(t, Serve(t, dir).Env()...)
-			out, err := c.try("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+			out, err := c.CombinedOutput("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
 			if err == nil {
 				t.Fatalf("plugin install succeeded:\n%s", out)
 			}
@@ -187,22 +187,15 @@ func TestInstallErrors(t *testing.T) {
 				}
 			}
 			// The CLI may leave what it unpacked, marked partial: it must not count as installed.
-			if ls := c.run("plugin", "ls"); strings.Contains(ls, "endpoints") {
+			if ls := c.RunCombined("plugin", "ls"); strings.Contains(ls, "endpoints") {
 				t.Errorf("after a failed install, pulumi plugin ls lists endpoints:\n%s", ls)
 			}
 			whole := Serve(t, dist)
-			c.env = append(c.env, whole.Env()...)
-			c.run("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
-			if ls := c.run("plugin", "ls"); !strings.Contains(ls, "endpoints") {
+			c.Env = append(c.Env, whole.Env()...)
+			c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+			if ls := c.RunCombined("plugin", "ls"); !strings.Contains(ls, "endpoints") {
 				t.Errorf("the install from the whole release did not take:\n%s", ls)
 			}
 		})
-	}
-}
-
-func writeProgram(t *testing.T, dir, program string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -59,35 +59,35 @@ func TestJavaProgram(t *testing.T) {
 		"GOOGLE_PROJECT=demo-project",
 	)
 	c := newCLI(t, env...)
-	c.addPath(filepath.Dir(javaHost))
-	toolchain.CopyDir(t, filepath.Join(toolchain.RepoRoot(t), "examples", "java"), c.dir)
+	c.PrependPath(filepath.Dir(javaHost))
+	toolchain.CopyDir(t, filepath.Join(toolchain.RepoRoot(t), "examples", "java"), c.Dir)
 
-	c.run("stack", "init", "dev")
-	c.run("config", "set", "endpoints:namespace", ns)
-	c.run("preview")
-	c.run("up", "--yes")
+	c.RunCombined("stack", "init", "dev")
+	c.RunCombined("config", "set", "endpoints:namespace", ns)
+	c.RunCombined("preview")
+	c.RunCombined("up", "--yes")
 	if got := c.installedPlugins(); len(got) != 1 || got[0] != "resource-endpoints-v"+v {
 		t.Errorf("PULUMI_HOME/plugins holds %q, want only resource-endpoints-v%s", got, v)
 	}
-	sliceName := strings.TrimSpace(c.run("stack", "output", "sliceName"))
+	sliceName := strings.TrimSpace(c.RunCombined("stack", "output", "sliceName"))
 	checkSlicePort(t, cp, ns, sliceName, 8080)
 	for _, name := range []string{"web-legacy", "db-legacy"} {
 		if _, err := cp.Clientset().CoreV1().Endpoints(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil { //nolint:staticcheck // v1 Endpoints are what the list manages
 			t.Errorf("Endpoints %s/%s after up: %v", ns, name, err)
 		}
 	}
-	if state := strings.TrimSpace(c.run("stack", "output", "dataFileState")); state == "" {
+	if state := strings.TrimSpace(c.RunCombined("stack", "output", "dataFileState")); state == "" {
 		t.Error("the lookup's state output is empty")
 	}
 
-	c.run("refresh", "--yes", "--expect-no-changes")
-	c.run("preview", "--expect-no-changes")
+	c.RunCombined("refresh", "--yes", "--expect-no-changes")
+	c.RunCombined("preview", "--expect-no-changes")
 
-	c.run("config", "set", "port", "8081")
-	c.run("up", "--yes")
+	c.RunCombined("config", "set", "port", "8081")
+	c.RunCombined("up", "--yes")
 	checkSlicePort(t, cp, ns, sliceName, 8081)
 
-	c.run("destroy", "--yes")
+	c.RunCombined("destroy", "--yes")
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), sliceName, metav1.GetOptions{}); err == nil {
 		t.Errorf("EndpointSlice %s/%s is still there after destroy", ns, sliceName)
 	}
@@ -106,17 +106,8 @@ func checkSlicePort(t *testing.T, cp *controlplane.ControlPlane, ns, name string
 
 const lookupToken = "release-access-token"
 
+// startDouble starts a double of the Google APIs serving the examples' fixture.
 func startDouble(t *testing.T) *googledouble.Server {
 	t.Helper()
-	fixture, err := googledouble.ReadFixture(filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	double, err := googledouble.Start(lookupToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = double.Close() })
-	double.Load(fixture)
-	return double
+	return googledouble.StartT(t, lookupToken, filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
 }

@@ -32,7 +32,7 @@ func TestDotnetSDKFiles(t *testing.T) {
 	got := strings.Join(names, "\n") + "\n"
 	golden := filepath.Join("testdata", "dotnet", "files.golden")
 	if *update {
-		writeFile(t, golden, got)
+		toolchain.WriteFile(t, golden, got)
 	}
 	if diff := cmp.Diff(strings.Split(readFile(t, golden), "\n"), strings.Split(got, "\n")); diff != "" {
 		t.Errorf("sdk/dotnet files differ from %s (-want +got; -update rewrites it):\n%s", golden, diff)
@@ -142,7 +142,7 @@ func TestDotnetSDKSyntax(t *testing.T) {
 		}
 	}
 	readme := filepath.Join(tmp, "Program.cs")
-	writeFile(t, readme, readmeExample(t, filepath.Join(dir, "README.md"), "csharp"))
+	toolchain.WriteFile(t, readme, readmeExample(t, filepath.Join(dir, "README.md"), "csharp"))
 	files = append(files, readme)
 	if len(files) < 40 {
 		t.Fatalf("only %d C# files in sdk/dotnet", len(files))
@@ -151,7 +151,7 @@ func TestDotnetSDKSyntax(t *testing.T) {
 
 	// The check itself must be able to fail.
 	broken := filepath.Join(tmp, "Broken.cs")
-	writeFile(t, broken, "namespace N { public class C { public void F( { } }\n")
+	toolchain.WriteFile(t, broken, "namespace N { public class C { public void F( { } }\n")
 	if out, err := command(t.Context(), tmp, nil, python, script, broken); err == nil {
 		t.Errorf("the C# syntax check accepted a broken file:\n%s", out)
 	}

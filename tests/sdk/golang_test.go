@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // TestGoSDK checks the Go SDK as its own module: `go vet ./...` inside sdk/ is
@@ -40,11 +42,11 @@ func TestGoProgram(t *testing.T) {
 	src := sdkDir(t)
 	mod := t.TempDir()
 	for _, f := range []string{"go.mod", "go.sum"} {
-		writeFile(t, filepath.Join(mod, f), readFile(t, filepath.Join(src, f)))
+		toolchain.WriteFile(t, filepath.Join(mod, f), readFile(t, filepath.Join(src, f)))
 	}
 	copyDir(t, filepath.Join(src, "go"), filepath.Join(mod, "go"))
-	writeFile(t, filepath.Join(mod, "program", "main.go"), readFile(t, filepath.Join("testdata", "go", "program", "main.go")))
-	writeFile(t, filepath.Join(mod, "readme", "main.go"),
+	toolchain.WriteFile(t, filepath.Join(mod, "program", "main.go"), readFile(t, filepath.Join("testdata", "go", "program", "main.go")))
+	toolchain.WriteFile(t, filepath.Join(mod, "readme", "main.go"),
 		readmeExample(t, filepath.Join(src, "go", "endpoints", "README.md"), "go"))
 	// -trimpath keeps the temporary directory out of the build cache keys, so a
 	// rerun compiles nothing that has not changed.

@@ -46,16 +46,6 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // readmeExample returns the first code block of the given language in a README:
 // the example that users copy, which the language tests compile.
 func readmeExample(t *testing.T, readme, lang string) string {

@@ -23,10 +23,10 @@ func TestNodeSDK(t *testing.T) {
 
 	// A program that installs the packed SDK.
 	prog := filepath.Join(tmp, "program")
-	writeFile(t, filepath.Join(prog, "package.json"), `{"name": "program", "private": true}`+"\n")
-	writeFile(t, filepath.Join(prog, "program.ts"), readFile(t, filepath.Join("testdata", "nodejs", "program.ts")))
-	writeFile(t, filepath.Join(prog, "broken.ts"), readFile(t, filepath.Join("testdata", "nodejs", "broken.ts")))
-	writeFile(t, filepath.Join(prog, "readme.ts"), readmeExample(t, filepath.Join(sdkDir(t), "nodejs", "README.md"), "typescript"))
+	toolchain.WriteFile(t, filepath.Join(prog, "package.json"), `{"name": "program", "private": true}`+"\n")
+	toolchain.WriteFile(t, filepath.Join(prog, "program.ts"), readFile(t, filepath.Join("testdata", "nodejs", "program.ts")))
+	toolchain.WriteFile(t, filepath.Join(prog, "broken.ts"), readFile(t, filepath.Join("testdata", "nodejs", "broken.ts")))
+	toolchain.WriteFile(t, filepath.Join(prog, "readme.ts"), readmeExample(t, filepath.Join(sdkDir(t), "nodejs", "README.md"), "typescript"))
 	run(t, prog, env, "npm", append([]string{"install", tarball}, pins...)...)
 	tsc := filepath.Join(prog, "node_modules", ".bin", "tsc")
 	tscArgs := []string{"--strict", "--noEmit", "--target", "ES2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node"}

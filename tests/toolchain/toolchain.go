@@ -102,6 +102,17 @@ func CopyFile(t testing.TB, src, dst string) {
 	}
 }
 
+// WriteFile writes content to path, creating its directory.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func copyFile(src, dst string) error {
 	data, err := os.ReadFile(filepath.Clean(src))
 	if err != nil {
