@@ -31,13 +31,13 @@ func TestLookupHeadersFromStackConfigurationAndEnvironment(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.env = append(s.env, "GOOGLE_APPEND_USER_AGENT=e2e-agent/1.0", "CLOUDSDK_CORE_REQUEST_REASON=from the environment")
-	s.write(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.run("stack", "init", "dev")
-	s.run("config", "set", "endpoints:billingProject", "e2e-billing")
-	s.run("config", "set", "endpoints:userProjectOverride", "true")
-	s.run("config", "set", "endpoints:requestReason", "change 42")
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Env = append(s.Env, "GOOGLE_APPEND_USER_AGENT=e2e-agent/1.0", "CLOUDSDK_CORE_REQUEST_REASON=from the environment")
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
+	s.Run("stack", "init", "dev")
+	s.Run("config", "set", "endpoints:billingProject", "e2e-billing")
+	s.Run("config", "set", "endpoints:userProjectOverride", "true")
+	s.Run("config", "set", "endpoints:requestReason", "change 42")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	assertHeaders(t, double, "e2e-billing", "change 42", " e2e-agent/1.0")
 }
 
@@ -61,9 +61,9 @@ func TestLookupWithUserCredentialsNeedsBillingProject(t *testing.T) {
 		"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT="+double.URL,
 		"GOOGLE_PROJECT=demo-project",
 	)
-	s.write(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.run("stack", "init", "dev")
-	out, err := s.try("up", "--yes", "--skip-preview", "--non-interactive")
+	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
+	s.Run("stack", "init", "dev")
+	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("up with user credentials that name no quota project succeeded:\n%s", out)
 	}
@@ -79,10 +79,10 @@ func TestLookupWithUserCredentialsNeedsBillingProject(t *testing.T) {
 			t.Errorf("output does not contain %q:\n%s", want, out)
 		}
 	}
-	s.run("config", "set", "endpoints:billingProject", "e2e-billing")
-	s.run("config", "set", "endpoints:userProjectOverride", "true")
+	s.Run("config", "set", "endpoints:billingProject", "e2e-billing")
+	s.Run("config", "set", "endpoints:userProjectOverride", "true")
 	before := len(double.Requests())
-	s.run("up", "--yes", "--skip-preview", "--non-interactive")
+	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	for _, r := range double.Requests()[before:] {
 		if r.UserProject != "e2e-billing" {
 			t.Errorf("request %s: X-Goog-User-Project %q, want e2e-billing", r.Path, r.UserProject)
