@@ -47,8 +47,9 @@
 // the resource name made a valid object name, '-' and 8 random hex characters (or the
 // name the stack's autonaming configuration gives), kept until a change replaces the
 // object. A slice with generateName is named by the server; an
-// EndpointsList item with generateName is named by Check, as the server would name it,
-// and keeps that name on later updates, so it is updated in place.
+// EndpointsList item with generateName is named by Check, the prefix and 5 random
+// characters as the server draws them (the prefix cut only where the name would exceed
+// 253 characters), and keeps that name on later updates, so it is updated in place.
 //
 // # Create, update, delete
 //

@@ -50,7 +50,7 @@ const defaultImportPageSize = 500
 // then validates every item, final names and namespaces included.
 //
 // An item with metadata.generateName and no name gets its name here, not from the
-// server, but as the server would name it (see serverStyleName). The name is kept on
+// server, but with a name of the same shape (see generatedItemName). The name is kept on
 // later updates (the i-th item with a given prefix keeps the name the i-th such item
 // had), so the item is updated in place rather than recreated. Items whose metadata is
 // not known yet (preview) are left as they are.
@@ -96,7 +96,7 @@ func itemName(meta property.Map, previous map[string][]string, seed []byte, inde
 		previous[prefix] = names[1:]
 		return names[0], nil
 	}
-	name, err := serverStyleName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
+	name, err := generatedItemName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
 	if err != nil {
 		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
 	}

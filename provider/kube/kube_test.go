@@ -108,26 +108,28 @@ func TestDiffInputs(t *testing.T) {
 	}
 }
 
-// Check names an item with generateName as the API server would: the prefix, cut to
-// the server's length, and 5 random characters.
-func TestServerStyleName(t *testing.T) {
+// Check names an item with generateName as the API server names objects: the prefix
+// and 5 random characters, the prefix cut only where the name would exceed the
+// server's 253 characters.
+func TestGeneratedItemName(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("a", 100)
+	long, longest := strings.Repeat("a", 100), strings.Repeat("a", 253)
 	tests := []struct{ prefix, wantPrefix string }{
 		{"web-", "web-"},
-		{long, long[:58]},
+		{long, long},
+		{longest, longest[:248]},
 	}
 	for _, tt := range tests {
-		name, err := serverStyleName([]byte("seed"), tt.prefix)
+		name, err := generatedItemName([]byte("seed"), tt.prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(name, tt.wantPrefix) || len(name) != len(tt.wantPrefix)+5 ||
 			strings.Trim(name[len(tt.wantPrefix):], string(generatedNameChars)) != "" {
-			t.Errorf("serverStyleName(%q) = %q, want %q and 5 random characters", tt.prefix, name, tt.wantPrefix)
+			t.Errorf("generatedItemName(%q) = %q, want %q and 5 random characters", tt.prefix, name, tt.wantPrefix)
 		}
-		if again, _ := serverStyleName([]byte("seed"), tt.prefix); again != name {
-			t.Errorf("serverStyleName(%q) = %q, then %q from the same seed", tt.prefix, name, again)
+		if again, _ := generatedItemName([]byte("seed"), tt.prefix); again != name {
+			t.Errorf("generatedItemName(%q) = %q, then %q from the same seed", tt.prefix, name, again)
 		}
 	}
 }

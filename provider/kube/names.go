@@ -129,11 +129,11 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 // generates (no vowels, no look-alikes).
 var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
 
-// serverStyleName returns a name of the shape the API server gives an object whose
-// metadata.generateName is prefix (validate.ServerGeneratedName: the prefix cut to the
-// server's length, then 5 random characters), its random part drawn from seed.
-func serverStyleName(seed []byte, prefix string) (string, error) {
-	shape := validate.ServerGeneratedName(prefix)
-	randomLength := len(validate.ServerGeneratedName(""))
-	return resource.NewUniqueName(seed, shape[:len(shape)-randomLength], randomLength, 0, generatedNameChars)
+// generatedItemName returns the name the provider gives an EndpointsList item whose
+// metadata.generateName is prefix: the prefix, cut only where the name would be too
+// long for the API server (validate.GeneratedNamePrefix), then random characters drawn
+// from seed, as the server draws them.
+func generatedItemName(seed []byte, prefix string) (string, error) {
+	return resource.NewUniqueName(seed, validate.GeneratedNamePrefix(prefix, validate.MaxObjectNameLength),
+		validate.GeneratedSuffixLength, 0, generatedNameChars)
 }

@@ -52,21 +52,30 @@ func labels(s string) string {
 	return strings.Join(kept, ".")
 }
 
-// The API server names an object that has generateName and no name by cutting the
-// prefix to maxGeneratedPrefix characters and appending generatedSuffixLength random
-// lowercase consonants and digits; it then validates that name as it would a given
-// one.
+// A name generated from metadata.generateName is the prefix, cut so that the name fits
+// its length limit, and GeneratedSuffixLength random lowercase consonants and digits.
+// The API server generates names of at most maxServerGeneratedName characters (it cuts
+// the prefix to 58); the provider, which names an EndpointsList's items itself, cuts
+// only what would exceed MaxObjectNameLength.
 const (
-	maxGeneratedPrefix    = 58
-	generatedSuffixLength = 5
+	// GeneratedSuffixLength is the length of the random part of a generated name.
+	GeneratedSuffixLength  = 5
+	maxServerGeneratedName = 63
 )
 
-// ServerGeneratedName returns a name of the shape the API server generates from
-// prefix. Its suffix stands for any the server may pick: all of them are lowercase
-// alphanumerics, so one is valid exactly when every other is.
-func ServerGeneratedName(prefix string) string {
-	if len(prefix) > maxGeneratedPrefix {
-		prefix = prefix[:maxGeneratedPrefix]
+// GeneratedNamePrefix returns prefix cut so that it and a generated suffix fit in
+// maxLength characters.
+func GeneratedNamePrefix(prefix string, maxLength int) string {
+	if keep := maxLength - GeneratedSuffixLength; len(prefix) > keep {
+		return prefix[:keep]
 	}
-	return prefix + strings.Repeat("b", generatedSuffixLength)
+	return prefix
+}
+
+// ServerGeneratedName returns a name of the shape the API server generates from
+// prefix; it then validates that name as it would a given one. Its suffix stands for
+// any the server may pick: all of them are lowercase alphanumerics, so one is valid
+// exactly when every other is.
+func ServerGeneratedName(prefix string) string {
+	return GeneratedNamePrefix(prefix, maxServerGeneratedName) + strings.Repeat("b", GeneratedSuffixLength)
 }
