@@ -404,6 +404,13 @@ var configTable = map[string]configWant{
 	"requestTimeout":                {env: []string{"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"}},
 	"deleteUnreachable":             {env: []string{"PULUMI_ENDPOINTS_DELETE_UNREACHABLE"}, typ: tBool},
 	"skipUpdateUnreachable":         {env: []string{"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"}, typ: tBool},
+	"suppressDeprecationWarnings": {
+		env: []string{"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"}, typ: tBool,
+	},
+	"billingProject":      {env: []string{"GOOGLE_BILLING_PROJECT"}},
+	"userProjectOverride": {env: []string{"USER_PROJECT_OVERRIDE"}, typ: tBool},
+	"requestReason":       {env: []string{"CLOUDSDK_CORE_REQUEST_REASON"}},
+	"appendUserAgent":     {env: []string{"GOOGLE_APPEND_USER_AGENT"}},
 }
 
 // defaultTable lists every property default of the schema ("<owner token>.<property>").
@@ -422,6 +429,11 @@ var defaultTable = map[string]any{
 	"provider.requestTimeout":        "30s",
 	"provider.deleteUnreachable":     false,
 	"provider.skipUpdateUnreachable": false,
+	// The Kubernetes warnings and the Google quota project.
+	"config.suppressDeprecationWarnings":   false,
+	"config.userProjectOverride":           false,
+	"provider.suppressDeprecationWarnings": false,
+	"provider.userProjectOverride":         false,
 }
 
 func loadSpec(t *testing.T) schema.PackageSpec {
