@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // Client settings' defaults (schema.json documents them).
@@ -126,7 +128,7 @@ func NewClient(cfg Config) (*Client, error) {
 		namespace = ns
 	}
 	if namespace == "" {
-		namespace = "default"
+		namespace = validate.DefaultNamespace
 	}
 	// One REST client serves the dynamic client and the raw calls (as
 	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).

@@ -3,25 +3,16 @@ package kube
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// Kubernetes controllers act on the objects this provider writes: the endpoints
-// controller writes the Endpoints of every Service with a selector, the EndpointSlice
-// controller the slices of those Services (labelled managed-by
-// endpointslice-controller.k8s.io), and the EndpointSlice mirroring controller copies
-// the Endpoints of every selectorless Service into slices (labelled managed-by
-// endpointslicemirroring-controller.k8s.io). The provider names itself as the manager
-// of its slices, leaves the controllers' bookkeeping out of imported inputs, and warns
-// when an object it writes is one a controller will overwrite or delete.
 
 const (
 	// ManagedByLabel names the manager of an EndpointSlice.
@@ -75,7 +66,7 @@ var serviceResource = schema.GroupVersionResource{Version: "v1", Resource: "serv
 
 const (
 	// lookupTimeout bounds the lookups behind the warnings: they must not slow a
-	// preview down, and a failed one is silent.
+	// preview down, and a failed one draws no warning.
 	lookupTimeout = 5 * time.Second
 	// lookupParallelism bounds the lookups in flight at once.
 	lookupParallelism = 8
@@ -89,8 +80,11 @@ const (
 )
 
 // warnControllers warns about every object among objs that a Kubernetes controller
-// will overwrite or delete. The label check needs no cluster; the Service lookups
-// behind Endpoints are best effort: an error (no permission, no cluster) is silent.
+// will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
+// selectorWarning), slices labelled as the EndpointSlice controllers' own (see
+// managedByWarning). The label check needs no cluster; the Service lookups
+// behind Endpoints are best effort: an error (no permission, no cluster) draws no
+// warning, only a debug message.
 // Objects with unknown or missing names are left out.
 func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
 	log := p.GetLogger(ctx)
@@ -119,10 +113,8 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 		}
 		byNamespace[obj.GetNamespace()] = append(byNamespace[obj.GetNamespace()], i)
 	}
-	var (
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, lookupParallelism)
-	)
+	var lookups errgroup.Group
+	lookups.SetLimit(lookupParallelism)
 	for _, ns := range namespaces {
 		indexes := byNamespace[ns]
 		if len(indexes) >= listLookupMin {
@@ -135,15 +127,13 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 			}
 		}
 		for _, i := range indexes {
-			wg.Add(1)
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots; wg.Done() }()
+			lookups.Go(func() error {
 				msgs[i] = selectorWarning(ctx, c, idOf(objs[i]))
-			}()
+				return nil
+			})
 		}
 	}
-	wg.Wait()
+	_ = lookups.Wait() // every lookup returns nil: a failed one draws no warning
 	for _, msg := range msgs {
 		if msg != "" {
 			log.Warning(msg)
@@ -162,6 +152,7 @@ func listServices(ctx context.Context, c *Client, ns string, items int) (map[str
 	for {
 		page, err := c.Dynamic.Resource(serviceResource).Namespace(ns).List(ctx, opts)
 		if err != nil {
+			p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
 			return nil, false
 		}
 		if left := page.GetRemainingItemCount(); left != nil && opts.Continue == "" &&
@@ -191,15 +182,7 @@ func managedByWarning(obj *unstructured.Unstructured) string {
 	}
 	return fmt.Sprintf("EndpointSlice %s has label %s=%s: %s takes it for one of its own (it keeps %s) and will "+
 		"overwrite or delete it; leave the label out (the provider then sets %s=%s) or give it another value",
-		sliceName(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
-}
-
-func sliceName(obj *unstructured.Unstructured) string {
-	id := idOf(obj)
-	if id.name == "" {
-		id.name = obj.GetGenerateName() + "*"
-	}
-	return id.String()
+		idOrPending(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
 }
 
 // selectorWarning is the warning for Endpoints the endpoints controller will
@@ -213,6 +196,8 @@ func selectorWarning(ctx context.Context, c *Client, id objectID) string {
 		return serviceWarning(id, nil)
 	}
 	if err != nil {
+		p.GetLogger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
+			"warning about the endpoints controller: %v", id, err)
 		return ""
 	}
 	return serviceWarning(id, svc)
@@ -246,16 +231,15 @@ func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
 	for _, it := range itemsOf(olds) {
 		old[it.id] = endpointsKind.form.Object(it.inputs)
 	}
-	o := objects{kind: endpointsKind, client: c}
 	var objs []*unstructured.Unstructured
 	for _, it := range itemsOf(news) {
-		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(nested(it.inputs, "metadata")) {
+		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
 			continue
 		}
 		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
 			continue
 		}
-		objs = append(objs, o.newObject(it.inputs))
+		objs = append(objs, endpointsKind.object(it.inputs))
 	}
 	warnControllers(ctx, c, endpointsKind, objs)
 }

@@ -1,5 +1,115 @@
-// Package kube implements the Kubernetes resources of the provider (EndpointSlice and
-// EndpointsList) with client-go. Clients are built on first use from the provider
-// configuration, so a program that never declares a Kubernetes resource never needs a
-// kubeconfig.
+// Package kube implements the Kubernetes resources of the provider, EndpointSlice
+// (one discovery.k8s.io/v1 EndpointSlice) and EndpointsList (a set of core/v1
+// Endpoints, one per item), with client-go's dynamic client. [NewEndpointSlice] and
+// [NewEndpointsList] return their lifecycles ([Lifecycle]); the provider dispatches
+// to them wrapped in [Unreachable].
+//
+// # Objects and values
+//
+// The schema's property names are the Kubernetes JSON field names, so an object and a
+// property map convert one to the other value by value: the object sent is the inputs'
+// metadata and the kind's fields (with the kind's default labels, such as
+// [ManagedByLabel] on slices), and the outputs are the live object without apiVersion,
+// kind and metadata.managedFields. Inputs read back from the cluster (refresh, import)
+// keep the program's own form where the live value means the same (server defaults and
+// normalization stay left out), and leave out what the provider and the controllers add
+// by themselves.
+//
+// # IDs and pending IDs
+//
+// An EndpointSlice's ID is namespace/name, which is also what `pulumi import` takes (a
+// bare name means the provider's namespace). An EndpointsList's ID is an opaque name
+// for the set; the set itself is the items its state records, each identified by
+// namespace/name, so Read, Update and Delete act on exactly the objects the state
+// records. A list is imported by namespace and label selector,
+// `<namespace>?labelSelector=<selector>&limit=<n>`, read page by page.
+//
+// A create whose answer never comes (the connection broke, the API server went away)
+// may or may not have taken effect, so what it may have made is recorded anyway. When
+// the object's name is known (metadata.name, or a name Check chose), the state records
+// that name and the next update finds the object or creates it. When the server picks
+// the name (metadata.generateName), every create carries a create ID, a random value of
+// the label [CreateIDLabel], and a lost answer records a pending ID,
+// `<namespace>/<generateName>*`, with the create ID in the state's labels. Read, Update
+// and Delete find the object by that label, so the next `pulumi up` adopts it instead of
+// creating another, and the next refresh records its real ID. Once the state records
+// the generated name, they look under that name first: an update that creates a
+// deleted slice again (a new name, the same create ID) is followed there. The label is
+// the provider's own: refresh and import leave it out of the inputs, updates keep it,
+// and Check rejects a program that sets it.
+//
+// # Names
+//
+// The namespace of an object that names none is the provider's (its namespace
+// setting, else the kubeconfig context's, else "default"). An object the program names
+// neither by metadata.name nor by metadata.generateName is autonamed in Check, as the
+// engine asks ([WithCheckOptions] carries the request's seed and autonaming options):
+// the resource name made a valid object name, '-' and 8 random hex characters (or the
+// name the stack's autonaming configuration gives), kept until a change replaces the
+// object. A slice with generateName is named by the server; an
+// EndpointsList item with generateName is named by Check, as the server would name it,
+// and keeps that name on later updates, so it is updated in place.
+//
+// # Create, update, delete
+//
+// Every write previews first: with unknown inputs nothing is sent; with known inputs a
+// preview is a server-side dry run, so the server's verdict shows before `up`. An
+// update is a read-modify-write guarded by the object's resourceVersion (the first
+// write uses the version the state records and needs no read): the fields the resource
+// sets are replaced, labels, annotations, owner references and finalizers are merged
+// three-way (keys the previous inputs set and the new ones drop are removed; keys other
+// clients added are kept), and a write that loses a race is retried on a fresh read.
+// A delete names the object's UID as a precondition, so it never deletes another object
+// of the same name, and waits until the object is gone (by default at most 10 minutes);
+// when the wait ends first, the error names the finalizers that hold the object. Deletes
+// propagate as [DefaultDeletePolicy] unless the provider is configured otherwise.
+//
+// # Partial failure
+//
+// A write that stops part way returns the partial state with its error, so every object
+// that exists, or may exist, is tracked: a create whose answer was lost records the
+// object (see pending IDs), and an EndpointsList records the items written so far.
+//
+// # EndpointsList as a set
+//
+// The items are written the first alone (a failure every item would meet costs one
+// request and writes nothing), then up to 16 at a time. A failure stops the writes not
+// yet sent; those in flight finish. The error names the first failed item and keeps
+// every cause, and the state records the set as it is, in input order: every item
+// written (and every item whose create may have taken effect), none of those deleted.
+// An update creates the items the set did not have, updates those it keeps (leaving
+// alone those the update would not change), and deletes those it lost only after every
+// write succeeded.
+//
+// # Warnings
+//
+// The API server's warnings (deprecations, ignored fields) reach the user through the
+// engine, each once per operation ([WithWarningScope]). Kubernetes controllers act on
+// the objects this provider writes: the endpoints controller writes the Endpoints of
+// every Service with a selector, the EndpointSlice controller the slices of those
+// Services, and the mirroring controller copies the Endpoints of every selectorless
+// Service into slices. The provider names itself as the manager of its slices
+// ([ManagedBy]), leaves the controllers' bookkeeping out of imported inputs, and warns
+// when an object it writes is one a controller will overwrite or delete; the lookups
+// behind these warnings are best effort and bounded in time.
+//
+// # Unreachable clusters
+//
+// [Unreachable] gives the provider's answers for an API server that cannot be reached:
+// a preview falls back to Check's offline verdict with one warning per configuration;
+// refresh and destroy fail naming the server, or drop the objects with the
+// deleteUnreachable setting; an update fails likewise, or keeps the last state with
+// skipUpdateUnreachable. A connection that broke after the request was sent is told
+// apart: the server was reached, and the write may have taken effect.
+//
+// # Clients
+//
+// The client is built on first use from the provider configuration ([ClientFunc]), so
+// a program that never declares a Kubernetes resource never needs a kubeconfig.
+// [NewClient] reads the kubeconfig (a path, its contents, or KUBECONFIG's files) and
+// makes no request. Its rate limiter allows [DefaultQPS] and [DefaultBurst], and each
+// request is bounded by [DefaultRequestTimeout], unless configured otherwise. When the
+// kubeconfig now reaches another cluster than the one recorded for the provider
+// ([Resolve], [Recorded]), the recorded kubeconfig is used: a provider's objects are
+// read, updated and deleted on the cluster they were created on.
 package kube

@@ -13,18 +13,18 @@ import (
 
 // EndpointSlice manages one discovery.k8s.io/v1 EndpointSlice. Its ID is
 // namespace/name, which is also what `pulumi import` takes.
-type EndpointSlice struct{ base }
+type EndpointSlice struct{ clusterResource }
 
 // NewEndpointSlice returns the EndpointSlice resource.
 func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
-	return &EndpointSlice{base{client: client, options: options, kind: endpointSliceKind}}
+	return &EndpointSlice{clusterResource{client: client, options: options, kind: endpointSliceKind}}
 }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := defaultNamespace(ctx, r.client)
-	replacing := replaces(endpointSliceKind, req.State, req.Inputs, namespace)
+	replacing := forcesReplacement(endpointSliceKind, req.State, req.Inputs, namespace)
 	named, autonamed, nameFailures := assignMetadata(ctx, req.Urn, req.Inputs, req.State, namespace, replacing)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
@@ -37,9 +37,9 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 
-// replaces tells whether new inputs replace the object the old ones describe (which
-// decides whether an autonamed object keeps its name).
-func replaces(k kind, olds, news property.Map, namespace string) bool {
+// forcesReplacement tells whether new inputs replace the object the old ones describe
+// (which decides whether an autonamed object keeps its name).
+func forcesReplacement(k kind, olds, news property.Map, namespace string) bool {
 	if olds.Len() == 0 {
 		return false
 	}
@@ -48,8 +48,8 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 			return true
 		}
 	}
-	oldNamespace, _ := str(nested(olds, "metadata"), "namespace")
-	newNamespace, ok := str(nested(news, "metadata"), "namespace")
+	oldNamespace, _ := stringField(mapField(olds, "metadata"), "namespace")
+	newNamespace, ok := stringField(mapField(news, "metadata"), "namespace")
 	if !ok || newNamespace == "" {
 		newNamespace = namespace
 	}
@@ -61,8 +61,7 @@ func replaces(k kind, olds, news property.Map, namespace string) bool {
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
 	if d.HasChanges {
-		o := objects{kind: endpointSliceKind}
-		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{o.newObject(req.Inputs)})
+		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
 	}
 	return d, nil
 }
@@ -71,14 +70,14 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 // the server's verdict shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Properties) {
-		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{objects{kind: r.kind}.newObject(req.Properties)})
+		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{r.kind.object(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	desired := o.newObject(req.Properties)
+	desired := o.kind.object(req.Properties)
 	warnControllers(ctx, o.client, o.kind, []*unstructured.Unstructured{desired})
 	if req.DryRun {
 		obj, err := o.previewCreate(ctx, desired)
@@ -110,7 +109,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 
 // Read serves refresh and import. A vanished slice answers an empty ID.
 func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -129,12 +128,12 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	}, nil
 }
 
-// Update writes the new inputs onto the live slice (see objects.update).
+// Update writes the new inputs onto the live slice (see kindClient.update).
 func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: previewOutputs(req.Inputs)}, nil
 	}
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
@@ -165,9 +164,9 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 // its first create went unanswered and did not take effect, or it was deleted since.
 // It carries the create ID the state records, and if this answer is lost too, the
 // state records the create ID again, so the next update finds the slice.
-func (r *EndpointSlice) createAgain(ctx context.Context, o objects, id objectID, req p.UpdateRequest,
+func (r *EndpointSlice) createAgain(ctx context.Context, o kindClient, id objectID, req p.UpdateRequest,
 ) (p.UpdateResponse, error) {
-	desired := o.newObject(req.Inputs)
+	desired := o.kind.object(req.Inputs)
 	createID, err := labelCreate(desired, createIDOf(req.State))
 	if err != nil {
 		return p.UpdateResponse{}, err
@@ -185,7 +184,7 @@ func (r *EndpointSlice) createAgain(ctx context.Context, o objects, id objectID,
 
 // Delete deletes the slice the state records (by UID) and waits until it is gone.
 func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -193,13 +192,13 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	t := target{id: recordedName(id, req.Properties), uid: uidOf(req.Properties)}
+	t := deleteTarget{id: recordedName(id, req.Properties), uid: uidOf(req.Properties)}
 	if unconfirmedCreate(id, req.Properties) {
 		live, err := o.findCreated(ctx, id, req.Properties)
 		if err != nil || live == nil {
 			return err
 		}
-		t = target{id: idOf(live), uid: live.GetUID()}
+		t = deleteTarget{id: idOf(live), uid: live.GetUID()}
 	}
-	return o.remove(ctx, t, r.options().DeletePolicy, timeout(req.Timeout))
+	return o.remove(ctx, t, r.options().DeletePolicy, engineTimeout(req.Timeout))
 }

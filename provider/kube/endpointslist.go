@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -39,11 +37,11 @@ import (
 // metadata: the list's own metadata is not stored in the cluster (a list is not an
 // object); its outputs are the inputs given, and after an import the resourceVersion
 // of the list the objects were read from.
-type EndpointsList struct{ base }
+type EndpointsList struct{ clusterResource }
 
 // NewEndpointsList returns the EndpointsList resource.
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{base{client: client, options: options, kind: endpointsKind}}
+	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
 }
 
 const defaultImportPageSize = 500
@@ -52,10 +50,10 @@ const defaultImportPageSize = 500
 // then validates every item, final names and namespaces included.
 //
 // An item with metadata.generateName and no name gets its name here, not from the
-// server: the prefix plus 5 random characters, kept on later updates (the i-th item
-// with a given prefix keeps the name the i-th such item had), so the item is updated in
-// place rather than recreated. Items whose metadata is not known yet (preview) are
-// left as they are.
+// server, but as the server would name it (see serverStyleName). The name is kept on
+// later updates (the i-th item with a given prefix keeps the name the i-th such item
+// had), so the item is updated in place rather than recreated. Items whose metadata is
+// not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := defaultNamespace(ctx, r.client)
 	inputs := req.Inputs
@@ -83,19 +81,14 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 
-// generatedNameChars are the characters of generated item names, as the API server
-// picks them for generateName (no vowels, no look-alikes).
-var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
-
 // itemName returns the name to give an item that has generateName and no name (or an
-// empty one), taking
-// the next unused name the previous inputs gave to the same prefix; "" when the item
-// needs none.
+// empty one), taking the next unused name the previous inputs gave to the same
+// prefix; "" when the item needs none.
 func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
-	if name, set := str(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
+	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
 		return "", nil
 	}
-	prefix, ok := str(meta, "generateName")
+	prefix, ok := stringField(meta, "generateName")
 	if !ok || prefix == "" {
 		return "", nil
 	}
@@ -103,28 +96,20 @@ func itemName(meta property.Map, previous map[string][]string, seed []byte, inde
 		previous[prefix] = names[1:]
 		return names[0], nil
 	}
-	maxPrefix := validate.MaxObjectNameLength - generatedNameLength
-	if len(prefix) > maxPrefix {
-		prefix = prefix[:maxPrefix]
-	}
-	name, err := resource.NewUniqueName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix,
-		generatedNameLength, 0, generatedNameChars)
+	name, err := serverStyleName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
 	if err != nil {
 		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
 	}
 	return name, nil
 }
 
-// generatedNameLength is the length of the random part of a generated item name.
-const generatedNameLength = 5
-
 // generatedNames lists, per generateName prefix, the names the previous inputs gave
 // to items with that prefix, in order.
 func generatedNames(olds property.Map) map[string][]string {
 	out := map[string][]string{}
 	for _, it := range itemsOf(olds) {
-		meta := nested(it.inputs, "metadata")
-		if prefix, ok := str(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
+		meta := mapField(it.inputs, "metadata")
+		if prefix, ok := stringField(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
 			out[prefix] = append(out[prefix], it.id.name)
 		}
 	}
@@ -154,41 +139,11 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 		// cluster, and without one there is none.
 		if c, err := r.client(ctx); err == nil {
 			warnItems(ctx, c, req.Inputs, req.OldInputs)
+		} else {
+			p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
 		}
 	}
 	return d, nil
-}
-
-// listItem is one Endpoints object of the set: its inputs and, once written, its
-// live outputs.
-type listItem struct {
-	id     objectID
-	inputs property.Map
-	output property.Map
-}
-
-// target is what deleting the item deletes: read from a state, it names the UID of
-// the object written.
-func (it listItem) target() target {
-	return target{id: it.id, uid: uidOf(it.inputs)}
-}
-
-func itemsOf(m property.Map) []listItem {
-	v, ok := m.GetOk("items")
-	if !ok || !v.IsArray() {
-		return nil
-	}
-	var items []listItem
-	for _, item := range v.AsArray().All {
-		if !item.IsMap() {
-			continue
-		}
-		meta := nested(item.AsMap(), "metadata")
-		ns, _ := str(meta, "namespace")
-		name, _ := str(meta, "name")
-		items = append(items, listItem{id: objectID{namespace: ns, name: name}, inputs: item.AsMap()})
-	}
-	return items
 }
 
 func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {
@@ -210,7 +165,7 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 // untracked, and the next update creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err == nil {
 		warnItems(ctx, o.client, req.Properties, property.Map{})
 	}
@@ -228,129 +183,50 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	results := forItems(len(items), func(i int) (property.Map, error) {
 		return createItem(ctx, o, items[i], req.DryRun)
 	})
-	var done []listItem
-	for i, it := range items {
-		res := results[i]
-		switch {
-		case !res.sent:
-			continue
-		case res.err != nil:
-			if !ambiguous(res.err) {
-				continue
-			}
-			// The item may exist now: record it so it is never orphaned.
-			it.output = it.inputs
-		default:
-			it.output = res.output
+	written := newItemSet(property.Map{})
+	written.recordWrites(items, results)
+	if err := itemsFailed(results); err != nil {
+		if req.DryRun || len(written.items()) == 0 {
+			return p.CreateResponse{}, err // nothing exists: nothing to record
 		}
-		done = append(done, it)
-	}
-	if firstErr := firstFailure(results); firstErr != nil {
-		if req.DryRun || len(done) == 0 {
-			return p.CreateResponse{}, firstErr // nothing exists: nothing to record
-		}
-		state, err := partial(firstErr, done)
-		return p.CreateResponse{ID: id, Properties: r.state(done, metadata), PartialState: state}, err
+		state, err := partial(err, written)
+		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
 	}
 	if req.DryRun {
-		return p.CreateResponse{Properties: r.state(done, metadata)}, nil
+		id = "" // a preview creates nothing
 	}
-	return p.CreateResponse{ID: id, Properties: r.state(done, metadata)}, nil
-}
-
-// itemResult is the outcome of one item's write: whether it was sent, and its outputs
-// or error.
-type itemResult struct {
-	sent   bool
-	output property.Map
-	err    error
-}
-
-// firstFailure is the error of the first item whose call failed, naming it
-// (items[i] for results[i]) and counting the others that failed; nil when none did.
-func firstFailure(results []itemResult) error {
-	var first error
-	failures := 0
-	for k, res := range results {
-		if res.err == nil {
-			continue
-		}
-		if failures++; first == nil {
-			first = fmt.Errorf("items[%d]: %w", k, res.err)
-		}
-	}
-	if failures > 1 {
-		return fmt.Errorf("%w (and %d more item(s) failed)", first, failures-1)
-	}
-	return first
-}
-
-// forItems runs do for the items 0 to n-1: the first alone, so that a failure every
-// item would meet (a missing namespace, a denied write) writes nothing and costs one
-// request, then the rest up to itemParallelism at a time. After a failure nothing
-// further is sent; the calls in flight finish, so that each outcome is known.
-func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
-	results := make([]itemResult, n)
-	if n == 0 {
-		return results
-	}
-	run := func(i int) {
-		output, err := do(i)
-		results[i] = itemResult{sent: true, output: output, err: err}
-	}
-	if run(0); results[0].err != nil {
-		return results
-	}
-	var (
-		wg     sync.WaitGroup
-		failed atomic.Bool
-		slots  = make(chan struct{}, itemParallelism)
-	)
-	for i := 1; i < n; i++ {
-		slots <- struct{}{}
-		if failed.Load() {
-			<-slots
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if run(i); results[i].err != nil {
-				failed.Store(true)
-			}
-		}()
-	}
-	wg.Wait()
-	return results
+	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
 }
 
 // createItem creates one item and returns its outputs. In a preview whose server
 // cannot judge the item yet (see previewCreate), the outputs are its inputs.
-func createItem(ctx context.Context, o objects, it listItem, dryRun bool) (property.Map, error) {
+func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (property.Map, error) {
 	if !dryRun {
-		obj, err := o.create(ctx, o.newObject(it.inputs), false)
+		obj, err := o.create(ctx, o.kind.object(it.inputs), false)
 		if err != nil {
 			return property.Map{}, err
 		}
 		return outputs(o.kind, obj), nil
 	}
-	obj, err := o.previewCreate(ctx, o.newObject(it.inputs))
+	obj, err := o.previewCreate(ctx, o.kind.object(it.inputs))
 	if err != nil || obj == nil {
 		return it.inputs, err
 	}
 	return outputs(o.kind, obj), nil
 }
 
-func partial(err error, done []listItem) (*p.InitializationFailed, error) {
+// partial is the partial state of a list whose write failed with err: the items of
+// the set are recorded.
+func partial(err error, recorded *itemSet) (*p.InitializationFailed, error) {
 	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded; run `pulumi up` again to finish)",
-		err, len(done)))
+		err, len(recorded.items())))
 }
 
 // Read refreshes the items the state records (read as Create writes them, see
 // forItems; items gone from the cluster leave the state), or imports a set by selector
 // when the state records none.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -398,7 +274,7 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 }
 
 // importSet lists the Endpoints an import ID selects, following continue tokens.
-func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.ReadResponse, error) {
+func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
 	namespace, opts, err := parseImportID(id, o.client.Namespace)
 	if err != nil {
 		return p.ReadResponse{}, err
@@ -411,7 +287,7 @@ func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.
 	for {
 		list, err := o.api(namespace).List(ctx, opts)
 		if err != nil {
-			return p.ReadResponse{}, apiError("list", o.kind, objectID{namespace: namespace, name: "*"}, err)
+			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
 		}
 		if resourceVersion == "" {
 			resourceVersion = list.GetResourceVersion()
@@ -439,10 +315,10 @@ func (r *EndpointsList) importSet(ctx context.Context, o objects, id string) (p.
 }
 
 // parseImportID reads `namespace?labelSelector=...&limit=N`.
-func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, error) {
+func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
 	namespace, rawQuery, _ := strings.Cut(id, "?")
 	if namespace == "" {
-		namespace = defaultNamespace
+		namespace = fallbackNamespace
 	}
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -466,115 +342,110 @@ func parseImportID(id, defaultNamespace string) (string, metav1.ListOptions, err
 
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them and left alone
-// otherwise (see objects.update), items it lost are deleted (after the writes, so a failed write
-// deletes nothing). The writes go as Create's do (see forItems). On a failure the
-// partial state is the set as it is: every item written, and none of those deleted.
+// otherwise (see kindClient.update), items it lost are deleted (after the writes, so a
+// failed write deletes nothing). The writes go as Create's do (see forItems). On a
+// failure the partial state is the set as it is: every item written, and none of
+// those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	metadata := req.Inputs.Get("metadata")
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	current := map[objectID]listItem{}
-	var order []objectID
-	for _, it := range itemsOf(req.State) {
-		it.output = it.inputs
-		current[it.id] = it
-		order = append(order, it.id)
+	set := newItemSet(req.State)
+	desired := itemsOf(req.Inputs)
+	results := forItems(len(desired), r.writeItem(ctx, o, set, req, desired))
+	failed := itemsFailed(results)
+	switch {
+	case failed != nil && req.DryRun:
+		return p.UpdateResponse{}, failed // a preview records nothing
+	case req.DryRun:
+		return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
 	}
+	set.recordWrites(desired, results)
+	if failed != nil {
+		return r.partialUpdate(failed, set, req)
+	}
+	if err := r.removeDropped(ctx, o, set, desired, req.Timeout); err != nil {
+		return r.partialUpdate(err, set, req)
+	}
+	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
+}
+
+// writeItem is Update's write of desired[i]: a create for an item the set does not
+// have, else an update of the object the set records.
+func (r *EndpointsList) writeItem(ctx context.Context, o kindClient, set *itemSet, req p.UpdateRequest,
+	desired []listItem,
+) func(i int) (property.Map, error) {
 	oldInputs := map[objectID]property.Map{}
 	for _, it := range itemsOf(req.OldInputs) {
 		oldInputs[it.id] = it.inputs
 	}
-	fail := func(err error) (p.UpdateResponse, error) {
-		if req.DryRun {
-			return p.UpdateResponse{}, err
-		}
-		items := make([]listItem, 0, len(order))
-		for _, id := range order {
-			if it, ok := current[id]; ok {
-				items = append(items, it)
-			}
-		}
-		state, err := partial(err, items)
-		return p.UpdateResponse{Properties: r.state(items, metadata), PartialState: state}, err
-	}
-	desired := itemsOf(req.Inputs)
-	wanted := map[objectID]bool{}
-	written := make([]listItem, len(desired))
-	for _, it := range desired {
-		wanted[it.id] = true
-	}
-	results := forItems(len(desired), func(i int) (property.Map, error) {
+	return func(i int) (property.Map, error) {
 		it := desired[i]
-		kept, exists := current[it.id]
-		if !exists {
+		if !set.has(it.id) {
 			return createItem(ctx, o, it, req.DryRun)
 		}
-		obj, err := o.update(ctx, it.id, kept.inputs, oldInputs[it.id], it.inputs, req.DryRun)
+		obj, err := o.update(ctx, it.id, set.get(it.id).inputs, oldInputs[it.id], it.inputs, req.DryRun)
 		if err != nil {
 			return property.Map{}, err
 		}
 		return outputs(o.kind, obj), nil
-	})
-	for i, it := range desired {
-		res := results[i]
-		if !res.sent {
-			continue
-		}
-		_, exists := current[it.id]
-		if res.err != nil {
-			if !exists && !req.DryRun && ambiguous(res.err) {
-				// The item may exist now: record it so it is never orphaned.
-				order = append(order, it.id)
-				current[it.id] = listItem{id: it.id, inputs: it.inputs, output: it.inputs}
-			}
-			continue
-		}
-		it.output = res.output
-		if !req.DryRun {
-			if !exists {
-				order = append(order, it.id)
-			}
-			current[it.id] = it
-		}
-		written[i] = it
 	}
-	if err := firstFailure(results); err != nil {
-		return fail(err)
+}
+
+// withOutputs is the items, each with the outputs of its write (results[i] for
+// items[i]).
+func withOutputs(items []listItem, results []itemResult) []listItem {
+	out := make([]listItem, len(items))
+	for i, it := range items {
+		it.output = results[i].output
+		out[i] = it
 	}
-	if !req.DryRun {
-		var gone []target
-		for _, id := range order {
-			if !wanted[id] {
-				gone = append(gone, current[id].target())
-			}
-		}
-		removed, err := o.removeAll(ctx, gone, r.options().DeletePolicy, timeout(req.Timeout))
-		for _, id := range removed {
-			delete(current, id)
-		}
-		if err != nil {
-			return fail(err)
+	return out
+}
+
+// removeDropped deletes the items of the set that are not among the desired ones, and
+// forgets those that are gone.
+func (r *EndpointsList) removeDropped(ctx context.Context, o kindClient, set *itemSet, desired []listItem,
+	seconds float64,
+) error {
+	wanted := map[objectID]bool{}
+	for _, it := range desired {
+		wanted[it.id] = true
+	}
+	var dropped []deleteTarget
+	for _, it := range set.items() {
+		if !wanted[it.id] {
+			dropped = append(dropped, it.deleteTarget())
 		}
 	}
-	return p.UpdateResponse{Properties: r.state(written, metadata)}, nil
+	removed, err := o.removeAll(ctx, dropped, r.options().DeletePolicy, engineTimeout(seconds))
+	for _, id := range removed {
+		set.forget(id)
+	}
+	return err
+}
+
+// partialUpdate is the answer to an update that failed with err: the set as it is.
+func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateRequest) (p.UpdateResponse, error) {
+	state, err := partial(err, set)
+	return p.UpdateResponse{Properties: r.state(set.items(), req.Inputs.Get("metadata")), PartialState: state}, err
 }
 
 // Delete deletes every item the state records (each by its UID) and waits until all
 // are gone; it reports every item that could not be deleted.
 func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
-	o, err := r.objects(ctx)
+	o, err := r.connect(ctx)
 	if err != nil {
 		return err
 	}
-	var targets []target
+	var targets []deleteTarget
 	for _, it := range itemsOf(req.Properties) {
-		targets = append(targets, it.target())
+		targets = append(targets, it.deleteTarget())
 	}
-	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, timeout(req.Timeout))
+	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
 	return err
 }

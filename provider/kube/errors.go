@@ -120,9 +120,10 @@ func admissionReason(message string) string {
 }
 
 // generatedNameTaken tells whether a 409 AlreadyExists answers a create that asked
-// the server to generate the name (the object's ID then ends in "*", see create).
+// the server to generate the name (the object's ID is then a pending ID, see
+// idOrPending).
 func generatedNameTaken(id objectID, s metav1.Status) bool {
-	return strings.HasSuffix(id.name, "*") || strings.Contains(s.Message, "not able to generate a unique name")
+	return id.pending() || strings.Contains(s.Message, "not able to generate a unique name")
 }
 
 // generatedName names the name the server picked, when the answer says it.

@@ -58,10 +58,10 @@ func (id objectID) String() string { return id.namespace + "/" + id.name }
 
 // parseObjectID reads a `namespace/name` resource ID (a bare name means the default
 // namespace given).
-func parseObjectID(id, defaultNamespace string) (objectID, error) {
+func parseObjectID(id, fallbackNamespace string) (objectID, error) {
 	ns, name, found := strings.Cut(id, "/")
 	if !found {
-		ns, name = defaultNamespace, id
+		ns, name = fallbackNamespace, id
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
 		return objectID{}, fmt.Errorf("invalid ID %q: want namespace/name", id)

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,5 +105,29 @@ func TestDiffInputs(t *testing.T) {
 					len(tt.want) > 0, tt.dbr)
 			}
 		})
+	}
+}
+
+// Check names an item with generateName as the API server would: the prefix, cut to
+// the server's length, and 5 random characters.
+func TestServerStyleName(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 100)
+	tests := []struct{ prefix, wantPrefix string }{
+		{"web-", "web-"},
+		{long, long[:58]},
+	}
+	for _, tt := range tests {
+		name, err := serverStyleName([]byte("seed"), tt.prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(name, tt.wantPrefix) || len(name) != len(tt.wantPrefix)+5 ||
+			strings.Trim(name[len(tt.wantPrefix):], string(generatedNameChars)) != "" {
+			t.Errorf("serverStyleName(%q) = %q, want %q and 5 random characters", tt.prefix, name, tt.wantPrefix)
+		}
+		if again, _ := serverStyleName([]byte("seed"), tt.prefix); again != name {
+			t.Errorf("serverStyleName(%q) = %q, then %q from the same seed", tt.prefix, name, again)
+		}
 	}
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// Autonaming as the engine asks for it. pulumi-go-provider does not pass the Check
-// request's random seed and autonaming options on, so the provider's gRPC layer puts
-// them in the context (WithCheckOptions) and Check reads them from there.
-
 type checkOptionsKey struct{}
 
+// checkOptions are a Check request's random seed and autonaming options, which
+// pulumi-go-provider does not pass on: the provider's gRPC layer puts them in the
+// context (WithCheckOptions) and Check reads them from there.
 type checkOptions struct {
 	seed       []byte
 	autonaming *rpc.CheckRequest_AutonamingOptions
@@ -110,8 +109,8 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 	_, hasName := meta.GetOk("name")
 	_, hasGenerateName := meta.GetOk("generateName")
 	if !hasName && !hasGenerateName {
-		oldMeta := nested(olds, "metadata")
-		oldName, _ := str(oldMeta, "name")
+		oldMeta := mapField(olds, "metadata")
+		oldName, _ := stringField(oldMeta, "name")
 		if _, oldGenerated := oldMeta.GetOk("generateName"); oldGenerated {
 			oldName = ""
 		}
@@ -124,4 +123,17 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 		}
 	}
 	return news.Set("metadata", property.New(meta)), autonamed, failures
+}
+
+// generatedNameChars are the characters of the random part of the names the API server
+// generates (no vowels, no look-alikes).
+var generatedNameChars = []rune("bcdfghjklmnpqrstvwxz2456789")
+
+// serverStyleName returns a name of the shape the API server gives an object whose
+// metadata.generateName is prefix (validate.ServerGeneratedName: the prefix cut to the
+// server's length, then 5 random characters), its random part drawn from seed.
+func serverStyleName(seed []byte, prefix string) (string, error) {
+	shape := validate.ServerGeneratedName(prefix)
+	randomLength := len(validate.ServerGeneratedName(""))
+	return resource.NewUniqueName(seed, shape[:len(shape)-randomLength], randomLength, 0, generatedNameChars)
 }

@@ -13,24 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Creates whose answer is lost.
-//
-// A create whose answer never comes (the connection broke, the API server went away)
-// may or may not have taken effect. When the object's name is known (metadata.name,
-// or an autoname Check chose), the state records that name and the next update finds
-// the object or creates it. When the server picks the name (metadata.generateName),
-// the name is unknown, so every such create carries a create ID: a random label value
-// under CreateIDLabel. A lost answer records a pending ID, `<namespace>/<generateName>*`,
-// with the create ID in the state's labels; Read, Update and Delete find the object by
-// that label, so the next `pulumi up` adopts it instead of creating another, and the
-// next refresh records its real ID. Once the state records the generated name (an
-// update or a refresh saw the object), they look under that name first: an update that
-// creates a deleted slice again (a new name, the same create ID) is followed there.
-// The label is the provider's own: it is left out of the inputs of refresh and import,
-// updates keep it, and a program may not set it.
-
 // CreateIDLabel is the label that identifies the create of an object whose name the API
-// server generated.
+// server generated, so that an object whose create went unanswered is found (see the
+// package documentation, IDs and pending IDs).
 const CreateIDLabel = "endpoints-provider.github.io/create-id"
 
 // pendingSuffix ends the name part of a pending ID: the server generated the name,
@@ -44,6 +29,21 @@ func (id objectID) pending() bool { return strings.HasSuffix(id.name, pendingSuf
 // answer to its create was lost.
 func pendingID(obj *unstructured.Unstructured) objectID {
 	return objectID{namespace: obj.GetNamespace(), name: obj.GetGenerateName() + pendingSuffix}
+}
+
+// idOrPending is the ID that names obj before it is written: its own, or its pending
+// ID when the server is to pick its name.
+func idOrPending(obj *unstructured.Unstructured) objectID {
+	if obj.GetName() == "" {
+		return pendingID(obj)
+	}
+	return idOf(obj)
+}
+
+// everyObjectIn stands for every object of a namespace, in messages about a list of
+// them: the pending ID of an empty generateName, namespace/*.
+func everyObjectIn(namespace string) objectID {
+	return objectID{namespace: namespace, name: pendingSuffix}
 }
 
 // serverNamed tells whether the server picks obj's name.
@@ -83,14 +83,14 @@ func labelCreate(obj *unstructured.Unstructured, createID string) (string, error
 
 // createIDOf reads the create ID a state records.
 func createIDOf(state property.Map) string {
-	id, _ := str(nested(nested(state, "metadata"), "labels"), CreateIDLabel)
+	id, _ := stringField(mapField(mapField(state, "metadata"), "labels"), CreateIDLabel)
 	return id
 }
 
 // withCreateID records createID in the labels of a state's metadata.
 func withCreateID(state property.Map, createID string) property.Map {
-	meta := nested(state, "metadata")
-	labels := nested(meta, "labels").Set(CreateIDLabel, property.New(createID))
+	meta := mapField(state, "metadata")
+	labels := mapField(meta, "labels").Set(CreateIDLabel, property.New(createID))
 	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
 }
 
@@ -98,7 +98,7 @@ func withCreateID(state property.Map, createID string) property.Map {
 // (the name the server generated, once an update or a refresh has seen the object),
 // else the ID's.
 func recordedName(id objectID, state property.Map) objectID {
-	if name, _ := str(nested(state, "metadata"), "name"); name != "" {
+	if name, _ := stringField(mapField(state, "metadata"), "name"); name != "" {
 		id.name = name
 	}
 	return id
@@ -114,7 +114,7 @@ func unconfirmedCreate(id objectID, state property.Map) bool {
 // the create that made it went unanswered; then, or when the object under that name is
 // gone (or is another create's), by the create ID the state records, if any. It
 // answers nil when there is none.
-func (o objects) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
 	createID := createIDOf(state)
 	if !unconfirmedCreate(id, state) {
 		live, err := o.get(ctx, recordedName(id, state))
@@ -128,7 +128,7 @@ func (o objects) locate(ctx context.Context, id objectID, state property.Map) (*
 // findCreated finds the object a pending ID stands for: the object of the namespace
 // that carries the create ID the state records. It answers nil when there is none
 // (the create never took effect, or the object was deleted since).
-func (o objects) findCreated(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+func (o kindClient) findCreated(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
 	createID := createIDOf(state)
 	if createID == "" {
 		return nil, fmt.Errorf("%s %s: the state records a create whose answer was lost, but no %s label to find it by; "+
@@ -157,7 +157,7 @@ func (o objects) findCreated(ctx context.Context, id objectID, state property.Ma
 // createIDFailures reports a program that sets CreateIDLabel: the provider sets it,
 // with a value of its own for every create.
 func createIDFailures(inputs property.Map) []p.CheckFailure {
-	if _, set := nested(nested(inputs, "metadata"), "labels").GetOk(CreateIDLabel); !set {
+	if _, set := mapField(mapField(inputs, "metadata"), "labels").GetOk(CreateIDLabel); !set {
 		return nil
 	}
 	return []p.CheckFailure{{

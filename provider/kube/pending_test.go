@@ -76,15 +76,15 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 	live := liveObject(t, `{"metadata":{"name":"web-x2b4c","namespace":"n","labels":{"app":"web","`+CreateIDLabel+`":"abc"}},`+
 		`"addressType":"IPv4"}`)
 	imported := liveInputs(endpointSliceKind, live, inputsOf(t, `{}`))
-	if got, want := nested(nested(imported, "metadata"), "labels").Len(), 1; got != want {
-		t.Errorf("imported labels %v, want app alone", nested(nested(imported, "metadata"), "labels"))
+	if got, want := mapField(mapField(imported, "metadata"), "labels").Len(), 1; got != want {
+		t.Errorf("imported labels %v, want app alone", mapField(mapField(imported, "metadata"), "labels"))
 	}
 	old := inputsOf(t, `{"metadata":{"generateName":"web-","namespace":"n","labels":{"app":"web"}},"addressType":"IPv4"}`)
 	refreshed := liveInputs(endpointSliceKind, live, old)
-	if _, ok := nested(nested(refreshed, "metadata"), "labels").GetOk(CreateIDLabel); ok {
+	if _, ok := mapField(mapField(refreshed, "metadata"), "labels").GetOk(CreateIDLabel); ok {
 		t.Errorf("refreshed inputs carry the create ID: %v", refreshed)
 	}
-	o := objects{kind: endpointSliceKind}
+	o := kindClient{kind: endpointSliceKind}
 	merged := o.merge(live, old, old.Set("addressType", old.Get("addressType")))
 	if merged.GetLabels()[CreateIDLabel] != "abc" {
 		t.Errorf("an update drops the create ID: labels %v", merged.GetLabels())

@@ -25,32 +25,34 @@ type Options struct {
 // OptionsFunc returns the settings in force.
 type OptionsFunc func() Options
 
-// base is what both resources hold: the client, their settings and the kind of object
+// clusterResource is what both resources hold: the client, their settings and the kind of object
 // they write.
-type base struct {
+type clusterResource struct {
 	client  ClientFunc
 	options OptionsFunc
 	kind    kind
 }
 
-// objects returns the API calls for the resource's kind on the configured cluster.
-func (b base) objects(ctx context.Context) (objects, error) {
+// connect returns the API calls for the resource's kind on the configured cluster.
+func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 	c, err := b.client(ctx)
 	if err != nil {
-		return objects{}, err
+		return kindClient{}, err
 	}
-	return objects{kind: b.kind, client: c}, nil
+	return kindClient{kind: b.kind, client: c}, nil
 }
 
 // defaultNamespace is the namespace for objects that name none. Check must work
 // without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
-// preview whose provider configuration is unknown): then it is "default", and Create
-// reports the configuration problem.
+// preview whose provider configuration is unknown): then it is Kubernetes' default
+// (validate.DefaultNamespace), and Create reports the configuration problem.
 func defaultNamespace(ctx context.Context, client ClientFunc) string {
-	if c, err := client(ctx); err == nil {
-		return c.Namespace
+	c, err := client(ctx)
+	if err != nil {
+		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
+		return validate.DefaultNamespace
 	}
-	return "default"
+	return c.Namespace
 }
 
 // checkResult turns a validation result into Check's answer, logging its warnings.
@@ -66,11 +68,7 @@ func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.Ch
 	return res.Inputs, failures
 }
 
-// A partial state (an object that exists, or may exist, but did not finish) always
-// travels with an error: the engine records the state and reports the error, and
-// pulumi-go-provider requires the error to be non-nil alongside it.
-
-// timeout converts an engine timeout in seconds (0: none given).
-func timeout(seconds float64) time.Duration {
+// engineTimeout converts an engine timeout in seconds (0: none given).
+func engineTimeout(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second))
 }

@@ -41,7 +41,7 @@ func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 // previewOutputs are the outputs of an object that could not be dry-run: the inputs,
 // with what only the server knows left unknown.
 func previewOutputs(inputs property.Map) property.Map {
-	meta := nested(inputs, "metadata")
+	meta := mapField(inputs, "metadata")
 	for _, f := range validate.ServerSetOnCreate() {
 		meta = meta.Set(f, property.New(property.Computed))
 	}
@@ -78,8 +78,8 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 			in[f] = v
 		}
 	}
-	liveMeta := nested(obj, "metadata")
-	oldMeta := nested(old, "metadata")
+	liveMeta := mapField(obj, "metadata")
+	oldMeta := mapField(old, "metadata")
 	meta := map[string]property.Value{
 		"name":      property.New(live.GetName()),
 		"namespace": property.New(live.GetNamespace()),
@@ -93,7 +93,7 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
-		liveMap := nested(liveMeta, f)
+		liveMap := mapField(liveMeta, f)
 		if imported {
 			keep := importedLabels(liveMap.Delete(append(importedAnnotations, CreateIDLabel)...))
 			if keep.Len() > 0 {
@@ -134,7 +134,7 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 			d.DetailedDiff[f] = c
 		}
 	}
-	oldMeta, newMeta := nested(olds, "metadata"), nested(news, "metadata")
+	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
 	keys := map[string]struct{}{}
 	for key := range oldMeta.All {
 		keys[key] = struct{}{}
@@ -151,10 +151,10 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	d.HasChanges = len(d.DetailedDiff) > 0
 	for _, c := range d.DetailedDiff {
 		if Replaces(c.Kind) {
-			oldName, _ := str(oldMeta, "name")
-			newName, _ := str(newMeta, "name")
-			oldNamespace, _ := str(oldMeta, "namespace")
-			newNamespace, _ := str(newMeta, "namespace")
+			oldName, _ := stringField(oldMeta, "name")
+			newName, _ := stringField(newMeta, "name")
+			oldNamespace, _ := stringField(oldMeta, "namespace")
+			newNamespace, _ := stringField(newMeta, "namespace")
 			d.DeleteBeforeReplace = oldName != "" && oldName == newName && oldNamespace == newNamespace
 			break
 		}
@@ -172,15 +172,15 @@ func change(form validate.Form, key string, olds, news property.Map, replace boo
 	}
 	_, hadOld := form.Stripped(key, old)
 	_, hasNew := form.Stripped(key, cur)
-	kind := p.Update
+	diffKind := p.Update
 	switch {
 	case !hadOld:
-		kind = p.Add
+		diffKind = p.Add
 	case !hasNew:
-		kind = p.Delete
+		diffKind = p.Delete
 	}
 	if replace {
-		kind = Replacing(kind)
+		diffKind = Replacing(diffKind)
 	}
-	return p.PropertyDiff{Kind: kind, InputDiff: true}, true
+	return p.PropertyDiff{Kind: diffKind, InputDiff: true}, true
 }

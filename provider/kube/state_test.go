@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 func liveObject(t *testing.T, doc string) *unstructured.Unstructured {
@@ -118,7 +120,7 @@ func TestLiveInputsProjection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := liveInputs(tt.k, liveObject(t, tt.live), inputsOf(t, tt.old))
-			if diff := cmp.Diff(toObject(inputsOf(t, tt.want)), toObject(got)); diff != "" {
+			if diff := cmp.Diff(validate.PlainMap(inputsOf(t, tt.want)), validate.PlainMap(got)); diff != "" {
 				t.Errorf("liveInputs (-want +got):\n%s", diff)
 			}
 			if tt.old != `{}` {
@@ -157,7 +159,7 @@ func TestDefaultLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			obj := objects{kind: tt.k}.newObject(inputsOf(t, tt.inputs))
+			obj := tt.k.object(inputsOf(t, tt.inputs))
 			if diff := cmp.Diff(tt.want, obj.GetLabels()); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
@@ -181,7 +183,7 @@ func TestManagedByWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.manager, func(t *testing.T) {
 			t.Parallel()
-			obj := objects{kind: endpointSliceKind}.newObject(inputsOf(t,
+			obj := endpointSliceKind.object(inputsOf(t,
 				`{"metadata":{"namespace":"n","generateName":"web-","labels":{"`+ManagedByLabel+`":"`+tt.manager+`"}}}`))
 			got := managedByWarning(obj)
 			switch {

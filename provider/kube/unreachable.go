@@ -16,16 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// Lifecycle is one resource's lifecycle as the provider dispatches it.
-type Lifecycle interface {
-	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
-	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
-	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
-	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
-	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
-	Delete(context.Context, p.DeleteRequest) error
-}
-
 // unreachableOnce remembers, per client, that its API server did not answer, so that
 // a preview warns once and stops trying.
 type unreachableOnce struct {
@@ -89,21 +79,19 @@ func answerLost(err error) bool {
 //   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
 //     with a warning.
 func Unreachable(r Lifecycle, client ClientFunc, options OptionsFunc) Lifecycle {
-	return reachability{Lifecycle: r, client: client, options: options}
+	offline := func(inputs property.Map) property.Map { return inputs }
+	if o, ok := r.(offlinePreviewer); ok {
+		offline = o.previewOffline
+	}
+	return reachability{Lifecycle: r, offline: offline, client: client, options: options}
 }
 
 type reachability struct {
 	Lifecycle
+	// offline is the preview's answer from the checked inputs alone.
+	offline func(inputs property.Map) property.Map
 	client  ClientFunc
 	options OptionsFunc
-}
-
-// offline is the preview's answer from the checked inputs alone.
-func (r reachability) offline(inputs property.Map) property.Map {
-	if _, isList := r.Lifecycle.(*EndpointsList); isList {
-		return inputs
-	}
-	return previewOutputs(inputs)
 }
 
 // down tells whether a preview already found the cluster unreachable.
@@ -130,10 +118,10 @@ func (r reachability) previewFallback(ctx context.Context, err error) bool {
 	return true
 }
 
-// fail names the server in an unreachable cluster's error, with what the user can do.
+// unreachableError names the server in an unreachable cluster's error, with what the user can do.
 // An answer lost on a broken connection is told apart: the server was reached, and
 // the write may have taken effect.
-func (r reachability) fail(ctx context.Context, err error, hint string) error {
+func (r reachability) unreachableError(ctx context.Context, err error, hint string) error {
 	if !unreachable(err) {
 		return err
 	}
@@ -148,9 +136,9 @@ func (r reachability) fail(ctx context.Context, err error, hint string) error {
 	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
 }
 
-// gone tells whether err means the cluster cannot be reached at all, the case the
+// clusterGone tells whether err means the cluster cannot be reached at all, the case the
 // deleteUnreachable and skipUpdateUnreachable settings are for.
-func gone(err error) bool {
+func clusterGone(err error) bool {
 	return unreachable(err) && !answerLost(err)
 }
 
@@ -169,7 +157,7 @@ func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.Create
 	if req.DryRun && r.previewFallback(ctx, err) {
 		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
 	}
-	return resp, r.fail(ctx, err, "the create is retried by the next `pulumi up`")
+	return resp, r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
 }
 
 func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -180,34 +168,34 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	switch {
 	case req.DryRun && r.previewFallback(ctx, err):
 		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
-	case !req.DryRun && gone(err) && r.options().SkipUpdateUnreachable:
+	case !req.DryRun && clusterGone(err) && r.options().SkipUpdateUnreachable:
 		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
-			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.fail(ctx, err, "skipped"))
+			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.unreachableError(ctx, err, "skipped"))
 		state := resp.Properties
 		if state.Len() == 0 {
 			state = req.State
 		}
 		return p.UpdateResponse{Properties: state}, nil
 	}
-	return resp, r.fail(ctx, err, skipHint)
+	return resp, r.unreachableError(ctx, err, skipHint)
 }
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	resp, err := r.Lifecycle.Read(ctx, req)
-	if gone(err) && r.options().DeleteUnreachable {
+	if clusterGone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 		return p.ReadResponse{}, nil
 	}
-	return resp, r.fail(ctx, err, dropHint)
+	return resp, r.unreachableError(ctx, err, dropHint)
 }
 
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
-	if gone(err) && r.options().DeleteUnreachable {
+	if clusterGone(err) && r.options().DeleteUnreachable {
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.fail(ctx, err, "dropped"))
+			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 		return nil
 	}
-	return r.fail(ctx, err, dropHint)
+	return r.unreachableError(ctx, err, dropHint)
 }

@@ -30,9 +30,9 @@ func closedAddress(t *testing.T) string {
 	return addr
 }
 
-// objectsAt is the slices of a client for the plain-HTTP server at addr, with the
+// kindClientAt is the slices of a client for the plain-HTTP server at addr, with the
 // request timeout given (0: the default).
-func objectsAt(t *testing.T, addr string, timeout time.Duration) objects {
+func kindClientAt(t *testing.T, addr string, timeout time.Duration) kindClient {
 	t.Helper()
 	c, err := NewClient(Config{RequestTimeout: timeout, Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
 "clusters": [{"name": "c", "cluster": {"server": "http://%s"}}],
@@ -41,13 +41,13 @@ func objectsAt(t *testing.T, addr string, timeout time.Duration) objects {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	return objects{kind: endpointSliceKind, client: c}
+	return kindClient{kind: endpointSliceKind, client: c}
 }
 
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
 	refused := func() error {
-		_, err := objectsAt(t, closedAddress(t), 0).get(t.Context(), objectID{namespace: "ns", name: "x"})
+		_, err := kindClientAt(t, closedAddress(t), 0).get(t.Context(), objectID{namespace: "ns", name: "x"})
 		return err
 	}()
 	gr := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
@@ -109,7 +109,7 @@ func TestRequestTimeoutBoundsASilentServer(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	addr := tcpServer(t, func(c net.Conn) { <-ctx.Done() }) // accepted, never answered
-	o := objectsAt(t, addr, 300*time.Millisecond)
+	o := kindClientAt(t, addr, 300*time.Millisecond)
 	began := time.Now()
 	_, err := o.get(t.Context(), objectID{namespace: "ns", name: "x"})
 	if took := time.Since(began); took > 5*time.Second {
@@ -127,9 +127,9 @@ func TestAnswerLost(t *testing.T) {
 	addr := tcpServer(t, func(c net.Conn) {
 		_, _ = c.Read(make([]byte, 4096)) // the request arrives; no answer leaves
 	})
-	client := func(addr string) objects { return objectsAt(t, addr, 2*time.Second) }
+	client := func(addr string) kindClient { return kindClientAt(t, addr, 2*time.Second) }
 	// A write, as client-go retries a GET whose answer was lost until its timeout.
-	del := func(o objects) error {
+	del := func(o kindClient) error {
 		return o.client.Dynamic.Resource(o.kind.resource).Namespace("ns").Delete(t.Context(), "x", metav1.DeleteOptions{})
 	}
 	lost := del(client(addr))
@@ -149,8 +149,8 @@ func TestAnswerLost(t *testing.T) {
 		if got := answerLost(tt.err); got != tt.lost {
 			t.Errorf("%s: answerLost(%v) = %v, want %v", tt.name, tt.err, got, tt.lost)
 		}
-		if got := !gone(tt.err); got != tt.reachable {
-			t.Errorf("%s: gone(%v) = %v, want %v", tt.name, tt.err, !got, !tt.reachable)
+		if got := !clusterGone(tt.err); got != tt.reachable {
+			t.Errorf("%s: clusterGone(%v) = %v, want %v", tt.name, tt.err, !got, !tt.reachable)
 		}
 	}
 }

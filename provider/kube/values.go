@@ -5,20 +5,11 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// The schema's property names are the Kubernetes JSON field names, so an object and a
-// property map convert one to the other value by value.
-
-// toPlain and toObject turn property values into an unstructured object's values.
-var (
-	toPlain  = validate.Plain
-	toObject = validate.PlainMap
-)
-
-// fromObject turns an unstructured object into property values.
+// fromObject turns an unstructured object into property values. The schema's property
+// names are the Kubernetes JSON field names, so the two convert value by value
+// (validate.Plain converts back).
 func fromObject(obj map[string]any) property.Map {
 	out := make(map[string]property.Value, len(obj))
 	for k, v := range obj {
@@ -56,16 +47,16 @@ func fromPlain(v any) property.Value {
 	}
 }
 
-// nested reads a map-valued key of a property map; missing or non-map gives an empty map.
-func nested(m property.Map, key string) property.Map {
+// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
+func mapField(m property.Map, key string) property.Map {
 	if v, ok := m.GetOk(key); ok && v.IsMap() {
 		return v.AsMap()
 	}
 	return property.Map{}
 }
 
-// str reads a known string key of a property map.
-func str(m property.Map, key string) (string, bool) {
+// stringField reads a known string key of a property map.
+func stringField(m property.Map, key string) (string, bool) {
 	v, ok := m.GetOk(key)
 	if !ok || !v.IsString() {
 		return "", false
@@ -79,6 +70,6 @@ func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
 // uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
 // the state does not know it, e.g. after a create whose answer never came).
 func uidOf(state property.Map) types.UID {
-	uid, _ := str(nested(state, "metadata"), "uid")
+	uid, _ := stringField(mapField(state, "metadata"), "uid")
 	return types.UID(uid)
 }
