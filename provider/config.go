@@ -34,6 +34,9 @@ type Config struct {
 	// RequestTimeout is the requestTimeout setting as given; parsed into
 	// Kube.RequestTimeout.
 	RequestTimeout string
+	// SuppressDeprecationWarnings hides the Kubernetes API server's deprecation
+	// warnings; the Kubernetes resources read it.
+	SuppressDeprecationWarnings bool
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
@@ -53,6 +56,7 @@ func (c *Config) fields() map[string]any {
 		"requestTimeout":                &c.RequestTimeout,
 		"deleteUnreachable":             &c.Kube.DeleteUnreachable,
 		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
+		"suppressDeprecationWarnings":   &c.SuppressDeprecationWarnings,
 		"project":                       &c.Google.Project,
 		"credentials":                   &c.Google.Credentials,
 		"accessToken":                   &c.Google.AccessToken,
@@ -60,6 +64,10 @@ func (c *Config) fields() map[string]any {
 		"migrationCenterCustomEndpoint": &c.Google.MigrationCenterEndpoint,
 		"beyondcorpCustomEndpoint":      &c.Google.BeyondcorpEndpoint,
 		"lookupTimeout":                 &c.LookupTimeout,
+		"billingProject":                &c.Google.BillingProject,
+		"userProjectOverride":           &c.Google.UserProjectOverride,
+		"requestReason":                 &c.Google.RequestReason,
+		"appendUserAgent":               &c.Google.AppendUserAgent,
 	}
 }
 

@@ -213,6 +213,40 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "quota project, request reason and user agent settings",
+			args: map[string]property.Value{
+				"billingProject": str("billing"), "userProjectOverride": property.New(true),
+				"requestReason": str("ticket 42"), "appendUserAgent": str("deployer/1.0"),
+				"suppressDeprecationWarnings": property.New(true),
+			},
+			want: Config{
+				SuppressDeprecationWarnings: true,
+				Google: google.Config{
+					BillingProject: "billing", UserProjectOverride: true, RequestReason: "ticket 42", AppendUserAgent: "deployer/1.0",
+				},
+			},
+		},
+		{
+			name: "quota project, request reason and user agent settings from the environment",
+			env: map[string]string{
+				"GOOGLE_BILLING_PROJECT": "billing", "USER_PROJECT_OVERRIDE": "true",
+				"CLOUDSDK_CORE_REQUEST_REASON": "ticket 42", "GOOGLE_APPEND_USER_AGENT": "deployer/1.0",
+				"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS": "true",
+			},
+			want: Config{
+				SuppressDeprecationWarnings: true,
+				Google: google.Config{
+					BillingProject: "billing", UserProjectOverride: true, RequestReason: "ticket 42", AppendUserAgent: "deployer/1.0",
+				},
+			},
+		},
+		{
+			name: "a billing project without userProjectOverride",
+			args: map[string]property.Value{"billingProject": str("billing")},
+			env:  map[string]string{"USER_PROJECT_OVERRIDE": "false"},
+			want: Config{Google: google.Config{BillingProject: "billing"}},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},

@@ -22,8 +22,17 @@ type Config struct {
 	// (for example https://migrationcenter.googleapis.com/); the version path is appended.
 	MigrationCenterEndpoint string
 	BeyondcorpEndpoint      string
-	// UserAgent identifies the provider to Google.
-	UserAgent string
+	// BillingProject is the project the lookups' quota and billing are charged to,
+	// sent as X-Goog-User-Project when UserProjectOverride is true (as pulumi-gcp
+	// does: without it the header is not sent).
+	BillingProject      string
+	UserProjectOverride bool
+	// RequestReason is sent as X-Goog-Request-Reason; it shows in Cloud Audit Logs.
+	RequestReason string
+	// UserAgent identifies the provider to Google; AppendUserAgent is added to it
+	// after a space.
+	UserAgent       string
+	AppendUserAgent string
 	// Timeout bounds each lookup, retries included; zero means DefaultTimeout.
 	Timeout time.Duration
 }
@@ -36,6 +45,22 @@ const (
 
 // cloudPlatformScope is the OAuth scope both APIs accept.
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// userAgent is the User-Agent of every request.
+func (c Config) userAgent() string {
+	if c.AppendUserAgent == "" {
+		return c.UserAgent
+	}
+	return strings.TrimSpace(c.UserAgent + " " + c.AppendUserAgent)
+}
+
+// quotaProject is the project sent as X-Goog-User-Project, or "" when none is.
+func (c Config) quotaProject() string {
+	if c.UserProjectOverride {
+		return c.BillingProject
+	}
+	return ""
+}
 
 // timeout returns the bound of one lookup.
 func (c Config) timeout() time.Duration {

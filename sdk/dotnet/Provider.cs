@@ -61,10 +61,22 @@ namespace EndpointsProvider.Endpoints
         }
 
         /// <summary>
+        /// Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+        /// </summary>
+        [Input("appendUserAgent")]
+        public Input<string>? AppendUserAgent { get; set; }
+
+        /// <summary>
         /// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         /// </summary>
         [Input("beyondcorpCustomEndpoint")]
         public Input<string>? BeyondcorpCustomEndpoint { get; set; }
+
+        /// <summary>
+        /// Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+        /// </summary>
+        [Input("billingProject")]
+        public Input<string>? BillingProject { get; set; }
 
         /// <summary>
         /// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
@@ -165,6 +177,12 @@ namespace EndpointsProvider.Endpoints
         public Input<double>? Qps { get; set; }
 
         /// <summary>
+        /// A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+        /// </summary>
+        [Input("requestReason")]
+        public Input<string>? RequestReason { get; set; }
+
+        /// <summary>
         /// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
         /// </summary>
         [Input("requestTimeout")]
@@ -176,10 +194,24 @@ namespace EndpointsProvider.Endpoints
         [Input("skipUpdateUnreachable", json: true)]
         public Input<bool>? SkipUpdateUnreachable { get; set; }
 
+        /// <summary>
+        /// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        /// </summary>
+        [Input("suppressDeprecationWarnings", json: true)]
+        public Input<bool>? SuppressDeprecationWarnings { get; set; }
+
+        /// <summary>
+        /// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+        /// </summary>
+        [Input("userProjectOverride", json: true)]
+        public Input<bool>? UserProjectOverride { get; set; }
+
         public ProviderArgs()
         {
             AccessToken = Utilities.GetEnv("GOOGLE_OAUTH_ACCESS_TOKEN");
+            AppendUserAgent = Utilities.GetEnv("GOOGLE_APPEND_USER_AGENT");
             BeyondcorpCustomEndpoint = Utilities.GetEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
+            BillingProject = Utilities.GetEnv("GOOGLE_BILLING_PROJECT");
             Burst = Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400;
             ClusterIdentifier = Utilities.GetEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             Credentials = Utilities.GetEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
@@ -189,8 +221,11 @@ namespace EndpointsProvider.Endpoints
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;
+            RequestReason = Utilities.GetEnv("CLOUDSDK_CORE_REQUEST_REASON");
             RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s";
             SkipUpdateUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") ?? false;
+            SuppressDeprecationWarnings = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS") ?? false;
+            UserProjectOverride = Utilities.GetEnvBoolean("USER_PROJECT_OVERRIDE") ?? false;
         }
         public static new ProviderArgs Empty => new ProviderArgs();
     }

@@ -35,7 +35,9 @@ export class Provider extends pulumi.ProviderResource {
         opts = opts || {};
         {
             resourceInputs["accessToken"] = (args?.accessToken ? pulumi.secret(args.accessToken) : undefined) ?? utilities.getEnv("GOOGLE_OAUTH_ACCESS_TOKEN");
+            resourceInputs["appendUserAgent"] = (args?.appendUserAgent) ?? utilities.getEnv("GOOGLE_APPEND_USER_AGENT");
             resourceInputs["beyondcorpCustomEndpoint"] = (args?.beyondcorpCustomEndpoint) ?? utilities.getEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
+            resourceInputs["billingProject"] = (args?.billingProject) ?? utilities.getEnv("GOOGLE_BILLING_PROJECT");
             resourceInputs["burst"] = pulumi.output((args?.burst) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_BURST") || 400)).apply(JSON.stringify);
             resourceInputs["clusterIdentifier"] = (args?.clusterIdentifier) ?? utilities.getEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             resourceInputs["context"] = args?.context;
@@ -49,8 +51,11 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             resourceInputs["qps"] = pulumi.output((args?.qps) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200)).apply(JSON.stringify);
+            resourceInputs["requestReason"] = (args?.requestReason) ?? utilities.getEnv("CLOUDSDK_CORE_REQUEST_REASON");
             resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
             resourceInputs["skipUpdateUnreachable"] = pulumi.output((args?.skipUpdateUnreachable) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") || false)).apply(JSON.stringify);
+            resourceInputs["suppressDeprecationWarnings"] = pulumi.output((args?.suppressDeprecationWarnings) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS") || false)).apply(JSON.stringify);
+            resourceInputs["userProjectOverride"] = pulumi.output((args?.userProjectOverride) ?? (utilities.getEnvBoolean("USER_PROJECT_OVERRIDE") || false)).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -66,9 +71,17 @@ export interface ProviderArgs {
      */
     accessToken?: pulumi.Input<string | undefined>;
     /**
+     * Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+     */
+    appendUserAgent?: pulumi.Input<string | undefined>;
+    /**
      * Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
      */
     beyondcorpCustomEndpoint?: pulumi.Input<string | undefined>;
+    /**
+     * Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+     */
+    billingProject?: pulumi.Input<string | undefined>;
     /**
      * Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
      */
@@ -122,6 +135,10 @@ export interface ProviderArgs {
      */
     qps?: pulumi.Input<number | undefined>;
     /**
+     * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+     */
+    requestReason?: pulumi.Input<string | undefined>;
+    /**
      * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
      */
     requestTimeout?: pulumi.Input<string | undefined>;
@@ -129,4 +146,12 @@ export interface ProviderArgs {
      * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      */
     skipUpdateUnreachable?: pulumi.Input<boolean | undefined>;
+    /**
+     * When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+     */
+    suppressDeprecationWarnings?: pulumi.Input<boolean | undefined>;
+    /**
+     * When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+     */
+    userProjectOverride?: pulumi.Input<boolean | undefined>;
 }

@@ -42,6 +42,16 @@ namespace EndpointsProvider.Endpoints
             set => _accessToken.Set(value);
         }
 
+        private static readonly __Value<string?> _appendUserAgent = new __Value<string?>(() => __config.Get("appendUserAgent") ?? Utilities.GetEnv("GOOGLE_APPEND_USER_AGENT"));
+        /// <summary>
+        /// Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+        /// </summary>
+        public static string? AppendUserAgent
+        {
+            get => _appendUserAgent.Get();
+            set => _appendUserAgent.Set(value);
+        }
+
         private static readonly __Value<string?> _beyondcorpCustomEndpoint = new __Value<string?>(() => __config.Get("beyondcorpCustomEndpoint") ?? Utilities.GetEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"));
         /// <summary>
         /// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
@@ -50,6 +60,16 @@ namespace EndpointsProvider.Endpoints
         {
             get => _beyondcorpCustomEndpoint.Get();
             set => _beyondcorpCustomEndpoint.Set(value);
+        }
+
+        private static readonly __Value<string?> _billingProject = new __Value<string?>(() => __config.Get("billingProject") ?? Utilities.GetEnv("GOOGLE_BILLING_PROJECT"));
+        /// <summary>
+        /// Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+        /// </summary>
+        public static string? BillingProject
+        {
+            get => _billingProject.Get();
+            set => _billingProject.Set(value);
         }
 
         private static readonly __Value<int?> _burst = new __Value<int?>(() => __config.GetInt32("burst") ?? Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400);
@@ -182,6 +202,16 @@ namespace EndpointsProvider.Endpoints
             set => _qps.Set(value);
         }
 
+        private static readonly __Value<string?> _requestReason = new __Value<string?>(() => __config.Get("requestReason") ?? Utilities.GetEnv("CLOUDSDK_CORE_REQUEST_REASON"));
+        /// <summary>
+        /// A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+        /// </summary>
+        public static string? RequestReason
+        {
+            get => _requestReason.Get();
+            set => _requestReason.Set(value);
+        }
+
         private static readonly __Value<string?> _requestTimeout = new __Value<string?>(() => __config.Get("requestTimeout") ?? Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s");
         /// <summary>
         /// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
@@ -200,6 +230,26 @@ namespace EndpointsProvider.Endpoints
         {
             get => _skipUpdateUnreachable.Get();
             set => _skipUpdateUnreachable.Set(value);
+        }
+
+        private static readonly __Value<bool?> _suppressDeprecationWarnings = new __Value<bool?>(() => __config.GetBoolean("suppressDeprecationWarnings") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS") ?? false);
+        /// <summary>
+        /// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        /// </summary>
+        public static bool? SuppressDeprecationWarnings
+        {
+            get => _suppressDeprecationWarnings.Get();
+            set => _suppressDeprecationWarnings.Set(value);
+        }
+
+        private static readonly __Value<bool?> _userProjectOverride = new __Value<bool?>(() => __config.GetBoolean("userProjectOverride") ?? Utilities.GetEnvBoolean("USER_PROJECT_OVERRIDE") ?? false);
+        /// <summary>
+        /// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+        /// </summary>
+        public static bool? UserProjectOverride
+        {
+            get => _userProjectOverride.Get();
+            set => _userProjectOverride.Set(value);
         }
 
     }

@@ -28,9 +28,19 @@ func NewProvider(ctx *pulumi.Context,
 			args.AccessToken = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.AppendUserAgent == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_APPEND_USER_AGENT"); d != nil {
+			args.AppendUserAgent = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.BeyondcorpCustomEndpoint == nil {
 		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"); d != nil {
 			args.BeyondcorpCustomEndpoint = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.BillingProject == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_BILLING_PROJECT"); d != nil {
+			args.BillingProject = pulumi.StringPtr(d.(string))
 		}
 	}
 	if args.Burst == nil {
@@ -78,6 +88,11 @@ func NewProvider(ctx *pulumi.Context,
 			args.Qps = pulumi.Float64Ptr(d.(float64))
 		}
 	}
+	if args.RequestReason == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "CLOUDSDK_CORE_REQUEST_REASON"); d != nil {
+			args.RequestReason = pulumi.StringPtr(d.(string))
+		}
+	}
 	if args.RequestTimeout == nil {
 		if d := internal.GetEnvOrDefault("30s", nil, "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"); d != nil {
 			args.RequestTimeout = pulumi.StringPtr(d.(string))
@@ -86,6 +101,16 @@ func NewProvider(ctx *pulumi.Context,
 	if args.SkipUpdateUnreachable == nil {
 		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
 			args.SkipUpdateUnreachable = pulumi.BoolPtr(d.(bool))
+		}
+	}
+	if args.SuppressDeprecationWarnings == nil {
+		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"); d != nil {
+			args.SuppressDeprecationWarnings = pulumi.BoolPtr(d.(bool))
+		}
+	}
+	if args.UserProjectOverride == nil {
+		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "USER_PROJECT_OVERRIDE"); d != nil {
+			args.UserProjectOverride = pulumi.BoolPtr(d.(bool))
 		}
 	}
 	if args.AccessToken != nil {
@@ -109,8 +134,12 @@ func NewProvider(ctx *pulumi.Context,
 type providerArgs struct {
 	// OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
 	AccessToken *string `pulumi:"accessToken"`
+	// Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+	AppendUserAgent *string `pulumi:"appendUserAgent"`
 	// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
 	BeyondcorpCustomEndpoint *string `pulumi:"beyondcorpCustomEndpoint"`
+	// Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+	BillingProject *string `pulumi:"billingProject"`
 	// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
 	Burst *int `pulumi:"burst"`
 	// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
@@ -137,18 +166,28 @@ type providerArgs struct {
 	Project *string `pulumi:"project"`
 	// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
 	Qps *float64 `pulumi:"qps"`
+	// A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+	RequestReason *string `pulumi:"requestReason"`
 	// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
 	RequestTimeout *string `pulumi:"requestTimeout"`
 	// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 	SkipUpdateUnreachable *bool `pulumi:"skipUpdateUnreachable"`
+	// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+	SuppressDeprecationWarnings *bool `pulumi:"suppressDeprecationWarnings"`
+	// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+	UserProjectOverride *bool `pulumi:"userProjectOverride"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
 	// OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
 	AccessToken pulumi.StringPtrInput
+	// Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+	AppendUserAgent pulumi.StringPtrInput
 	// Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
 	BeyondcorpCustomEndpoint pulumi.StringPtrInput
+	// Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+	BillingProject pulumi.StringPtrInput
 	// Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
 	Burst pulumi.IntPtrInput
 	// Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
@@ -175,10 +214,16 @@ type ProviderArgs struct {
 	Project pulumi.StringPtrInput
 	// Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
 	Qps pulumi.Float64PtrInput
+	// A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+	RequestReason pulumi.StringPtrInput
 	// Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
 	RequestTimeout pulumi.StringPtrInput
 	// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 	SkipUpdateUnreachable pulumi.BoolPtrInput
+	// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+	SuppressDeprecationWarnings pulumi.BoolPtrInput
+	// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+	UserProjectOverride pulumi.BoolPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

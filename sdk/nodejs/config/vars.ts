@@ -19,12 +19,34 @@ Object.defineProperty(exports, "accessToken", {
 });
 
 /**
+ * Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+ */
+export declare const appendUserAgent: string | undefined;
+Object.defineProperty(exports, "appendUserAgent", {
+    get() {
+        return __config.get("appendUserAgent") ?? utilities.getEnv("GOOGLE_APPEND_USER_AGENT");
+    },
+    enumerable: true,
+});
+
+/**
  * Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
  */
 export declare const beyondcorpCustomEndpoint: string | undefined;
 Object.defineProperty(exports, "beyondcorpCustomEndpoint", {
     get() {
         return __config.get("beyondcorpCustomEndpoint") ?? utilities.getEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
+    },
+    enumerable: true,
+});
+
+/**
+ * Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+ */
+export declare const billingProject: string | undefined;
+Object.defineProperty(exports, "billingProject", {
+    get() {
+        return __config.get("billingProject") ?? utilities.getEnv("GOOGLE_BILLING_PROJECT");
     },
     enumerable: true,
 });
@@ -173,6 +195,17 @@ Object.defineProperty(exports, "qps", {
 });
 
 /**
+ * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+ */
+export declare const requestReason: string | undefined;
+Object.defineProperty(exports, "requestReason", {
+    get() {
+        return __config.get("requestReason") ?? utilities.getEnv("CLOUDSDK_CORE_REQUEST_REASON");
+    },
+    enumerable: true,
+});
+
+/**
  * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
  */
 export declare const requestTimeout: string;
@@ -190,6 +223,28 @@ export declare const skipUpdateUnreachable: boolean;
 Object.defineProperty(exports, "skipUpdateUnreachable", {
     get() {
         return __config.getObject<boolean>("skipUpdateUnreachable") ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") || false);
+    },
+    enumerable: true,
+});
+
+/**
+ * When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+ */
+export declare const suppressDeprecationWarnings: boolean;
+Object.defineProperty(exports, "suppressDeprecationWarnings", {
+    get() {
+        return __config.getObject<boolean>("suppressDeprecationWarnings") ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS") || false);
+    },
+    enumerable: true,
+});
+
+/**
+ * When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+ */
+export declare const userProjectOverride: boolean;
+Object.defineProperty(exports, "userProjectOverride", {
+    get() {
+        return __config.getObject<boolean>("userProjectOverride") ?? (utilities.getEnvBoolean("USER_PROJECT_OVERRIDE") || false);
     },
     enumerable: true,
 });

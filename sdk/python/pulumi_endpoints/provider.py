@@ -20,7 +20,9 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 append_user_agent: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
@@ -34,13 +36,18 @@ class ProviderArgs:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
-                 skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None):
+                 skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
+                 suppress_deprecation_warnings: pulumi.Input[Optional[_builtins.bool]] = None,
+                 user_project_override: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] access_token: OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
+        :param pulumi.Input[_builtins.str] append_user_agent: Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
+        :param pulumi.Input[_builtins.str] billing_project: Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
         :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
         :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
@@ -54,17 +61,28 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
         :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        :param pulumi.Input[_builtins.bool] suppress_deprecation_warnings: When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        :param pulumi.Input[_builtins.bool] user_project_override: When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
         """
         if access_token is None:
             access_token = _utilities.get_env('GOOGLE_OAUTH_ACCESS_TOKEN')
         if access_token is not None:
             pulumi.set(__self__, "access_token", access_token)
+        if append_user_agent is None:
+            append_user_agent = _utilities.get_env('GOOGLE_APPEND_USER_AGENT')
+        if append_user_agent is not None:
+            pulumi.set(__self__, "append_user_agent", append_user_agent)
         if beyondcorp_custom_endpoint is None:
             beyondcorp_custom_endpoint = _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
         if beyondcorp_custom_endpoint is not None:
             pulumi.set(__self__, "beyondcorp_custom_endpoint", beyondcorp_custom_endpoint)
+        if billing_project is None:
+            billing_project = _utilities.get_env('GOOGLE_BILLING_PROJECT')
+        if billing_project is not None:
+            pulumi.set(__self__, "billing_project", billing_project)
         if burst is None:
             burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
         if burst is not None:
@@ -109,6 +127,10 @@ class ProviderArgs:
             qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
         if qps is not None:
             pulumi.set(__self__, "qps", qps)
+        if request_reason is None:
+            request_reason = _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
+        if request_reason is not None:
+            pulumi.set(__self__, "request_reason", request_reason)
         if request_timeout is None:
             request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
         if request_timeout is not None:
@@ -117,6 +139,14 @@ class ProviderArgs:
             skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
         if skip_update_unreachable is not None:
             pulumi.set(__self__, "skip_update_unreachable", skip_update_unreachable)
+        if suppress_deprecation_warnings is None:
+            suppress_deprecation_warnings = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS') or False)
+        if suppress_deprecation_warnings is not None:
+            pulumi.set(__self__, "suppress_deprecation_warnings", suppress_deprecation_warnings)
+        if user_project_override is None:
+            user_project_override = (_utilities.get_env_bool('USER_PROJECT_OVERRIDE') or False)
+        if user_project_override is not None:
+            pulumi.set(__self__, "user_project_override", user_project_override)
 
     @_builtins.property
     @pulumi.getter(name="accessToken")
@@ -131,6 +161,18 @@ class ProviderArgs:
         pulumi.set(self, "access_token", value)
 
     @_builtins.property
+    @pulumi.getter(name="appendUserAgent")
+    def append_user_agent(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+        """
+        return pulumi.get(self, "append_user_agent")
+
+    @append_user_agent.setter
+    def append_user_agent(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "append_user_agent", value)
+
+    @_builtins.property
     @pulumi.getter(name="beyondcorpCustomEndpoint")
     def beyondcorp_custom_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -141,6 +183,18 @@ class ProviderArgs:
     @beyondcorp_custom_endpoint.setter
     def beyondcorp_custom_endpoint(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "beyondcorp_custom_endpoint", value)
+
+    @_builtins.property
+    @pulumi.getter(name="billingProject")
+    def billing_project(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+        """
+        return pulumi.get(self, "billing_project")
+
+    @billing_project.setter
+    def billing_project(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "billing_project", value)
 
     @_builtins.property
     @pulumi.getter
@@ -299,6 +353,18 @@ class ProviderArgs:
         pulumi.set(self, "qps", value)
 
     @_builtins.property
+    @pulumi.getter(name="requestReason")
+    def request_reason(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+        """
+        return pulumi.get(self, "request_reason")
+
+    @request_reason.setter
+    def request_reason(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "request_reason", value)
+
+    @_builtins.property
     @pulumi.getter(name="requestTimeout")
     def request_timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -322,6 +388,30 @@ class ProviderArgs:
     def skip_update_unreachable(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "skip_update_unreachable", value)
 
+    @_builtins.property
+    @pulumi.getter(name="suppressDeprecationWarnings")
+    def suppress_deprecation_warnings(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        """
+        return pulumi.get(self, "suppress_deprecation_warnings")
+
+    @suppress_deprecation_warnings.setter
+    def suppress_deprecation_warnings(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "suppress_deprecation_warnings", value)
+
+    @_builtins.property
+    @pulumi.getter(name="userProjectOverride")
+    def user_project_override(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+        """
+        return pulumi.get(self, "user_project_override")
+
+    @user_project_override.setter
+    def user_project_override(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "user_project_override", value)
+
 
 @pulumi.type_token("pulumi:providers:endpoints")
 class Provider(pulumi.ProviderResource):
@@ -330,7 +420,9 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 append_user_agent: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
@@ -344,8 +436,11 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
+                 suppress_deprecation_warnings: pulumi.Input[Optional[_builtins.bool]] = None,
+                 user_project_override: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
         The endpoints provider. Its Kubernetes settings are used by the EndpointSlice and EndpointsList resources, and its Google Cloud settings by the lookup functions.
@@ -353,7 +448,9 @@ class Provider(pulumi.ProviderResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_token: OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
+        :param pulumi.Input[_builtins.str] append_user_agent: Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
+        :param pulumi.Input[_builtins.str] billing_project: Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
         :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
         :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
@@ -367,8 +464,11 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
         :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        :param pulumi.Input[_builtins.bool] suppress_deprecation_warnings: When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        :param pulumi.Input[_builtins.bool] user_project_override: When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
         """
         ...
     @overload
@@ -395,7 +495,9 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  access_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 append_user_agent: pulumi.Input[Optional[_builtins.str]] = None,
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
@@ -409,8 +511,11 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
+                 suppress_deprecation_warnings: pulumi.Input[Optional[_builtins.bool]] = None,
+                 user_project_override: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -423,9 +528,15 @@ class Provider(pulumi.ProviderResource):
             if access_token is None:
                 access_token = _utilities.get_env('GOOGLE_OAUTH_ACCESS_TOKEN')
             __props__.__dict__["access_token"] = None if access_token is None else pulumi.Output.secret(access_token)
+            if append_user_agent is None:
+                append_user_agent = _utilities.get_env('GOOGLE_APPEND_USER_AGENT')
+            __props__.__dict__["append_user_agent"] = append_user_agent
             if beyondcorp_custom_endpoint is None:
                 beyondcorp_custom_endpoint = _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
             __props__.__dict__["beyondcorp_custom_endpoint"] = beyondcorp_custom_endpoint
+            if billing_project is None:
+                billing_project = _utilities.get_env('GOOGLE_BILLING_PROJECT')
+            __props__.__dict__["billing_project"] = billing_project
             if burst is None:
                 burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
             __props__.__dict__["burst"] = pulumi.Output.from_input(burst).apply(pulumi.runtime.to_json) if burst is not None else None
@@ -457,12 +568,21 @@ class Provider(pulumi.ProviderResource):
             if qps is None:
                 qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
             __props__.__dict__["qps"] = pulumi.Output.from_input(qps).apply(pulumi.runtime.to_json) if qps is not None else None
+            if request_reason is None:
+                request_reason = _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
+            __props__.__dict__["request_reason"] = request_reason
             if request_timeout is None:
                 request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
             __props__.__dict__["request_timeout"] = request_timeout
             if skip_update_unreachable is None:
                 skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
             __props__.__dict__["skip_update_unreachable"] = pulumi.Output.from_input(skip_update_unreachable).apply(pulumi.runtime.to_json) if skip_update_unreachable is not None else None
+            if suppress_deprecation_warnings is None:
+                suppress_deprecation_warnings = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS') or False)
+            __props__.__dict__["suppress_deprecation_warnings"] = pulumi.Output.from_input(suppress_deprecation_warnings).apply(pulumi.runtime.to_json) if suppress_deprecation_warnings is not None else None
+            if user_project_override is None:
+                user_project_override = (_utilities.get_env_bool('USER_PROJECT_OVERRIDE') or False)
+            __props__.__dict__["user_project_override"] = pulumi.Output.from_input(user_project_override).apply(pulumi.runtime.to_json) if user_project_override is not None else None
         super(Provider, __self__).__init__(
             'endpoints',
             resource_name,

@@ -24,6 +24,19 @@ func GetAccessToken(ctx *pulumi.Context) string {
 	return value
 }
 
+// Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+func GetAppendUserAgent(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "endpoints:appendUserAgent")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_APPEND_USER_AGENT"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
 // Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
 func GetBeyondcorpCustomEndpoint(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "endpoints:beyondcorpCustomEndpoint")
@@ -32,6 +45,19 @@ func GetBeyondcorpCustomEndpoint(ctx *pulumi.Context) string {
 	}
 	var value string
 	if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
+// Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+func GetBillingProject(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "endpoints:billingProject")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_BILLING_PROJECT"); d != nil {
 		value = d.(string)
 	}
 	return value
@@ -174,6 +200,19 @@ func GetQps(ctx *pulumi.Context) float64 {
 	return value
 }
 
+// A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+func GetRequestReason(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "endpoints:requestReason")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "CLOUDSDK_CORE_REQUEST_REASON"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
 // Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
 func GetRequestTimeout(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "endpoints:requestTimeout")
@@ -195,6 +234,32 @@ func GetSkipUpdateUnreachable(ctx *pulumi.Context) bool {
 	}
 	var value bool
 	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
+		value = d.(bool)
+	}
+	return value
+}
+
+// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+func GetSuppressDeprecationWarnings(ctx *pulumi.Context) bool {
+	v, err := config.TryBool(ctx, "endpoints:suppressDeprecationWarnings")
+	if err == nil {
+		return v
+	}
+	var value bool
+	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"); d != nil {
+		value = d.(bool)
+	}
+	return value
+}
+
+// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+func GetUserProjectOverride(ctx *pulumi.Context) bool {
+	v, err := config.TryBool(ctx, "endpoints:userProjectOverride")
+	if err == nil {
+		return v
+	}
+	var value bool
+	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "USER_PROJECT_OVERRIDE"); d != nil {
 		value = d.(bool)
 	}
 	return value

@@ -19,9 +19,19 @@ accessToken: Optional[str]
 OAuth 2.0 access token for the Google Cloud lookup functions, used as an alternative to `credentials`. When unset, the `GOOGLE_OAUTH_ACCESS_TOKEN` environment variable is used.
 """
 
+appendUserAgent: Optional[str]
+"""
+Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+"""
+
 beyondcorpCustomEndpoint: Optional[str]
 """
 Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
+"""
+
+billingProject: Optional[str]
+"""
+Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
 """
 
 burst: int
@@ -89,6 +99,11 @@ qps: float
 Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
 """
 
+requestReason: Optional[str]
+"""
+A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+"""
+
 requestTimeout: str
 """
 Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
@@ -97,5 +112,15 @@ Longest time one request to the Kubernetes API server may take, as a positive du
 skipUpdateUnreachable: bool
 """
 When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+"""
+
+suppressDeprecationWarnings: bool
+"""
+When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+"""
+
+userProjectOverride: bool
+"""
+When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
 """
 

@@ -28,11 +28,25 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('accessToken') or _utilities.get_env('GOOGLE_OAUTH_ACCESS_TOKEN')
 
     @_builtins.property
+    def append_user_agent(self) -> Optional[str]:
+        """
+        Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/<version>`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+        """
+        return __config__.get('appendUserAgent') or _utilities.get_env('GOOGLE_APPEND_USER_AGENT')
+
+    @_builtins.property
     def beyondcorp_custom_endpoint(self) -> Optional[str]:
         """
         Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         """
         return __config__.get('beyondcorpCustomEndpoint') or _utilities.get_env('GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT')
+
+    @_builtins.property
+    def billing_project(self) -> Optional[str]:
+        """
+        Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+        """
+        return __config__.get('billingProject') or _utilities.get_env('GOOGLE_BILLING_PROJECT')
 
     @_builtins.property
     def burst(self) -> int:
@@ -126,6 +140,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_float('qps') or (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
 
     @_builtins.property
+    def request_reason(self) -> Optional[str]:
+        """
+        A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+        """
+        return __config__.get('requestReason') or _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
+
+    @_builtins.property
     def request_timeout(self) -> str:
         """
         Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
@@ -138,4 +159,18 @@ class _ExportableConfig(types.ModuleType):
         When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         """
         return __config__.get_bool('skipUpdateUnreachable') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
+
+    @_builtins.property
+    def suppress_deprecation_warnings(self) -> bool:
+        """
+        When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+        """
+        return __config__.get_bool('suppressDeprecationWarnings') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS') or False)
+
+    @_builtins.property
+    def user_project_override(self) -> bool:
+        """
+        When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+        """
+        return __config__.get_bool('userProjectOverride') or (_utilities.get_env_bool('USER_PROJECT_OVERRIDE') or False)
 

@@ -21,11 +21,25 @@ public final class Config {
         return Codegen.stringProp("accessToken").config(config).env("GOOGLE_OAUTH_ACCESS_TOKEN").get();
     }
 /**
+ * Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+ * 
+ */
+    public Optional<String> appendUserAgent() {
+        return Codegen.stringProp("appendUserAgent").config(config).env("GOOGLE_APPEND_USER_AGENT").get();
+    }
+/**
  * Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
  * 
  */
     public Optional<String> beyondcorpCustomEndpoint() {
         return Codegen.stringProp("beyondcorpCustomEndpoint").config(config).env("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT").get();
+    }
+/**
+ * Google Cloud project that the lookups&#39; quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+ * 
+ */
+    public Optional<String> billingProject() {
+        return Codegen.stringProp("billingProject").config(config).env("GOOGLE_BILLING_PROJECT").get();
     }
 /**
  * Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
@@ -119,6 +133,13 @@ public final class Config {
         return Codegen.doubleProp("qps").config(config).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).get();
     }
 /**
+ * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+ * 
+ */
+    public Optional<String> requestReason() {
+        return Codegen.stringProp("requestReason").config(config).env("CLOUDSDK_CORE_REQUEST_REASON").get();
+    }
+/**
  * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
  * 
  */
@@ -131,5 +152,19 @@ public final class Config {
  */
     public Optional<Boolean> skipUpdateUnreachable() {
         return Codegen.booleanProp("skipUpdateUnreachable").config(config).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").def(false).get();
+    }
+/**
+ * When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+ * 
+ */
+    public Optional<Boolean> suppressDeprecationWarnings() {
+        return Codegen.booleanProp("suppressDeprecationWarnings").config(config).env("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS").def(false).get();
+    }
+/**
+ * When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+ * 
+ */
+    public Optional<Boolean> userProjectOverride() {
+        return Codegen.booleanProp("userProjectOverride").config(config).env("USER_PROJECT_OVERRIDE").def(false).get();
     }
 }

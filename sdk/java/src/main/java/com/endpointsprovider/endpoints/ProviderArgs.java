@@ -35,6 +35,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+     * 
+     */
+    @Import(name="appendUserAgent")
+    private @Nullable Output<String> appendUserAgent;
+
+    /**
+     * @return Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+     * 
+     */
+    public Optional<Output<String>> appendUserAgent() {
+        return Optional.ofNullable(this.appendUserAgent);
+    }
+
+    /**
      * Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
      * 
      */
@@ -47,6 +62,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<String>> beyondcorpCustomEndpoint() {
         return Optional.ofNullable(this.beyondcorpCustomEndpoint);
+    }
+
+    /**
+     * Google Cloud project that the lookups&#39; quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+     * 
+     */
+    @Import(name="billingProject")
+    private @Nullable Output<String> billingProject;
+
+    /**
+     * @return Google Cloud project that the lookups&#39; quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+     * 
+     */
+    public Optional<Output<String>> billingProject() {
+        return Optional.ofNullable(this.billingProject);
     }
 
     /**
@@ -245,6 +275,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+     * 
+     */
+    @Import(name="requestReason")
+    private @Nullable Output<String> requestReason;
+
+    /**
+     * @return A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+     * 
+     */
+    public Optional<Output<String>> requestReason() {
+        return Optional.ofNullable(this.requestReason);
+    }
+
+    /**
      * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
      * 
      */
@@ -274,11 +319,43 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         return Optional.ofNullable(this.skipUpdateUnreachable);
     }
 
+    /**
+     * When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+     * 
+     */
+    @Import(name="suppressDeprecationWarnings", json=true)
+    private @Nullable Output<Boolean> suppressDeprecationWarnings;
+
+    /**
+     * @return When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+     * 
+     */
+    public Optional<Output<Boolean>> suppressDeprecationWarnings() {
+        return Optional.ofNullable(this.suppressDeprecationWarnings);
+    }
+
+    /**
+     * When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+     * 
+     */
+    @Import(name="userProjectOverride", json=true)
+    private @Nullable Output<Boolean> userProjectOverride;
+
+    /**
+     * @return When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+     * 
+     */
+    public Optional<Output<Boolean>> userProjectOverride() {
+        return Optional.ofNullable(this.userProjectOverride);
+    }
+
     private ProviderArgs() {}
 
     private ProviderArgs(ProviderArgs $) {
         this.accessToken = $.accessToken;
+        this.appendUserAgent = $.appendUserAgent;
         this.beyondcorpCustomEndpoint = $.beyondcorpCustomEndpoint;
+        this.billingProject = $.billingProject;
         this.burst = $.burst;
         this.clusterIdentifier = $.clusterIdentifier;
         this.context = $.context;
@@ -292,8 +369,11 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.project = $.project;
         this.qps = $.qps;
+        this.requestReason = $.requestReason;
         this.requestTimeout = $.requestTimeout;
         this.skipUpdateUnreachable = $.skipUpdateUnreachable;
+        this.suppressDeprecationWarnings = $.suppressDeprecationWarnings;
+        this.userProjectOverride = $.userProjectOverride;
     }
 
     public static Builder builder() {
@@ -336,6 +416,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param appendUserAgent Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder appendUserAgent(@Nullable Output<String> appendUserAgent) {
+            $.appendUserAgent = appendUserAgent;
+            return this;
+        }
+
+        /**
+         * @param appendUserAgent Text appended, after a space, to the `User-Agent` header of every Google Cloud lookup (`pulumi-resource-endpoints/&lt;version&gt;`). When unset, the `GOOGLE_APPEND_USER_AGENT` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder appendUserAgent(String appendUserAgent) {
+            return appendUserAgent(Output.of(appendUserAgent));
+        }
+
+        /**
          * @param beyondcorpCustomEndpoint Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
          * 
          * @return builder
@@ -354,6 +455,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder beyondcorpCustomEndpoint(String beyondcorpCustomEndpoint) {
             return beyondcorpCustomEndpoint(Output.of(beyondcorpCustomEndpoint));
+        }
+
+        /**
+         * @param billingProject Google Cloud project that the lookups&#39; quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder billingProject(@Nullable Output<String> billingProject) {
+            $.billingProject = billingProject;
+            return this;
+        }
+
+        /**
+         * @param billingProject Google Cloud project that the lookups&#39; quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder billingProject(String billingProject) {
+            return billingProject(Output.of(billingProject));
         }
 
         /**
@@ -630,6 +752,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param requestReason A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder requestReason(@Nullable Output<String> requestReason) {
+            $.requestReason = requestReason;
+            return this;
+        }
+
+        /**
+         * @param requestReason A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder requestReason(String requestReason) {
+            return requestReason(Output.of(requestReason));
+        }
+
+        /**
          * @param requestTimeout Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
          * 
          * @return builder
@@ -671,9 +814,53 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             return skipUpdateUnreachable(Output.of(skipUpdateUnreachable));
         }
 
+        /**
+         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder suppressDeprecationWarnings(@Nullable Output<Boolean> suppressDeprecationWarnings) {
+            $.suppressDeprecationWarnings = suppressDeprecationWarnings;
+            return this;
+        }
+
+        /**
+         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder suppressDeprecationWarnings(Boolean suppressDeprecationWarnings) {
+            return suppressDeprecationWarnings(Output.of(suppressDeprecationWarnings));
+        }
+
+        /**
+         * @param userProjectOverride When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder userProjectOverride(@Nullable Output<Boolean> userProjectOverride) {
+            $.userProjectOverride = userProjectOverride;
+            return this;
+        }
+
+        /**
+         * @param userProjectOverride When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder userProjectOverride(Boolean userProjectOverride) {
+            return userProjectOverride(Output.of(userProjectOverride));
+        }
+
         public ProviderArgs build() {
             $.accessToken = Codegen.stringProp("accessToken").secret().arg($.accessToken).env("GOOGLE_OAUTH_ACCESS_TOKEN").getNullable();
+            $.appendUserAgent = Codegen.stringProp("appendUserAgent").output().arg($.appendUserAgent).env("GOOGLE_APPEND_USER_AGENT").getNullable();
             $.beyondcorpCustomEndpoint = Codegen.stringProp("beyondcorpCustomEndpoint").output().arg($.beyondcorpCustomEndpoint).env("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT").getNullable();
+            $.billingProject = Codegen.stringProp("billingProject").output().arg($.billingProject).env("GOOGLE_BILLING_PROJECT").getNullable();
             $.burst = Codegen.integerProp("burst").output().arg($.burst).env("PULUMI_ENDPOINTS_CLIENT_BURST").def(400).getNullable();
             $.clusterIdentifier = Codegen.stringProp("clusterIdentifier").output().arg($.clusterIdentifier).env("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER").getNullable();
             $.credentials = Codegen.stringProp("credentials").secret().arg($.credentials).env("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON").getNullable();
@@ -683,8 +870,11 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
             $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
+            $.requestReason = Codegen.stringProp("requestReason").output().arg($.requestReason).env("CLOUDSDK_CORE_REQUEST_REASON").getNullable();
             $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").getNullable();
             $.skipUpdateUnreachable = Codegen.booleanProp("skipUpdateUnreachable").output().arg($.skipUpdateUnreachable).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").def(false).getNullable();
+            $.suppressDeprecationWarnings = Codegen.booleanProp("suppressDeprecationWarnings").output().arg($.suppressDeprecationWarnings).env("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS").def(false).getNullable();
+            $.userProjectOverride = Codegen.booleanProp("userProjectOverride").output().arg($.userProjectOverride).env("USER_PROJECT_OVERRIDE").def(false).getNullable();
             return $;
         }
     }
