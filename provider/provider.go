@@ -92,28 +92,22 @@ func (s *server) provider() p.Provider {
 
 // scope derives an operation's context: it ends with the request or with Cancel,
 // whichever comes first, and shows each distinct API-server warning once. A warning
-// that an API version is deprecated is shown once in the provider's life, and never
-// in a delete (a destroy has nothing to migrate) or with suppressDeprecationWarnings.
-func (s *server) scope(ctx context.Context, op operation) (context.Context, func()) {
-	deprecations := s.deprecations
-	if op == deleteOp || s.currentConfig().SuppressDeprecationWarnings {
-		deprecations = nil
+// that an API version is deprecated is shown once in the provider's life, and only
+// when deprecations is true: the provider is started anew for each command, and for
+// the preview and the update of `pulumi up` each, so previews and deletes (a destroy
+// has nothing to migrate) do not show it, and suppressDeprecationWarnings hides it.
+func (s *server) scope(ctx context.Context, deprecations bool) (context.Context, func()) {
+	said := s.deprecations
+	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
+		said = nil
 	}
-	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, deprecations))
+	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, said))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()
 		cancel(nil)
 	}
 }
-
-// operation is the kind of call a scope serves.
-type operation int
-
-const (
-	otherOp operation = iota // Create, Read, Update, Invoke
-	deleteOp
-)
 
 func (s *server) cancelAll(context.Context) error {
 	s.cancel()
@@ -126,7 +120,7 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 		return p.InvokeResponse{}, fmt.Errorf("unknown function %q: pulumi-resource-%s %s serves %s",
 			req.Token, Name, Version, served(s.functions))
 	}
-	ctx, done := s.scope(ctx, otherOp)
+	ctx, done := s.scope(ctx, true)
 	defer done()
 	return fn(ctx, req.Args)
 }
@@ -142,29 +136,29 @@ func (s *server) scoped(r kube.Lifecycle) scopedResource {
 // scopedResource is a resource whose Create, Read, Update and Delete run in a scope.
 type scopedResource struct {
 	kube.Lifecycle
-	scope func(context.Context, operation) (context.Context, func())
+	scope func(ctx context.Context, deprecations bool) (context.Context, func())
 }
 
 func (r scopedResource) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	ctx, done := r.scope(ctx, otherOp)
+	ctx, done := r.scope(ctx, !req.DryRun)
 	defer done()
 	return r.Lifecycle.Create(ctx, req)
 }
 
 func (r scopedResource) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	ctx, done := r.scope(ctx, otherOp)
+	ctx, done := r.scope(ctx, true)
 	defer done()
 	return r.Lifecycle.Read(ctx, req)
 }
 
 func (r scopedResource) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	ctx, done := r.scope(ctx, otherOp)
+	ctx, done := r.scope(ctx, !req.DryRun)
 	defer done()
 	return r.Lifecycle.Update(ctx, req)
 }
 
 func (r scopedResource) Delete(ctx context.Context, req p.DeleteRequest) error {
-	ctx, done := r.scope(ctx, deleteOp)
+	ctx, done := r.scope(ctx, false)
 	defer done()
 	return r.Lifecycle.Delete(ctx, req)
 }
