@@ -161,3 +161,62 @@ func TestDeprecationWarningRefreshPhases(t *testing.T) {
 		}
 	}
 }
+
+// twoProvidersProgram is an EndpointsList of two items on each of two explicit
+// providers.
+const twoProvidersProgram = `name: e2e-deprecation-providers
+runtime: yaml
+resources:
+  first:
+    type: pulumi:providers:endpoints
+  second:
+    type: pulumi:providers:endpoints
+  firstList:
+    type: endpoints:core/v1:EndpointsList
+    properties:
+      items:
+        - metadata: {name: a, namespace: %[1]s}
+          subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{name: http, port: %[2]d}]}]
+        - metadata: {name: b, namespace: %[1]s}
+          subsets: [{addresses: [{ip: 10.0.0.2}], ports: [{name: http, port: %[2]d}]}]
+    options:
+      provider: ${first}
+  secondList:
+    type: endpoints:core/v1:EndpointsList
+    properties:
+      items:
+        - metadata: {name: c, namespace: %[1]s}
+          subsets: [{addresses: [{ip: 10.0.0.3}], ports: [{name: http, port: %[2]d}]}]
+        - metadata: {name: d, namespace: %[1]s}
+          subsets: [{addresses: [{ip: 10.0.0.4}], ports: [{name: http, port: %[2]d}]}]
+    options:
+      provider: ${second}
+`
+
+// Each configured provider of a stack says the deprecation once per command.
+func TestDeprecationWarningOncePerProvider(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	s := newStack(t, cp.KubeconfigPath())
+	s.write(fmt.Sprintf(twoProvidersProgram, ns, 80))
+	s.run("stack", "init", "dev")
+	for _, step := range []struct {
+		name string
+		port int
+		args []string
+		want int
+	}{
+		{"up", 80, []string{"up", "--yes", "--non-interactive"}, 2},
+		{"refresh", 80, []string{"refresh", "--yes", "--non-interactive", "--skip-preview"}, 2},
+		{"up of a change", 81, []string{"up", "--yes", "--non-interactive", "--skip-preview"}, 2},
+		{"destroy", 81, []string{"destroy", "--yes", "--non-interactive"}, 0},
+	} {
+		s.write(fmt.Sprintf(twoProvidersProgram, ns, step.port))
+		deprecations, _, out := warningCounts(t, s, nil, step.args...)
+		if deprecations != step.want {
+			t.Errorf("%s with two providers: the v1 Endpoints deprecation is shown %d times, want %d (once per provider):\n%s",
+				step.name, deprecations, step.want, out)
+		}
+	}
+}
