@@ -91,11 +91,12 @@ func (s *server) provider() p.Provider {
 }
 
 // scope derives an operation's context: it ends with the request or with Cancel,
-// whichever comes first, and shows each distinct API-server warning once. A warning
-// that an API version is deprecated is shown once in the provider's life, and only
-// when deprecations is true: the provider is started anew for each command, and for
-// the preview and the update of `pulumi up` each, so previews and deletes (a destroy
-// has nothing to migrate) do not show it, and suppressDeprecationWarnings hides it.
+// whichever comes first, and shows each distinct API-server warning once.
+// deprecations tells whether the operation may show that an API version is
+// deprecated: such a warning is shown once in the provider's life (the engine starts
+// the provider anew for each command, and for the preview and the update of `pulumi
+// up` each) by the writes that take effect and by reads, never by previews or deletes
+// (a destroy has nothing to migrate), and not at all with suppressDeprecationWarnings.
 func (s *server) scope(ctx context.Context, deprecations bool) (context.Context, func()) {
 	said := s.deprecations
 	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
