@@ -46,6 +46,9 @@ type server struct {
 
 	resources resources
 	functions map[tokens.Type]google.Function
+	// deprecations records the API deprecation warnings shown, so that each is shown
+	// once in the provider's life (one command).
+	deprecations *kube.Deprecations
 }
 
 // New returns the provider. ctx bounds its whole life: when it ends, so does every
@@ -55,7 +58,7 @@ func New(ctx context.Context) p.Provider {
 }
 
 func newServer(ctx context.Context, getenv func(string) string) *server {
-	s := &server{getenv: getenv}
+	s := &server{getenv: getenv, deprecations: &kube.Deprecations{}}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.resources = resources{
 		spec.EndpointSliceToken: s.scoped(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
@@ -89,8 +92,17 @@ func (s *server) provider() p.Provider {
 
 // scope derives an operation's context: it ends with the request or with Cancel,
 // whichever comes first, and shows each distinct API-server warning once.
-func (s *server) scope(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx))
+// deprecations tells whether the operation may show that an API version is
+// deprecated: such a warning is shown once in the provider's life (the engine starts
+// the provider anew for each command, and for the preview and the update of `pulumi
+// up` each) by the writes that take effect and by reads, never by previews or deletes
+// (a destroy has nothing to migrate), and not at all with suppressDeprecationWarnings.
+func (s *server) scope(ctx context.Context, deprecations bool) (context.Context, func()) {
+	said := s.deprecations
+	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
+		said = nil
+	}
+	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, said))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()
@@ -109,7 +121,7 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 		return p.InvokeResponse{}, fmt.Errorf("unknown function %q: pulumi-resource-%s %s serves %s",
 			req.Token, Name, Version, served(s.functions))
 	}
-	ctx, done := s.scope(ctx)
+	ctx, done := s.scope(ctx, true)
 	defer done()
 	return fn(ctx, req.Args)
 }
@@ -125,29 +137,29 @@ func (s *server) scoped(r kube.Lifecycle) scopedResource {
 // scopedResource is a resource whose Create, Read, Update and Delete run in a scope.
 type scopedResource struct {
 	kube.Lifecycle
-	scope func(context.Context) (context.Context, func())
+	scope func(ctx context.Context, deprecations bool) (context.Context, func())
 }
 
 func (r scopedResource) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	ctx, done := r.scope(ctx)
+	ctx, done := r.scope(ctx, !req.DryRun)
 	defer done()
 	return r.Lifecycle.Create(ctx, req)
 }
 
 func (r scopedResource) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	ctx, done := r.scope(ctx)
+	ctx, done := r.scope(ctx, true)
 	defer done()
 	return r.Lifecycle.Read(ctx, req)
 }
 
 func (r scopedResource) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	ctx, done := r.scope(ctx)
+	ctx, done := r.scope(ctx, !req.DryRun)
 	defer done()
 	return r.Lifecycle.Update(ctx, req)
 }
 
 func (r scopedResource) Delete(ctx context.Context, req p.DeleteRequest) error {
-	ctx, done := r.scope(ctx)
+	ctx, done := r.scope(ctx, false)
 	defer done()
 	return r.Lifecycle.Delete(ctx, req)
 }

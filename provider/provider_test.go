@@ -192,7 +192,7 @@ current-context: with-ns
 func TestCancelEndsOperationsInFlight(t *testing.T) {
 	t.Parallel()
 	s := newServer(t.Context(), noEnv)
-	ctx, done := s.scope(t.Context())
+	ctx, done := s.scope(t.Context(), true)
 	defer done()
 	if err := s.cancelAll(t.Context()); err != nil {
 		t.Fatal(err)

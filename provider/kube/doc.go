@@ -85,7 +85,11 @@
 // # Warnings
 //
 // The API server's warnings (deprecations, ignored fields) reach the user through the
-// engine, each once per operation ([WithWarningScope]). Kubernetes controllers act on
+// engine, each once per operation ([WithWarningScope]); that an API version is
+// deprecated (v1 Endpoints) is said once per provider, so once per command, only by
+// writes and reads that take effect (not by previews, whose provider is another
+// process than the update's, nor by deletes), and not at all with
+// suppressDeprecationWarnings ([Deprecations]). Kubernetes controllers act on
 // the objects this provider writes: the endpoints controller writes the Endpoints of
 // every Service with a selector, the EndpointSlice controller the slices of those
 // Services, and the mirroring controller copies the Endpoints of every selectorless

@@ -142,11 +142,19 @@ func clusterGone(err error) bool {
 	return unreachable(err) && !answerLost(err)
 }
 
+// The hints of an unreachable cluster's errors. destroy and refresh configure the
+// provider with the settings recorded by the last update unless they run the program
+// (--run-program), so a setting made by `pulumi config set` reaches them only then;
+// the environment variables reach every command.
 const (
-	dropHint = "if the cluster is gone for good, set the provider's deleteUnreachable setting " +
-		"(or PULUMI_ENDPOINTS_DELETE_UNREACHABLE=true) to drop its objects from the state"
-	skipHint = "set the provider's skipUpdateUnreachable setting (or PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true) " +
-		"to keep the last state until the cluster is back"
+	dropHint = "if the cluster is gone for good, drop its objects from the state: run the command again with " +
+		"PULUMI_ENDPOINTS_DELETE_UNREACHABLE=true in its environment, or set the provider's deleteUnreachable " +
+		"setting (`pulumi config set endpoints:deleteUnreachable true` for the default provider) and run " +
+		"`pulumi destroy --run-program` or `pulumi refresh --run-program` (without --run-program, destroy and " +
+		"refresh use the provider settings recorded by the last update)"
+	skipHint = "to keep the last state until the cluster is back, set the provider's skipUpdateUnreachable setting " +
+		"(`pulumi config set endpoints:skipUpdateUnreachable true` for the default provider) or " +
+		"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true in the environment, and run `pulumi up` again"
 )
 
 func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {

@@ -1,0 +1,201 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+// goneProgram is a slice and an EndpointsList (identityProgram without its outputs,
+// which name the slice); %[2]d is the slice's port.
+var goneProgram, _, _ = strings.Cut(identityProgram, "outputs:")
+
+// explicitProgram is goneProgram's slice and EndpointsList on an explicit provider
+// whose deleteUnreachable comes from the stack's configuration.
+const explicitProgram = `name: e2e-explicit
+runtime: yaml
+configuration:
+  deleteUnreachable:
+    type: Boolean
+resources:
+  cluster:
+    type: pulumi:providers:endpoints
+    properties:
+      deleteUnreachable: ${deleteUnreachable}
+  slice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        namespace: %[1]s
+      addressType: IPv4
+      endpoints:
+        - addresses: ["10.0.0.1"]
+      ports:
+        - name: http
+          port: %[2]d
+    options:
+      provider: ${cluster}
+  list:
+    type: endpoints:core/v1:EndpointsList
+    properties:
+      items:
+        - metadata:
+            name: web
+            namespace: %[1]s
+          subsets:
+            - addresses:
+                - ip: 10.0.0.2
+              ports:
+                - name: http
+                  port: 80
+    options:
+      provider: ${cluster}
+`
+
+// The words of the hints that the tests follow.
+const (
+	dropEnv        = "PULUMI_ENDPOINTS_DELETE_UNREACHABLE=true"
+	dropConfigSet  = "pulumi config set endpoints:deleteUnreachable true"
+	dropDestroy    = "pulumi destroy --run-program"
+	dropRefresh    = "pulumi refresh --run-program"
+	skipConfigSet  = "pulumi config set endpoints:skipUpdateUnreachable true"
+	skipEnv        = "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true"
+	skipRunUpAgain = "run `pulumi up` again"
+)
+
+// The types of the stack's Kubernetes resources.
+var kubeTypes = []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoints:core/v1:EndpointsList"}
+
+// goneStack is a stack whose slice and EndpointsList were created through a proxy that
+// is then stopped: its cluster is unreachable for good. config lists the stack's
+// configuration, key and value.
+func goneStack(t *testing.T, program string, config ...string) (*stack, string) {
+	t.Helper()
+	cp := controlplane.Shared(t)
+	ns := newTestNamespace(t, cp)
+	proxy, s := proxied(t, cp)
+	s.write(fmt.Sprintf(program, ns, 80))
+	s.run("stack", "init", "dev")
+	for i := 0; i+1 < len(config); i += 2 {
+		s.run("config", "set", config[i], config[i+1])
+	}
+	s.run("up", "--yes", "--non-interactive", "--skip-preview")
+	for _, typ := range kubeTypes {
+		if n := resources(t, s, typ); n != 1 {
+			t.Fatalf("after up, the state has %d of %s, want 1", n, typ)
+		}
+	}
+	proxy.Close()
+	return s, ns
+}
+
+// emptied fails the test unless the stack's state holds none of its Kubernetes
+// resources.
+func emptied(t *testing.T, s *stack, step string) {
+	t.Helper()
+	for _, typ := range kubeTypes {
+		if n := resources(t, s, typ); n != 0 {
+			t.Errorf("after %s, the state still has %d of %s", step, n, typ)
+		}
+	}
+}
+
+// hinted runs a command against the unreachable cluster and fails the test unless it
+// fails with every one of the hint's words.
+func hinted(t *testing.T, s *stack, hint []string, args ...string) {
+	t.Helper()
+	out, err := s.try(args...)
+	if err == nil {
+		t.Fatalf("pulumi %s against an unreachable cluster succeeded:\n%s", strings.Join(args, " "), out)
+	}
+	for _, words := range hint {
+		if !strings.Contains(out, words) {
+			t.Fatalf("pulumi %s failed without saying %q:\n%s", strings.Join(args, " "), words, out)
+		}
+	}
+}
+
+// For a cluster gone for good, the error of destroy and refresh names ways to drop its
+// objects that work when followed to the letter: `pulumi config set` and then the
+// command with --run-program (a plain destroy or refresh still uses the settings of the
+// last update, so it fails again), or the environment variable with the plain command.
+// Each leaves a stack without the objects.
+func TestUnreachableHintsWork(t *testing.T) {
+	t.Parallel()
+	dropHint := []string{"is unreachable", dropEnv, dropConfigSet, dropDestroy, dropRefresh}
+	destroy := []string{"destroy", "--yes", "--non-interactive", "--skip-preview"}
+	refresh := []string{"refresh", "--yes", "--non-interactive", "--skip-preview"}
+	runProgram := func(args []string) []string { return append([]string{args[0], "--run-program"}, args[1:]...) }
+	for _, tc := range []struct {
+		name    string
+		program string
+		config  []string
+		// follow does what the hint says after the command failed.
+		follow func(t *testing.T, s *stack)
+	}{
+		{"config set, then destroy --run-program", goneProgram, nil, func(t *testing.T, s *stack) {
+			s.run(strings.Fields(dropConfigSet)[1:]...)
+			hinted(t, s, dropHint, destroy...)
+			s.run(runProgram(destroy)...)
+		}},
+		{"config set, then refresh --run-program", goneProgram, nil, func(t *testing.T, s *stack) {
+			s.run(strings.Fields(dropConfigSet)[1:]...)
+			hinted(t, s, dropHint, refresh...)
+			s.run(runProgram(refresh)...)
+		}},
+		{"the environment variable, then destroy", goneProgram, nil, func(_ *testing.T, s *stack) {
+			s.runEnv([]string{dropEnv}, destroy...)
+		}},
+		{"the environment variable, then refresh", goneProgram, nil, func(_ *testing.T, s *stack) {
+			s.runEnv([]string{dropEnv}, refresh...)
+		}},
+		{"an explicit provider's setting from the configuration, then destroy --run-program", explicitProgram,
+			[]string{"deleteUnreachable", "false"}, func(t *testing.T, s *stack) {
+				s.run("config", "set", "deleteUnreachable", "true")
+				hinted(t, s, dropHint, destroy...)
+				s.run(runProgram(destroy)...)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := goneStack(t, tc.program, tc.config...)
+			hinted(t, s, dropHint, destroy...)
+			hinted(t, s, dropHint, refresh...)
+			tc.follow(t, s)
+			emptied(t, s, tc.name)
+		})
+	}
+}
+
+// An update against a cluster gone for now fails with the skipUpdateUnreachable hint;
+// `pulumi config set` then `pulumi up` (which runs the program), or the environment
+// variable, keeps the last state.
+func TestUnreachableSkipHintWorks(t *testing.T) {
+	t.Parallel()
+	up := []string{"up", "--yes", "--non-interactive", "--skip-preview"}
+	skipHint := []string{"is unreachable", skipConfigSet, skipEnv, skipRunUpAgain}
+	for _, tc := range []struct {
+		name   string
+		follow func(s *stack) string
+	}{
+		{"config set, then up", func(s *stack) string {
+			s.run(strings.Fields(skipConfigSet)[1:]...)
+			return s.runEnv(nil, up...)
+		}},
+		{"the environment variable, then up", func(s *stack) string {
+			return s.runEnv([]string{skipEnv}, up...)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, ns := goneStack(t, goneProgram)
+			s.write(fmt.Sprintf(goneProgram, ns, 81))
+			hinted(t, s, skipHint, up...)
+			if out := tc.follow(s); !strings.Contains(out, "skipUpdateUnreachable is set, so the last state is kept") {
+				t.Errorf("the up that follows the hint does not keep the last state:\n%s", out)
+			}
+		})
+	}
+}

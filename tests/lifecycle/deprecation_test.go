@@ -1,0 +1,111 @@
+package lifecycle_test
+
+import (
+	"strings"
+	"testing"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi-go-provider/integration"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+const endpointsDeprecation = "kubernetes API server: v1 Endpoints is deprecated"
+
+// endpointsList returns the checked inputs of an EndpointsList of two items in ns.
+func endpointsList(t *testing.T, srv integration.Server, u resource.URN, ns string) property.Map {
+	t.Helper()
+	item := func(name string) property.Map {
+		return obj("metadata", obj("namespace", ns, "name", name),
+			"subsets", list(obj("addresses", list(obj("ip", "10.0.0.8")), "ports", list(obj("port", 80)))))
+	}
+	return check(t, srv, u, property.Map{}, obj("items", list(item("a"), item("b"))))
+}
+
+// deprecations counts the v1 Endpoints deprecation warnings shown for any of urns.
+func deprecations(urns ...resource.URN) int {
+	n := 0
+	for _, line := range logs.lines("WARN", endpointsDeprecation) {
+		for _, u := range urns {
+			if strings.Contains(line, string(u)+" ") || strings.HasSuffix(line, string(u)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// A provider says the v1 Endpoints deprecation once in its life, however many
+// resources and operations draw it, not in a preview and never in a delete; another
+// provider says it once too.
+func TestDeprecationWarningOncePerProvider(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	first, second := urn(listType, "first-"+ns), urn(listType, "second-"+ns)
+	srv := newProvider(t, nil, nil)
+
+	inputs := endpointsList(t, srv, first, ns)
+	if _, err := srv.Create(p.CreateRequest{Urn: first, Properties: inputs, DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(first); n != 0 {
+		t.Errorf("a preview showed the deprecation %d times, want none", n)
+	}
+	created, err := srv.Create(p.CreateRequest{Urn: first, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(first); n != 1 {
+		t.Errorf("the create showed the deprecation %d times, want once", n)
+	}
+	if _, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: first, Properties: created.Properties, Inputs: inputs}); err != nil {
+		t.Fatal(err)
+	}
+	inputs2 := check(t, srv, second, property.Map{}, obj("items", list(obj("metadata", obj("namespace", ns, "name", "c"),
+		"subsets", list(obj("addresses", list(obj("ip", "10.0.0.9")), "ports", list(obj("port", 80))))))))
+	if _, err := srv.Create(p.CreateRequest{Urn: second, Properties: inputs2}); err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(first, second); n != 1 {
+		t.Errorf("a read and another create by the same provider: the deprecation shown %d times in all, want once", n)
+	}
+
+	// Another provider (another command, or another explicit provider) says it once.
+	other := newProvider(t, nil, nil)
+	if err := other.Delete(p.DeleteRequest{ID: created.ID, Urn: first, Properties: created.Properties}); err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(first, second); n != 1 {
+		t.Errorf("a delete showed the deprecation (%d in all, want the first provider's one)", n)
+	}
+	if _, err := other.Read(p.ReadRequest{ID: ns + "/c", Urn: second, Properties: inputs2, Inputs: inputs2}); err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(first, second); n != 2 {
+		t.Errorf("another provider's read: the deprecation shown %d times in all, want 2 (once per provider)", n)
+	}
+}
+
+// suppressDeprecationWarnings hides the v1 Endpoints deprecation; the API server's
+// other warnings are still shown.
+func TestDeprecationWarningSuppressed(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, map[string]property.Value{"suppressDeprecationWarnings": property.New(true)})
+	list := urn(listType, "suppressed-"+ns)
+	if _, err := srv.Create(p.CreateRequest{Urn: list, Properties: endpointsList(t, srv, list, ns)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := deprecations(list); n != 0 {
+		t.Errorf("with suppressDeprecationWarnings the deprecation was shown %d times", n)
+	}
+	slice := urn(sliceType, "fqdn-"+ns)
+	inputs := check(t, srv, slice, property.Map{}, sliceInputs(ns, "FQDN", "web.example.com", 80))
+	if _, err := srv.Create(p.CreateRequest{Urn: slice, Properties: inputs}); err != nil {
+		t.Fatal(err)
+	}
+	if got := logs.lines("WARN", "kubernetes API server: ", "FQDN endpoints are deprecated", string(slice)); len(got) != 1 {
+		t.Errorf("with suppressDeprecationWarnings the server's FQDN warning was shown %d times, want once", len(got))
+	}
+}
