@@ -61,10 +61,10 @@ func warningCounts(t *testing.T, s *stack, env []string, args ...string) (deprec
 func TestDeprecationWarningOncePerCommand(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
+	s.Run("stack", "init", "dev")
 	for _, step := range []struct {
 		name       string
 		port       int
@@ -78,7 +78,7 @@ func TestDeprecationWarningOncePerCommand(t *testing.T) {
 		{"up of a change", 81, []string{"up", "--yes", "--non-interactive"}, 1, 1, false},
 		{"destroy", 81, []string{"destroy", "--yes", "--non-interactive"}, 0, 0, false},
 	} {
-		s.write(fmt.Sprintf(deprecationProgram, ns, step.port))
+		s.WriteProject(fmt.Sprintf(deprecationProgram, ns, step.port))
 		deprecations, fqdn, out := warningCounts(t, s, nil, step.args...)
 		if deprecations < step.want || deprecations > step.most {
 			t.Errorf("%s: the v1 Endpoints deprecation is shown %d times, want %d to %d:\n%s",
@@ -106,12 +106,12 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cp := controlplane.Shared(t)
-			ns := newTestNamespace(t, cp)
+			ns := cp.Namespace(t, "e2e")
 			s := newStack(t, cp.KubeconfigPath())
-			s.write(fmt.Sprintf(deprecationProgram, ns, 80))
-			s.run("stack", "init", "dev")
+			s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
+			s.Run("stack", "init", "dev")
 			if tc.config {
-				s.run("config", "set", "endpoints:suppressDeprecationWarnings", "true")
+				s.Run("config", "set", "endpoints:suppressDeprecationWarnings", "true")
 			}
 			for _, step := range []struct {
 				name string
@@ -125,7 +125,7 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 				{"up of a change", 81, []string{"up", "--yes", "--non-interactive"}, false},
 				{"destroy", 81, []string{"destroy", "--yes", "--non-interactive"}, false},
 			} {
-				s.write(fmt.Sprintf(deprecationProgram, ns, step.port))
+				s.WriteProject(fmt.Sprintf(deprecationProgram, ns, step.port))
 				deprecations, fqdn, out := warningCounts(t, s, tc.env, step.args...)
 				if deprecations != 0 {
 					t.Errorf("%s: the v1 Endpoints deprecation is shown %d times with suppressDeprecationWarnings:\n%s",
@@ -145,11 +145,11 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 func TestDeprecationWarningRefreshPhases(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.run("stack", "init", "dev")
-	s.run("up", "--yes", "--non-interactive", "--skip-preview")
+	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	out := s.runEnv(nil, "refresh", "--yes", "--non-interactive")
 	phases := regexp.MustCompile(`(?m)^(Previewing refresh|Refreshing) \(`).Split(out, -1)
 	if len(phases) != 3 {
@@ -197,10 +197,10 @@ resources:
 func TestDeprecationWarningOncePerProvider(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.write(fmt.Sprintf(twoProvidersProgram, ns, 80))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(twoProvidersProgram, ns, 80))
+	s.Run("stack", "init", "dev")
 	for _, step := range []struct {
 		name string
 		port int
@@ -212,7 +212,7 @@ func TestDeprecationWarningOncePerProvider(t *testing.T) {
 		{"up of a change", 81, []string{"up", "--yes", "--non-interactive", "--skip-preview"}, 2},
 		{"destroy", 81, []string{"destroy", "--yes", "--non-interactive"}, 0},
 	} {
-		s.write(fmt.Sprintf(twoProvidersProgram, ns, step.port))
+		s.WriteProject(fmt.Sprintf(twoProvidersProgram, ns, step.port))
 		deprecations, _, out := warningCounts(t, s, nil, step.args...)
 		if deprecations != step.want {
 			t.Errorf("%s with two providers: the v1 Endpoints deprecation is shown %d times, want %d (once per provider):\n%s",

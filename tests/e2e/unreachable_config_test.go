@@ -74,14 +74,14 @@ var kubeTypes = []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoin
 func goneStack(t *testing.T, program string, config ...string) (*stack, string) {
 	t.Helper()
 	cp := controlplane.Shared(t)
-	ns := newTestNamespace(t, cp)
+	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.write(fmt.Sprintf(program, ns, 80))
-	s.run("stack", "init", "dev")
+	s.WriteProject(fmt.Sprintf(program, ns, 80))
+	s.Run("stack", "init", "dev")
 	for i := 0; i+1 < len(config); i += 2 {
-		s.run("config", "set", config[i], config[i+1])
+		s.Run("config", "set", config[i], config[i+1])
 	}
-	s.run("up", "--yes", "--non-interactive", "--skip-preview")
+	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	for _, typ := range kubeTypes {
 		if n := resources(t, s, typ); n != 1 {
 			t.Fatalf("after up, the state has %d of %s, want 1", n, typ)
@@ -106,7 +106,7 @@ func emptied(t *testing.T, s *stack, step string) {
 // fails with every one of the hint's words.
 func hinted(t *testing.T, s *stack, hint []string, args ...string) {
 	t.Helper()
-	out, err := s.try(args...)
+	out, err := s.Try(args...)
 	if err == nil {
 		t.Fatalf("pulumi %s against an unreachable cluster succeeded:\n%s", strings.Join(args, " "), out)
 	}
@@ -136,14 +136,14 @@ func TestUnreachableHintsWork(t *testing.T) {
 		follow func(t *testing.T, s *stack)
 	}{
 		{"config set, then destroy --run-program", goneProgram, nil, func(t *testing.T, s *stack) {
-			s.run(strings.Fields(dropConfigSet)[1:]...)
+			s.Run(strings.Fields(dropConfigSet)[1:]...)
 			hinted(t, s, dropHint, destroy...)
-			s.run(runProgram(destroy)...)
+			s.Run(runProgram(destroy)...)
 		}},
 		{"config set, then refresh --run-program", goneProgram, nil, func(t *testing.T, s *stack) {
-			s.run(strings.Fields(dropConfigSet)[1:]...)
+			s.Run(strings.Fields(dropConfigSet)[1:]...)
 			hinted(t, s, dropHint, refresh...)
-			s.run(runProgram(refresh)...)
+			s.Run(runProgram(refresh)...)
 		}},
 		{"the environment variable, then destroy", goneProgram, nil, func(_ *testing.T, s *stack) {
 			s.runEnv([]string{dropEnv}, destroy...)
@@ -153,9 +153,9 @@ func TestUnreachableHintsWork(t *testing.T) {
 		}},
 		{"an explicit provider's setting from the configuration, then destroy --run-program", explicitProgram,
 			[]string{"deleteUnreachable", "false"}, func(t *testing.T, s *stack) {
-				s.run("config", "set", "deleteUnreachable", "true")
+				s.Run("config", "set", "deleteUnreachable", "true")
 				hinted(t, s, dropHint, destroy...)
-				s.run(runProgram(destroy)...)
+				s.Run(runProgram(destroy)...)
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestUnreachableSkipHintWorks(t *testing.T) {
 		follow func(s *stack) string
 	}{
 		{"config set, then up", func(s *stack) string {
-			s.run(strings.Fields(skipConfigSet)[1:]...)
+			s.Run(strings.Fields(skipConfigSet)[1:]...)
 			return s.runEnv(nil, up...)
 		}},
 		{"the environment variable, then up", func(s *stack) string {
@@ -191,7 +191,7 @@ func TestUnreachableSkipHintWorks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s, ns := goneStack(t, goneProgram)
-			s.write(fmt.Sprintf(goneProgram, ns, 81))
+			s.WriteProject(fmt.Sprintf(goneProgram, ns, 81))
 			hinted(t, s, skipHint, up...)
 			if out := tc.follow(s); !strings.Contains(out, "skipUpdateUnreachable is set, so the last state is kept") {
 				t.Errorf("the up that follows the hint does not keep the last state:\n%s", out)

@@ -25,7 +25,7 @@ func endpointsList(t *testing.T, srv integration.Server, u resource.URN, ns stri
 // deprecations counts the v1 Endpoints deprecation warnings shown for any of urns.
 func deprecations(urns ...resource.URN) int {
 	n := 0
-	for _, line := range logs.lines("WARN", endpointsDeprecation) {
+	for _, line := range logs.Lines("WARN", endpointsDeprecation) {
 		for _, u := range urns {
 			if strings.Contains(line, string(u)+" ") || strings.HasSuffix(line, string(u)) {
 				n++
@@ -105,7 +105,7 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 	if _, err := srv.Create(p.CreateRequest{Urn: slice, Properties: inputs}); err != nil {
 		t.Fatal(err)
 	}
-	if got := logs.lines("WARN", "kubernetes API server: ", "FQDN endpoints are deprecated", string(slice)); len(got) != 1 {
+	if got := logs.Lines("WARN", "kubernetes API server: ", "FQDN endpoints are deprecated", string(slice)); len(got) != 1 {
 		t.Errorf("with suppressDeprecationWarnings the server's FQDN warning was shown %d times, want once", len(got))
 	}
 }
