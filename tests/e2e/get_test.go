@@ -32,7 +32,8 @@ import (
 // Kubernetes controllers made for a Service with a selector: `EndpointSlice.get` by
 // namespace/name and `EndpointsList.get` by namespace and label selector. The stack
 // outputs must be the objects as the API server has them; destroying the stack leaves
-// them in place; a get of a slice that does not exist fails naming it and the cluster.
+// them in place; a get of a slice that does not exist, or (in Go) of a selector that
+// selects no Endpoints, fails naming it and the cluster.
 func TestGetExistingObjects(t *testing.T) {
 	t.Parallel()
 	for _, lang := range exampleLanguages {
@@ -101,6 +102,18 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 	want := fmt.Sprintf("EndpointSlice %s/missing does not exist on the Kubernetes API server %s", ns, cp.RESTConfig().Host)
 	if !strings.Contains(out, want) {
 		t.Errorf("up with a missing slice: output lacks %q:\n%s", want, out)
+	}
+	if lang.dir != "go" {
+		return
+	}
+	// A selector that selects no Endpoints: the update fails naming it and the cluster.
+	p.stack.Run("config", "set", "sliceId", sliceID)
+	p.stack.Run("config", "set", "listId", ns+"?labelSelector=app=none")
+	out = p.runFailing(t, "up")
+	want = fmt.Sprintf(`no Endpoints in namespace %s match the label selector "app=none" on the Kubernetes API server %s`,
+		ns, cp.RESTConfig().Host)
+	if !strings.Contains(out, want) {
+		t.Errorf("up with a selector of no Endpoints: output lacks %q:\n%s", want, out)
 	}
 }
 
