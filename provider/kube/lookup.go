@@ -10,9 +10,9 @@ import (
 // lookup tells whether a Read looks up an object the stack does not record: a
 // resource get (`EndpointSlice.get(name, id)` in a program) or an import. The engine
 // sends the ID alone for an import, and for a get the ID with the properties the
-// program passed (none in the SDKs' get methods; Python's come as nulls), as both
-// inputs and state. A refresh always sends the state it records: a resource's outputs
-// are never empty.
+// program passed, as both inputs and state: none from the SDKs' get methods, and null
+// values carry no state either. A refresh always sends the state it records: a
+// resource's outputs are never empty.
 func lookup(req p.ReadRequest) bool {
 	for _, v := range req.Properties.All {
 		if !v.IsNull() {

@@ -21,7 +21,7 @@ func TestLookupTellsGetAndImportFromRefresh(t *testing.T) {
 		want bool
 	}{
 		{"import: the ID alone", p.ReadRequest{ID: "apps/web"}, true},
-		{"get from Python: null properties", p.ReadRequest{ID: "apps/web",
+		{"get with null properties", p.ReadRequest{ID: "apps/web",
 			Properties: property.NewMap(map[string]property.Value{"metadata": null, "items": null}),
 			Inputs:     property.NewMap(map[string]property.Value{"metadata": null, "items": null})}, true},
 		{"refresh: the recorded state", p.ReadRequest{ID: "apps/web", Properties: recorded, Inputs: recorded}, false},

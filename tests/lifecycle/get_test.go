@@ -23,7 +23,7 @@ import (
 )
 
 // A get (`EndpointSlice.get(name, id)`, `EndpointsList.get(name, id)` in a program)
-// is a Read with the ID alone: no state, no inputs (or, from Python, null ones). It
+// is a Read with the ID alone: no state, no inputs (or null ones, which say nothing). It
 // reads what the cluster has, here the objects the EndpointSlice and endpoints
 // controllers made for a Service with a selector, with every output; an object that
 // does not exist is an error naming it, while a refresh of a vanished object still
@@ -171,7 +171,7 @@ func TestGetEndpointSlice(t *testing.T) {
 	}
 	// A bare name is in the provider's namespace; the ID read is namespace/name.
 	wantGot(t, srv, p.ReadRequest{ID: slice.Name, Urn: u}, id, live)
-	// The properties a Python program's get sends are nulls.
+	// Null properties carry no state: still a get.
 	nulls := property.NewMap(map[string]property.Value{
 		"metadata": property.New(property.Null), "addressType": property.New(property.Null),
 		"endpoints": property.New(property.Null), "ports": property.New(property.Null),
