@@ -24,6 +24,13 @@
 // records. A list is imported by namespace and label selector,
 // `<namespace>?labelSelector=<selector>&limit=<n>`, read page by page.
 //
+// A program's get (`EndpointSlice.get(name, id)`, `EndpointsList.get`) reads an
+// object by the same IDs without managing it. The engine sends a get, like an import,
+// as a Read with the ID and no state (a refresh always sends the state it records),
+// and Read answers it with every output of the live object. An object the ID does not
+// find is an error naming it and the cluster for a get or an import, and an empty ID
+// for a refresh (the object has vanished since).
+//
 // A create whose answer never comes (the connection broke, the API server went away)
 // may or may not have taken effect, so what it may have made is recorded anyway. When
 // the object's name is known (metadata.name, or a name Check chose), the state records

@@ -107,7 +107,9 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(o.kind, obj)}, nil
 }
 
-// Read serves refresh and import. A vanished slice answers an empty ID.
+// Read serves refresh, import and get (`EndpointSlice.get`). A slice the state records
+// that has vanished answers an empty ID; a slice looked up by ID alone (get, import)
+// that does not exist is an error naming it and the cluster.
 func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	o, err := r.connect(ctx)
 	if err != nil {
@@ -117,14 +119,24 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
+	lookingUp := lookup(req)
 	live, err := o.locate(ctx, id, req.Properties)
-	if err != nil || live == nil {
+	switch {
+	case err != nil:
 		return p.ReadResponse{}, err
+	case live == nil && lookingUp:
+		return p.ReadResponse{}, o.notFound(req.ID, id)
+	case live == nil:
+		return p.ReadResponse{}, nil
+	}
+	oldInputs := req.Inputs
+	if lookingUp {
+		oldInputs = property.Map{}
 	}
 	return p.ReadResponse{
 		ID:         idOf(live).String(),
 		Properties: outputs(o.kind, live),
-		Inputs:     liveInputs(o.kind, live, req.Inputs),
+		Inputs:     liveInputs(o.kind, live, oldInputs),
 	}, nil
 }
 

@@ -223,17 +223,17 @@ func partial(err error, recorded *itemSet) (*p.InitializationFailed, error) {
 }
 
 // Read refreshes the items the state records (read as Create writes them, see
-// forItems; items gone from the cluster leave the state), or imports a set by selector
-// when the state records none.
+// forItems; items gone from the cluster leave the state), or, for a Read with the ID
+// alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	o, err := r.connect(ctx)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	recorded := itemsOf(req.Properties)
-	if _, tracked := req.Properties.GetOk("items"); !tracked {
+	if lookup(req) {
 		return r.importSet(ctx, o, req.ID)
 	}
+	recorded := itemsOf(req.Properties)
 	oldInputs := map[objectID]property.Map{}
 	for _, it := range itemsOf(req.Inputs) {
 		oldInputs[it.id] = it.inputs
@@ -273,7 +273,8 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	}, nil
 }
 
-// importSet lists the Endpoints an import ID selects, following continue tokens.
+// importSet lists the Endpoints an import ID selects, following continue tokens. A
+// selection of none is an error naming the namespace, the selector and the cluster.
 func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
 	namespace, opts, err := parseImportID(id, o.client.Namespace)
 	if err != nil {
@@ -303,8 +304,12 @@ func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) 
 		opts.Continue = list.GetContinue()
 	}
 	if len(live) == 0 {
-		return p.ReadResponse{}, fmt.Errorf("import %q: no Endpoints in namespace %s match %q", id, namespace,
-			opts.LabelSelector)
+		selection := "no Endpoints in namespace " + namespace
+		if opts.LabelSelector != "" {
+			selection += fmt.Sprintf(" match the label selector %q", opts.LabelSelector)
+		}
+		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
+			"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
 	}
 	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
 	return p.ReadResponse{
