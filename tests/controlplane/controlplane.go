@@ -333,6 +333,13 @@ func (c *ControlPlane) startControllerManager(ctx context.Context, path string, 
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--use-service-account-credentials=false",
+		// Without service-account credentials every controller shares one client and
+		// its rate limit (where a real cluster gives each controller its own): when a
+		// package's tests end and the namespace controller and garbage collector clear
+		// hundreds of namespaces at once, the default limit would hold the endpoints
+		// controller's writes back for tens of seconds.
+		"--kube-api-qps=500",
+		"--kube-api-burst=1000",
 		"--v=0",
 	}
 	synced := [][]string{{gcSyncedLog1, gcSyncedLog2}}
