@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,11 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
@@ -47,7 +42,7 @@ func TestGetExistingObjects(t *testing.T) {
 func testGetExisting(t *testing.T, lang exampleLanguage) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "get")
-	slice := createSelectedService(t, ns, "web")
+	slice := controlplane.Shared(t).SelectedService(t, ns, "web")
 	p := installGetProgram(t, lang, cp.KubeconfigPath())
 	p.stack.Run("stack", "init", "dev")
 	sliceID, listID := ns+"/"+slice.Name, ns+"?labelSelector=app=web"
@@ -71,12 +66,12 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 		// The Python SDK's output types export their fields by their Python names.
 		camelKeys(res.Outputs)
 	}
-	if diff := cmp.Diff(liveOutputs(t, slicesResource, ns, slice.Name), plain(t, res.Outputs["slice"])); diff != "" {
+	if diff := cmp.Diff(controlplane.Shared(t).LiveOutputs(t, controlplane.SlicesResource, ns, slice.Name), controlplane.Plain(t, res.Outputs["slice"])); diff != "" {
 		t.Errorf("up: output slice differs from the live slice %s (-live +output):\n%s", sliceID, diff)
 	}
 	// The list's resourceVersion is the cluster's when it was read, which other
 	// writes have moved on since.
-	list := plain(t, res.Outputs["list"])
+	list := controlplane.Plain(t, res.Outputs["list"])
 	if rv, _ := list["metadata"].(map[string]any)["resourceVersion"].(string); rv == "" {
 		t.Errorf("up: output list has no metadata.resourceVersion: %v", list["metadata"])
 	}
@@ -156,95 +151,20 @@ func (p *exampleProgram) runFailing(t *testing.T, operation string) string {
 	return string(out)
 }
 
-// createSelectedService creates a Service with a selector and the label app=<name>
-// (which the endpoints controller copies onto its Endpoints) and waits for the
-// EndpointSlice controller's slice and the endpoints controller's Endpoints.
-func createSelectedService(t *testing.T, ns, name string) discoveryv1.EndpointSlice {
-	t.Helper()
-	cs := controlplane.Shared(t).Clientset()
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": name}},
-		Spec: corev1.ServiceSpec{
-			Selector: map[string]string{"app": name},
-			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
-		},
-	}
-	if _, err := cs.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create Service %s/%s: %v", ns, name, err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ss, err := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{
-			LabelSelector: discoveryv1.LabelServiceName + "=" + name,
-		})
-		_, epErr := cs.CoreV1().Endpoints(ns).Get(t.Context(), name, metav1.GetOptions{})
-		if err == nil && epErr == nil && len(ss.Items) == 1 {
-			return ss.Items[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slice and Endpoints of Service %s/%s after 30s: slices %v (%v), Endpoints: %v", ns, name, ss, err, epErr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-var (
-	slicesResource    = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
-	endpointsResource = schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}
-)
-
-// liveOutputs is a live object as the provider's outputs show it: the server's JSON
-// without apiVersion, kind and metadata.managedFields.
-func liveOutputs(t *testing.T, gvr schema.GroupVersionResource, ns, name string) map[string]any {
-	t.Helper()
-	obj, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(gvr).Namespace(ns).
-		Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get %s %s/%s: %v", gvr.Resource, ns, name, err)
-	}
-	return objectOutputs(t, obj)
-}
-
-func objectOutputs(t *testing.T, obj *unstructured.Unstructured) map[string]any {
-	t.Helper()
-	m := obj.DeepCopy().Object
-	delete(m, "apiVersion")
-	delete(m, "kind")
-	unstructured.RemoveNestedField(m, "metadata", "managedFields")
-	return plain(t, m)
-}
-
 // liveEndpoints is an EndpointsList's items for the Endpoints of ns that selector
 // selects.
 func liveEndpoints(t *testing.T, ns, selector string) map[string]any {
 	t.Helper()
-	l, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(endpointsResource).Namespace(ns).
+	l, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(controlplane.EndpointsResource).Namespace(ns).
 		List(t.Context(), metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
 	items := []any{}
 	for i := range l.Items {
-		items = append(items, objectOutputs(t, &l.Items[i]))
+		items = append(items, controlplane.ObjectOutputs(t, &l.Items[i]))
 	}
 	return map[string]any{"items": items}
-}
-
-// plain is v as JSON decodes it (numbers float64), without null fields, which the
-// SDKs' outputs leave out or spell as null (the EndpointSlice controller's
-// placeholder slice has "endpoints": null).
-func plain(t *testing.T, v any) map[string]any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("%s: %v", data, err)
-	}
-	dropNulls(out)
-	return out
 }
 
 // pythonName is a Python field name made of more than one word.
@@ -269,23 +189,6 @@ func camelKeys(v any) {
 	case []any:
 		for _, e := range v {
 			camelKeys(e)
-		}
-	}
-}
-
-func dropNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for key, e := range v {
-			if e == nil {
-				delete(v, key)
-			} else {
-				dropNulls(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			dropNulls(e)
 		}
 	}
 }

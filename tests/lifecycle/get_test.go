@@ -1,8 +1,6 @@
 package lifecycle_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,11 +9,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
@@ -28,94 +22,6 @@ import (
 // controllers made for a Service with a selector, with every output; an object that
 // does not exist is an error naming it, while a refresh of a vanished object still
 // answers an empty ID.
-
-var (
-	slicesResource    = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
-	endpointsResource = schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}
-)
-
-// liveOutputs is the object as the provider's outputs show it: the server's JSON
-// without apiVersion, kind and metadata.managedFields.
-func liveOutputs(t *testing.T, gvr schema.GroupVersionResource, ns, name string) map[string]any {
-	t.Helper()
-	obj, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(gvr).Namespace(ns).
-		Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get %s %s/%s: %v", gvr.Resource, ns, name, err)
-	}
-	return outputsOf(t, obj)
-}
-
-func outputsOf(t *testing.T, obj *unstructured.Unstructured) map[string]any {
-	t.Helper()
-	m := obj.DeepCopy().Object
-	delete(m, "apiVersion")
-	delete(m, "kind")
-	unstructured.RemoveNestedField(m, "metadata", "managedFields")
-	return jsonRoundTrip(t, m)
-}
-
-// jsonRoundTrip gives numbers one type (float64), as property values have, and
-// leaves out null fields, which outputs do not carry (the EndpointSlice controller's
-// placeholder slice has "endpoints": null).
-func jsonRoundTrip(t *testing.T, v any) map[string]any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	dropNulls(out)
-	return out
-}
-
-func dropNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for key, e := range v {
-			if e == nil {
-				delete(v, key)
-			} else {
-				dropNulls(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			dropNulls(e)
-		}
-	}
-}
-
-// createSelectedService creates a Service with a selector and the label app=<name>,
-// which the endpoints controller copies onto its Endpoints, and waits until both
-// controllers have written their objects for it; it returns the controller's slice.
-func createSelectedService(t *testing.T, ns, name string) discoveryv1.EndpointSlice {
-	t.Helper()
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": name}},
-		Spec: corev1.ServiceSpec{
-			Selector: map[string]string{"app": name},
-			Ports:    []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
-		},
-	}
-	if _, err := clientset(t).CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create Service %s/%s: %v", ns, name, err)
-	}
-	var slice discoveryv1.EndpointSlice
-	waitUntil(t, "the EndpointSlice controller's slice and the endpoints controller's Endpoints", func(ctx context.Context) (bool, string) {
-		ss := slicesOf(ctx, t, ns, name)
-		if len(ss) != 1 || ss[0].Labels[discoveryv1.LabelManagedBy] != sliceManager {
-			return false, fmt.Sprintf("slices %v", describeSlices(ss))
-		}
-		slice = ss[0]
-		_, err := clientset(t).CoreV1().Endpoints(ns).Get(ctx, name, metav1.GetOptions{})
-		return err == nil, fmt.Sprintf("Endpoints: %v", err)
-	})
-	return slice
-}
 
 // wantGot reads id with no state and compares the outputs with the live object
 // (read again after the Read: a controller may write it in between, then the Read is
@@ -131,7 +37,7 @@ func wantGot(t *testing.T, srv integration.Server, req p.ReadRequest, wantID str
 		if read.ID != wantID {
 			t.Errorf("get %s: ID %q, want %q", req.ID, read.ID, wantID)
 		}
-		got := jsonRoundTrip(t, validate.PlainMap(read.Properties))
+		got := controlplane.Plain(t, validate.PlainMap(read.Properties))
 		if _, list := got["items"]; list {
 			// A list's resourceVersion is the cluster's when it was read, which other
 			// writes move on.
@@ -151,11 +57,13 @@ func wantGot(t *testing.T, srv integration.Server, req p.ReadRequest, wantID str
 func TestGetEndpointSlice(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	slice := createSelectedService(t, ns, "web")
+	slice := controlplane.Shared(t).SelectedService(t, ns, "web")
 	srv := newProvider(t, nil, map[string]property.Value{"namespace": property.New(ns)})
 	u := urn(sliceType, "existing")
 	id := ns + "/" + slice.Name
-	live := func() map[string]any { return liveOutputs(t, slicesResource, ns, slice.Name) }
+	live := func() map[string]any {
+		return controlplane.Shared(t).LiveOutputs(t, controlplane.SlicesResource, ns, slice.Name)
+	}
 
 	read := wantGot(t, srv, p.ReadRequest{ID: id, Urn: u}, id, live)
 	for path, want := range map[string]string{
@@ -198,19 +106,19 @@ func TestGetEndpointSlice(t *testing.T) {
 func TestGetEndpointsList(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	createSelectedService(t, ns, "web")
+	controlplane.Shared(t).SelectedService(t, ns, "web")
 	srv := newProvider(t, nil, nil)
 	u := urn(listType, "existing")
 	id := ns + "?labelSelector=app%3Dweb"
 	live := func() map[string]any {
-		got, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(endpointsResource).
+		got, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(controlplane.EndpointsResource).
 			Namespace(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		items := []any{}
 		for i := range got.Items {
-			items = append(items, outputsOf(t, &got.Items[i]))
+			items = append(items, controlplane.ObjectOutputs(t, &got.Items[i]))
 		}
 		return map[string]any{"items": items}
 	}
