@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -26,6 +27,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	rules    []*Rule
 	requests []Request
+	delay    time.Duration
 }
 
 // Request is one request the proxy forwarded.
@@ -145,7 +147,17 @@ type roundTripper struct {
 // server has finished with it, then drops it if a rule said so.
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	drop, _ := req.Context().Value(dropKey{}).(bool)
+	delay := rt.p.Delay()
+	if err := sleep(req.Context(), delay); err != nil {
+		return nil, err
+	}
 	resp, err := rt.next.RoundTrip(req)
+	if err == nil {
+		if err := sleep(req.Context(), delay); err != nil {
+			_ = resp.Body.Close()
+			return nil, err
+		}
+	}
 	record := Request{Method: req.Method, Path: req.URL.Path, Dropped: drop && err == nil}
 	if err == nil {
 		record.Status = resp.StatusCode
@@ -157,6 +169,38 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return nil, errDropped
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// SetDelay makes the proxy hold every request for d before passing it on, and
+// every answer's headers for d before passing them back: a round trip to the API
+// server then takes 2d longer, as with a cluster that far away. Zero removes the
+// delay. Requests already held keep the delay they started with.
+func (p *Proxy) SetDelay(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
+
+// Delay is the delay each way SetDelay set.
+func (p *Proxy) Delay() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delay
 }
 
 // DropAnswers adds a rule; the proxy drops the answers to the requests it matches

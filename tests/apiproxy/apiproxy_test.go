@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,5 +84,38 @@ func TestDropAnswers(t *testing.T) {
 	}
 	if len(dropped) != 2 || dropped[0].Status != 201 || dropped[1].Status != 0 {
 		t.Errorf("dropped requests %+v, want a POST the server answered 201 and one it never saw", dropped)
+	}
+}
+
+// SetDelay holds each request and each answer: a round trip takes at least twice the
+// delay, and no longer once the delay is removed.
+func TestDelay(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() time.Duration {
+		start := time.Now()
+		if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
+			t.Fatalf("a read through the proxy: %v", err)
+		}
+		return time.Since(start)
+	}
+	get() // connect
+	const delay = 150 * time.Millisecond
+	proxy.SetDelay(delay)
+	if took := get(); took < 2*delay {
+		t.Errorf("a read with a delay of %v each way took %v; want at least %v", delay, took, 2*delay)
+	}
+	proxy.SetDelay(0)
+	if took := get(); took >= 2*delay {
+		t.Errorf("a read after the delay was removed took %v; want under %v", took, 2*delay)
 	}
 }

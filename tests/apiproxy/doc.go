@@ -6,7 +6,8 @@
 // stream instead of passing the answer on. The client sees what a connection that
 // breaks at the worst moment shows it: no answer to a write that took effect. It can
 // also drop a request before the API server sees it (the same broken request, but
-// nothing happened).
+// nothing happened). And it can hold every request and answer for a fixed time
+// (SetDelay), as a cluster far away does.
 //
 // A client reaches the API server through the proxy with the proxy's Kubeconfig,
 // which trusts the proxy's certificate and holds no credentials.
