@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -241,12 +243,15 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		"KUBECONFIG="+kubeconfig,
 		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
 	)
-	// pulumi runs one command; step (0 up, 1 refresh, 2 destroy) says where its figures
-	// go, -1 nowhere.
+	// pulumi runs one command; step (see stepNames) says where its figures go, -1
+	// nowhere.
 	pulumi := func(step int, args ...string) (time.Duration, error) {
 		before, err := requestCount(ctx, cp, kind)
 		if err != nil {
 			return 0, err
+		}
+		if kubeconfig == t.proxyKubeconfig {
+			defer proxyRequests(t.proxy, len(t.proxy.Requests()), args[0])
 		}
 		serverBefore := childrenCPU(t.apiServer, t.etcd)
 		cmd := exec.CommandContext(ctx, t.pulumi, args...)
@@ -304,6 +309,33 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		return run, err
 	}
 	return run, nil
+}
+
+// proxyRequests prints the requests the proxy forwarded since the first skip, by
+// method and path with the object names left out: what a command sent over the
+// round trip.
+func proxyRequests(proxy *apiproxy.Proxy, skip int, command string) {
+	counts := map[string]int{}
+	for _, r := range proxy.Requests()[skip:] {
+		path := r.Path
+		if i := strings.Index(path, "/namespaces/"); i >= 0 {
+			parts := strings.Split(path[i+len("/namespaces/"):], "/")
+			path = path[:i] + "/namespaces/*"
+			if len(parts) > 1 {
+				path += "/" + parts[1]
+			}
+			if len(parts) > 2 {
+				path += "/*"
+			}
+		}
+		counts[r.Method+" "+path]++
+	}
+	keys := slices.Sorted(maps.Keys(counts))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s x%d;", k, counts[k])
+	}
+	fmt.Printf("      %s through the proxy:%s\n", command, b.String())
 }
 
 // checkpointSize is the size of the one stack checkpoint under a local backend.
