@@ -8,7 +8,10 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // The refresh of an EndpointsList lists the Endpoints of a namespace that holds 8 of
@@ -116,5 +119,40 @@ func TestListRefreshInACrowdedNamespaceReadsItemByItem(t *testing.T) {
 	}
 	if n := read.Properties.Get("items").AsArray().Len(); n != 8 {
 		t.Errorf("%d items refreshed, want 8", n)
+	}
+}
+
+// A client that may read the items but not list the namespace's Endpoints (a role
+// that grants get and not list) still refreshes the list, reading its items one by
+// one.
+func TestListRefreshWithoutListPermission(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	kubeconfig, err := controlplane.Shared(t).MintIdentity(t.Context(), "no-list", ns, []rbacv1.PolicyRule{{
+		APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: []string{"get", "create", "update", "delete"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newProvider(t, kubeconfig, nil)
+	var all []property.Map
+	for i := range 8 {
+		all = append(all, endpointsItem(ns, fmt.Sprintf("e-%d", i), fmt.Sprintf("10.0.11.%d", i+1), 80))
+	}
+	u := urn(listType, "no-list-"+ns)
+	inputs := check(t, srv, u, property.Map{}, items(all...))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clientset(t).CoreV1().Endpoints(ns).Delete(t.Context(), "e-2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs})
+	if err != nil {
+		t.Fatalf("Read without permission to list: %v", err)
+	}
+	if n := read.Properties.Get("items").AsArray().Len(); n != 7 {
+		t.Errorf("%d items refreshed, want the 7 left", n)
 	}
 }
