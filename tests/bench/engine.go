@@ -250,7 +250,7 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		if err != nil {
 			return 0, err
 		}
-		if kubeconfig == t.proxyKubeconfig {
+		if step >= 0 && kubeconfig == t.proxyKubeconfig {
 			defer proxyRequests(t.proxy, len(t.proxy.Requests()), args[0])
 		}
 		serverBefore := childrenCPU(t.apiServer, t.etcd)
