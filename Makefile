@@ -192,7 +192,10 @@ test: tools provider dist ## Run every test: unit, control plane, provider and C
 
 # BENCH_FLAGS passes flags to tests/bench, e.g. a quick run into a scratch file:
 #   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
-# (`go run ./tests/bench -help` lists them: -only, -runs, -engine-runs, -slices, -list-items, -out).
+# (`go run ./tests/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
+# -rtt, -durable-etcd, -out). The engine section runs the slice programs under 1000 slices and the
+# EndpointsList at each round trip of -rtt (default 0,50ms: the API server behind a proxy that holds each
+# request and answer 25 ms), with etcd fsyncing every write (-durable-etcd=false: --unsafe-no-fsync).
 BENCH_FLAGS ?=
 
 .PHONY: bench

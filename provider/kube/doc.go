@@ -88,6 +88,10 @@
 // An update creates the items the set did not have, updates those it keeps (leaving
 // alone those the update would not change), and deletes those it lost only after every
 // write succeeded.
+// A refresh lists the Endpoints of each namespace that holds 8 of the items or more, in
+// one request (pages of 500), and reads the others one by one as the writes go; a
+// namespace that holds more than 20 Endpoints per item, or that the client may not
+// list, has its items read one by one too.
 //
 // # Warnings
 //

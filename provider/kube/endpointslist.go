@@ -12,7 +12,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -222,8 +221,8 @@ func partial(err error, recorded *itemSet) (*p.InitializationFailed, error) {
 		err, len(recorded.items())))
 }
 
-// Read refreshes the items the state records (read as Create writes them, see
-// forItems; items gone from the cluster leave the state), or, for a Read with the ID
+// Read refreshes the items the state records (listed by namespace, or read one by one,
+// see readItems; items gone from the cluster leave the state), or, for a Read with the ID
 // alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	o, err := r.connect(ctx)
@@ -238,15 +237,9 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	for _, it := range itemsOf(req.Inputs) {
 		oldInputs[it.id] = it.inputs
 	}
-	objs := make([]*unstructured.Unstructured, len(recorded)) // nil: gone
-	for _, res := range forItems(len(recorded), func(i int) (property.Map, error) {
-		var err error
-		objs[i], err = o.get(ctx, recorded[i].id)
-		return property.Map{}, err
-	}) {
-		if res.err != nil {
-			return p.ReadResponse{}, res.err
-		}
+	objs, err := o.readItems(ctx, recorded) // nil: gone
+	if err != nil {
+		return p.ReadResponse{}, err
 	}
 	var live []listItem
 	var inputs []property.Value

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
@@ -30,6 +33,11 @@ type tools struct {
 	// ambient is a directory holding a copy of the provider, put on PATH (see
 	// plugin.AmbientDir).
 	ambient string
+	// proxy stands between the provider and the API server in the scenarios run at a
+	// round trip above 0, and proxyKubeconfig is a kubeconfig file that reaches the
+	// API server through it (nil and "" when every scenario runs at 0).
+	proxy           *apiproxy.Proxy
+	proxyKubeconfig string
 }
 
 // The resource tokens the engine programs declare: the provider's, or the floor's
@@ -48,7 +56,9 @@ const (
 // engineScenario is one program run through the engine with the provider's resources
 // and, alternately, with the floor's.
 type engineScenario struct {
-	name string
+	// name names the scenario in the report, and base the same program at 0 round
+	// trip (the name without the round trip).
+	name, base string
 	// resources counts the resources of the program.
 	resources int
 	// program writes the program with resources of type token in namespace ns.
@@ -58,20 +68,41 @@ type engineScenario struct {
 	// shaped runs the program a third time with the floor's Shaped resources, whose
 	// state is the provider's in shape and size.
 	shaped bool
+	// update, when not nil, writes the program again with one resource's inputs
+	// changed: a `pulumi up` of it is timed between refresh and destroy.
+	update func(ns, token string) string
+	// rtt is the round trip between the provider and the API server: above 0, the
+	// provider reaches it through the proxy, which holds each request and each answer
+	// for rtt/2. The floor talks to no server and runs as at 0.
+	rtt time.Duration
 }
 
+// The commands of an engine run, by their index in engineRun's arrays.
+const (
+	stepUp = iota
+	stepRefresh
+	stepDestroy
+	stepUpdate
+	steps
+)
+
+// stepNames names the commands by index; "update" is the `pulumi up` of the changed
+// program.
+var stepNames = [steps]string{"up", "refresh", "destroy", "update"}
+
 type engineRun struct {
-	up, refresh, destroy time.Duration
-	peak                 int64 // KiB, the plugin's highest VmHWM over the three commands
+	// times are the wall times of the commands, by step (0 for a command not run).
+	times [steps]time.Duration
+	peak  int64 // KiB, the plugin's highest VmHWM over the commands
 	// stateBytes is the size of the stack's checkpoint after up.
 	stateBytes int64
-	// requests counts the API server's requests for the program's kind during up,
-	// refresh and destroy (zero for the floor).
-	requests [3]int
-	// CPU time of up, refresh and destroy: the CLI with everything it waited for (the
+	// requests counts the API server's requests for the program's kind during each
+	// command, by step (zero for the floor).
+	requests [steps]int
+	// CPU time of each command, by step: the CLI with everything it waited for (the
 	// plugin and the language host included), the plugin alone, and the control
 	// plane's API server and etcd.
-	cliCPU, pluginCPU, serverCPU [3]time.Duration
+	cliCPU, pluginCPU, serverCPU [steps]time.Duration
 	// load is the one-minute load average before the run.
 	load float64
 }
@@ -101,14 +132,22 @@ func slicesProgram(n int) func(ns, token string) string {
 
 // listProgram declares one resource of type token with an EndpointsList's inputs: n
 // items.
-func listProgram(n int) func(ns, token string) string {
+func listProgram(n int) func(ns, token string) string { return listProgramChanged(n, -1) }
+
+// listProgramChanged is listProgram with the address of item changed (none when item
+// is out of range): the program of a one-item update.
+func listProgramChanged(n, item int) func(ns, token string) string {
 	return func(ns, token string) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "name: bench-list\nruntime: yaml\nresources:\n  list:\n    type: %s\n"+
 			"    properties:\n      items:\n", token)
 		for i := range n {
+			third := i / 250
+			if i == item {
+				third = 200
+			}
 			fmt.Fprintf(&b, "        - metadata: {name: svc-%d, namespace: %s}\n"+
-				"          subsets: [{addresses: [{ip: 10.4.%d.%d}], ports: [{name: http, port: 80}]}]\n", i, ns, i/250, i%250+1)
+				"          subsets: [{addresses: [{ip: 10.4.%d.%d}], ports: [{name: http, port: 80}]}]\n", i, ns, third, i%250+1)
 		}
 		return b.String()
 	}
@@ -139,19 +178,30 @@ func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 				return f, fmt.Errorf("%s (%s): %w", s.name, v.token, err)
 			}
 			*v.runs = append(*v.runs, run)
-			fmt.Printf("    %s run %d %s: up %s, refresh %s, destroy %s, plugin peak RSS %s, state %d bytes, load %.2f; "+
-				"CPU s (CLI tree / plugin / API server+etcd): up %.2f/%.2f/%.2f refresh %.2f/%.2f/%.2f destroy %.2f/%.2f/%.2f\n",
-				s.name, r+1, v.who, secs(run.up), secs(run.refresh), secs(run.destroy), mib(run.peak), run.stateBytes, run.load,
-				run.cliCPU[0].Seconds(), run.pluginCPU[0].Seconds(), run.serverCPU[0].Seconds(),
-				run.cliCPU[1].Seconds(), run.pluginCPU[1].Seconds(), run.serverCPU[1].Seconds(),
-				run.cliCPU[2].Seconds(), run.pluginCPU[2].Seconds(), run.serverCPU[2].Seconds())
+			progress(s.name, r+1, v.who, run)
 		}
 	}
 	return f, nil
 }
 
-// engineOnce runs stack init, up, refresh (if the scenario asks) and destroy of the
-// scenario's program with resources of type token on a fresh local backend.
+// progress prints one run's figures as it ends.
+func progress(name string, n int, who string, run engineRun) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    %s run %d %s: plugin peak RSS %s, state %d bytes, load %.2f; wall s, CPU s (CLI tree / plugin / "+
+		"API server+etcd), requests:", name, n, who, mib(run.peak), run.stateBytes, run.load)
+	for i, step := range stepNames {
+		if run.times[i] > 0 {
+			fmt.Fprintf(&b, " %s %.2f, %.2f/%.2f/%.2f, %d;", step, run.times[i].Seconds(), run.cliCPU[i].Seconds(),
+				run.pluginCPU[i].Seconds(), run.serverCPU[i].Seconds(), run.requests[i])
+		}
+	}
+	fmt.Println(b.String())
+}
+
+// engineOnce runs stack init, up, refresh (if the scenario asks), the update (if it
+// asks) and destroy of the scenario's program with resources of type token on a
+// fresh local backend. The provider's runs (kind not empty) of a scenario with a
+// round trip reach the API server through the proxy.
 func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s engineScenario,
 	token, pluginPath, kind string,
 ) (engineRun, error) {
@@ -178,21 +228,30 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 	if err := os.WriteFile(filepath.Join(dir, "program", "Pulumi.yaml"), []byte(s.program(ns.Name, token)), 0o600); err != nil {
 		return run, err
 	}
+	kubeconfig := cp.KubeconfigPath()
+	if s.rtt > 0 && kind != "" {
+		kubeconfig = t.proxyKubeconfig
+		t.proxy.SetDelay(s.rtt / 2)
+		defer t.proxy.SetDelay(0)
+	}
 	env := append(os.Environ(),
 		"PULUMI_HOME="+filepath.Join(dir, "home"),
 		"PULUMI_BACKEND_URL=file://"+filepath.Join(dir, "state"),
 		"PULUMI_CONFIG_PASSPHRASE=bench",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
 		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
-		"KUBECONFIG="+cp.KubeconfigPath(),
+		"KUBECONFIG="+kubeconfig,
 		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
 	)
-	// pulumi runs one command; step (0 up, 1 refresh, 2 destroy) says where its figures
-	// go, -1 nowhere.
+	// pulumi runs one command; step (see stepNames) says where its figures go, -1
+	// nowhere.
 	pulumi := func(step int, args ...string) (time.Duration, error) {
 		before, err := requestCount(ctx, cp, kind)
 		if err != nil {
 			return 0, err
+		}
+		if step >= 0 && kubeconfig == t.proxyKubeconfig {
+			defer proxyRequests(t.proxy, len(t.proxy.Requests()), args[0])
 		}
 		serverBefore := childrenCPU(t.apiServer, t.etcd)
 		cmd := exec.CommandContext(ctx, t.pulumi, args...)
@@ -226,21 +285,57 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 	if _, err := pulumi(-1, "stack", "init", "bench"); err != nil {
 		return run, err
 	}
-	if run.up, err = pulumi(0, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	if run.times[stepUp], err = pulumi(stepUp, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 		return run, err
 	}
 	if run.stateBytes, err = checkpointSize(filepath.Join(dir, "state")); err != nil {
 		return run, err
 	}
 	if s.refresh {
-		if run.refresh, err = pulumi(1, "refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+		if run.times[stepRefresh], err = pulumi(stepRefresh, "refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 			return run, err
 		}
 	}
-	if run.destroy, err = pulumi(2, "destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	if s.update != nil {
+		program := []byte(s.update(ns.Name, token))
+		if err := os.WriteFile(filepath.Join(dir, "program", "Pulumi.yaml"), program, 0o600); err != nil {
+			return run, err
+		}
+		if run.times[stepUpdate], err = pulumi(stepUpdate, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+			return run, err
+		}
+	}
+	if run.times[stepDestroy], err = pulumi(stepDestroy, "destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 		return run, err
 	}
 	return run, nil
+}
+
+// proxyRequests prints the requests the proxy forwarded since the first skip, by
+// method and path with the object names left out: what a command sent over the
+// round trip.
+func proxyRequests(proxy *apiproxy.Proxy, skip int, command string) {
+	counts := map[string]int{}
+	for _, r := range proxy.Requests()[skip:] {
+		path := r.Path
+		if i := strings.Index(path, "/namespaces/"); i >= 0 {
+			parts := strings.Split(path[i+len("/namespaces/"):], "/")
+			path = path[:i] + "/namespaces/*"
+			if len(parts) > 1 {
+				path += "/" + parts[1]
+			}
+			if len(parts) > 2 {
+				path += "/*"
+			}
+		}
+		counts[r.Method+" "+path]++
+	}
+	keys := slices.Sorted(maps.Keys(counts))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s x%d;", k, counts[k])
+	}
+	fmt.Printf("      %s through the proxy:%s\n", command, b.String())
 }
 
 // checkpointSize is the size of the one stack checkpoint under a local backend.

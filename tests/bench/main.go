@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -25,6 +26,11 @@ func main() {
 		"runs of engine scenarios of 1000 resources or more (the engine alone takes minutes for 2000)")
 	sliceCounts := flag.String("slices", "200,2000", "EndpointSlice counts of the engine scenarios, comma-separated")
 	flag.IntVar(&cfg.listItems, "list-items", 1000, "items of the EndpointsList engine scenario (0: none)")
+	rtts := flag.String("rtt", "0,50ms", "round trips to the API server of the engine scenarios, comma-separated: 0 is "+
+		"the local control plane, more puts a proxy in between that holds each request and each answer for half of it "+
+		"(slice counts under 1000 and the EndpointsList run at each; larger slice counts at 0 only)")
+	flag.BoolVar(&cfg.durableEtcd, "durable-etcd", true, "run etcd with fsync on, as every real cluster does "+
+		"(false: --unsafe-no-fsync, as the tests run it)")
 	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine); default all")
 	flag.StringVar(&cfg.version, "version", "", "the provider version, for the report")
 	flag.StringVar(&cfg.tools, "tools", "", "the tools' versions, for the report")
@@ -32,6 +38,10 @@ func main() {
 	var err error
 	if cfg.slices, err = parseCounts(*sliceCounts); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: -slices: %v\n", err)
+		os.Exit(2)
+	}
+	if cfg.rtts, err = parseRTTs(*rtts); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -rtt: %v\n", err)
 		os.Exit(2)
 	}
 	if cfg.only, err = parseSections(*only); err != nil {
@@ -53,9 +63,12 @@ type config struct {
 	largeRuns  int
 	slices     []int
 	listItems  int
-	only       map[string]bool
-	version    string
-	tools      string
+	// rtts are the round trips to the API server the engine scenarios run at.
+	rtts        []time.Duration
+	durableEtcd bool
+	only        map[string]bool
+	version     string
+	tools       string
 }
 
 // sections are the parts of the report, in order.
@@ -77,6 +90,27 @@ func parseCounts(s string) ([]int, error) {
 		counts = append(counts, n)
 	}
 	return counts, nil
+}
+
+// parseRTTs reads round trips such as "0,50ms": Go durations, or 0.
+func parseRTTs(s string) ([]time.Duration, error) {
+	var rtts []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a round trip (0, or a duration such as 50ms)", f)
+		}
+		if !slices.Contains(rtts, d) {
+			rtts = append(rtts, d)
+		}
+	}
+	if len(rtts) == 0 {
+		rtts = []time.Duration{0}
+	}
+	return rtts, nil
 }
 
 func parseSections(s string) (map[string]bool, error) {

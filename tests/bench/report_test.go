@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,4 +164,119 @@ func TestCPUTime(t *testing.T) {
 		}
 	}
 	t.Errorf("the CPU time of a busy process did not grow in 5 s (from %s; %d)", before, x)
+}
+
+func TestParseRTTs(t *testing.T) {
+	t.Parallel()
+	got, err := parseRTTs("0, 50ms,50ms,0.1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}, got); diff != "" {
+		t.Errorf("parseRTTs (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"50", "-5ms", "far"} {
+		if _, err := parseRTTs(bad); err == nil || !strings.Contains(err.Error(), "is not a round trip") {
+			t.Errorf("parseRTTs(%q): error %v", bad, err)
+		}
+	}
+}
+
+// The default flags run 200 slices and the 1000-item list at 0 and 50 ms, 2000 slices
+// at 0 only; the list's runs time the one-item update.
+func TestEngineScenarios(t *testing.T) {
+	t.Parallel()
+	cfg := config{slices: []int{200, 2000}, listItems: 1000, rtts: []time.Duration{0, 50 * time.Millisecond}}
+	var got []string
+	for _, s := range engineScenarios(cfg) {
+		got = append(got, fmt.Sprintf("%s|%s|%s|update:%v", s.name, s.base, s.rtt, s.update != nil))
+	}
+	want := []string{
+		"200 EndpointSlices|200 EndpointSlices|0s|update:false",
+		"200 EndpointSlices, 50 ms round trip|200 EndpointSlices|50ms|update:false",
+		"2000 EndpointSlices|2000 EndpointSlices|0s|update:false",
+		"EndpointsList of 1000 items|EndpointsList of 1000 items|0s|update:true",
+		"EndpointsList of 1000 items, 50 ms round trip|EndpointsList of 1000 items|50ms|update:true",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+}
+
+// The one-item update's program differs from the list's in that item's address only.
+func TestListProgramChanged(t *testing.T) {
+	t.Parallel()
+	before, after := strings.Split(listProgram(10)("ns", listToken), "\n"), strings.Split(listProgramChanged(10, 5)("ns", listToken), "\n")
+	if len(before) != len(after) {
+		t.Fatalf("%d lines before, %d after", len(before), len(after))
+	}
+	var changed []string
+	for i := range before {
+		if before[i] != after[i] {
+			changed = append(changed, before[i]+" -> "+after[i])
+		}
+	}
+	if len(changed) != 1 || !strings.Contains(changed[0], "10.4.0.6") || !strings.Contains(changed[0], "10.4.200.6") {
+		t.Errorf("changed lines: %q", changed)
+	}
+}
+
+// fakeRuns are n engine runs whose commands took the given seconds, by step.
+func fakeRuns(n int, secs [steps]float64, requests [steps]int) []engineRun {
+	runs := make([]engineRun, n)
+	for i := range runs {
+		for step, s := range secs {
+			runs[i].times[step] = time.Duration(s * float64(time.Second))
+		}
+		runs[i].requests = requests
+	}
+	return runs
+}
+
+// The report states how etcd ran, times the list's update, and sets each program run
+// at a round trip beside the same program run directly, with the targets.
+func TestRenderFarAwayAndDurableEtcd(t *testing.T) {
+	t.Parallel()
+	cfg := config{slices: []int{200}, listItems: 1000, rtts: []time.Duration{0, 50 * time.Millisecond}, durableEtcd: true}
+	var r results
+	for _, s := range engineScenarios(cfg) {
+		f := engineFigures{scenario: s}
+		switch {
+		case s.update == nil && s.rtt == 0:
+			f.floor, f.ours, f.shaped = fakeRuns(3, [steps]float64{2, 1, 2}, [steps]int{}),
+				fakeRuns(3, [steps]float64{2.4, 1.1, 2.2}, [steps]int{200, 1, 200}), fakeRuns(3, [steps]float64{2.2, 1, 2.1}, [steps]int{})
+		case s.update == nil:
+			f.floor, f.ours, f.shaped = fakeRuns(3, [steps]float64{2, 1, 2}, [steps]int{}),
+				fakeRuns(3, [steps]float64{3.6, 1.5, 2.8}, [steps]int{200, 1, 200}), fakeRuns(3, [steps]float64{2.2, 1, 2.1}, [steps]int{})
+		case s.rtt == 0:
+			f.floor, f.ours = fakeRuns(3, [steps]float64{2, 2, 1.4, 1}, [steps]int{}), fakeRuns(3, [steps]float64{5, 4, 4, 2}, [steps]int{1000, 2, 1000, 1})
+		default:
+			f.floor, f.ours = fakeRuns(3, [steps]float64{2, 2, 1.4, 1}, [steps]int{}), fakeRuns(3, [steps]float64{6, 4.4, 5, 2.2}, [steps]int{1000, 2, 1000, 1})
+		}
+		r.engine = append(r.engine, f)
+	}
+	report := render(r, cfg)
+	for _, want := range []string{
+		"etcd runs with fsync on (durable)",
+		"| 200 EndpointSlices | 3 | up | 2.00 s (2.00-2.00) | 2.20 s (2.20-2.20) | 2.40 s (2.40-2.40) | 1.20 | 1.09 | at most 1.25 |",
+		"| 200 EndpointSlices, 50 ms round trip | 3 | destroy | 2.00 s (2.00-2.00) | 2.10 s (2.10-2.10) | 2.80 s (2.80-2.80) | 1.40 | 1.33 | at most 1.5 |",
+		"| EndpointsList of 1000 items | 3 | update | 1.00 s (1.00-1.00) | - | 2.00 s (2.00-2.00) | 2.00 | - |  |",
+		"| 0 / - / 0 bytes | 1000 / 2 / 1 / 1000 |",
+		"bytes | 200 / 1 / - / 200 |",
+		"## A cluster far away",
+		"| 200 EndpointSlices, 50 ms round trip | up | 2.40 s | 3.60 s | 1.50 | 2.00 s | 1.80 | at most 1.5 times the floor |",
+		"| 200 EndpointSlices, 50 ms round trip | refresh | 1.10 s | 1.50 s | 1.36 | 1.00 s | 1.50 |  |",
+		"| EndpointsList of 1000 items, 50 ms round trip | refresh | 4.00 s | 4.40 s | 1.10 | 2.00 s | 2.20 | ratio at most 2.0 |",
+		"| EndpointsList of 1000 items, 50 ms round trip | update | 2.00 s | 2.20 s | 1.10 | 1.00 s | 2.20 | ratio at most 2.0 |",
+		"| EndpointsList of 1000 items, 50 ms round trip | destroy | 4.00 s | 5.00 s | 1.25 | 1.40 s | 3.57 |  |",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	cfg.durableEtcd = false
+	if report := render(results{}, cfg); !strings.Contains(report, "etcd runs with `--unsafe-no-fsync`") ||
+		strings.Contains(report, "## A cluster far away") {
+		t.Errorf("without durable etcd and far runs:\n%s", report)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
 )
@@ -95,11 +97,26 @@ func run(ctx context.Context, cfg config) error {
 	}
 
 	fmt.Println("==> starting the control plane")
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	cp, err := controlplane.Start(ctx, controlplane.Options{DurableEtcd: cfg.durableEtcd})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = cp.Stop() }()
+	if cfg.measures("engine") && slices.ContainsFunc(cfg.rtts, func(d time.Duration) bool { return d > 0 }) {
+		proxy, err := apiproxy.Start(cp.RESTConfig())
+		if err != nil {
+			return err
+		}
+		defer proxy.Close()
+		kubeconfig, err := proxy.Kubeconfig()
+		if err != nil {
+			return err
+		}
+		t.proxy, t.proxyKubeconfig = proxy, filepath.Join(tmp, "apiproxy.kubeconfig")
+		if err := os.WriteFile(t.proxyKubeconfig, kubeconfig, 0o600); err != nil {
+			return err
+		}
+	}
 
 	if cfg.measures("startup") {
 		fmt.Println("==> start-up and footprint")
@@ -135,18 +152,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if cfg.measures("engine") {
 		fmt.Println("==> scale through the engine, against the floor")
-		var scenarios []engineScenario
-		for _, n := range cfg.slices {
-			scenarios = append(scenarios, engineScenario{
-				name: fmt.Sprintf("%d EndpointSlices", n), resources: n, program: slicesProgram(n), refresh: true, shaped: true,
-			})
-		}
-		if cfg.listItems > 0 {
-			scenarios = append(scenarios, engineScenario{
-				name: fmt.Sprintf("EndpointsList of %d items", cfg.listItems), resources: 1,
-				program: listProgram(cfg.listItems), refresh: true,
-			})
-		}
+		scenarios := engineScenarios(cfg)
 		for _, s := range scenarios {
 			runs := cfg.engineRuns
 			if s.resources >= 1000 {
@@ -166,6 +172,51 @@ func run(ctx context.Context, cfg config) error {
 	}
 	fmt.Printf("==> wrote %s\n", cfg.out)
 	return nil
+}
+
+// engineScenarios are the engine programs to run: each slice count, then the
+// EndpointsList, each at every round trip of cfg; slice counts of 1000 or more only at
+// 0 (the engine alone takes minutes for 2000, and a round trip adds the same per
+// object as at 200).
+func engineScenarios(cfg config) []engineScenario {
+	var scenarios []engineScenario
+	for _, n := range cfg.slices {
+		for _, rtt := range cfg.rtts {
+			if rtt > 0 && n >= 1000 {
+				continue
+			}
+			scenarios = append(scenarios, engineScenario{
+				base: fmt.Sprintf("%d EndpointSlices", n), resources: n, program: slicesProgram(n),
+				refresh: true, shaped: true, rtt: rtt,
+			})
+		}
+	}
+	if cfg.listItems > 0 {
+		for _, rtt := range cfg.rtts {
+			scenarios = append(scenarios, engineScenario{
+				base: fmt.Sprintf("EndpointsList of %d items", cfg.listItems), resources: 1,
+				program: listProgram(cfg.listItems), refresh: true, update: listProgramChanged(cfg.listItems, cfg.listItems/2),
+				rtt: rtt,
+			})
+		}
+	}
+	for i := range scenarios {
+		scenarios[i].name = scenarioName(scenarios[i].base, scenarios[i].rtt)
+	}
+	return scenarios
+}
+
+// scenarioName is the program's name, with the round trip when it is not 0.
+func scenarioName(program string, rtt time.Duration) string {
+	if rtt == 0 {
+		return program
+	}
+	return fmt.Sprintf("%s, %s round trip", program, rttString(rtt))
+}
+
+// rttString is a round trip in milliseconds, "50 ms".
+func rttString(rtt time.Duration) string {
+	return strconv.FormatFloat(float64(rtt)/float64(time.Millisecond), 'f', -1, 64) + " ms"
 }
 
 // measureOverhead does the four operations with client-go and through the plugin, each
@@ -221,6 +272,11 @@ func render(r results, cfg config) string {
 	w("move with the load of the machine; memory, state sizes and request counts do not.")
 	w("Versions: provider %s; %s; %s.", cfg.version, runtime.Version(), cfg.tools)
 	w("Control plane: kube-apiserver + etcd + kube-controller-manager (garbage collector) on 127.0.0.1; local file backend.")
+	if cfg.durableEtcd {
+		w("etcd runs with fsync on (durable), as every real cluster runs it.")
+	} else {
+		w("etcd runs with `--unsafe-no-fsync` (writes not durable), as the tests run it; a real cluster's etcd fsyncs every write.")
+	}
 	w("What was profiled and changed to reach the targets, with before and after figures: [docs/performance.md](docs/performance.md).")
 	w("")
 	if s := r.startup; s != nil {
@@ -354,47 +410,81 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("state the provider leaves (the generated name and default protocol in the inputs; uid, resourceVersion,")
 	w("creationTimestamp, generation, the managed-by label and endpoint conditions in the outputs; a namespace/name")
 	w("ID): the engine's time for a state of the provider's size, so the last ratio is the provider's own share.")
+	w("The EndpointsList program also times an update between refresh and destroy: `pulumi up` of the program with one")
+	w("item's address changed. Programs named with a round trip reach the API server through a proxy")
+	w("(`tests/apiproxy`) that holds each request and each answer for half of it, as a cluster that far away")
+	w("would; the floor talks to no server, so its runs are the same at any round trip.")
 	w("Cells give the median and, in brackets, the lowest and highest run; with one run there is no spread to give.")
 	w("")
 	w("| program | runs | command | floor | floor with the provider's state | provider | provider / floor | provider / floor with its state | target (provider / floor) |")
 	w("|---|---|---|---|---|---|---|---|---|")
 	for _, e := range engine {
-		for _, c := range []struct {
-			name string
-			of   func(engineRun) time.Duration
-		}{
-			{"up", func(r engineRun) time.Duration { return r.up }},
-			{"refresh", func(r engineRun) time.Duration { return r.refresh }},
-			{"destroy", func(r engineRun) time.Duration { return r.destroy }},
-		} {
-			floor, ours := durations(e.floor, c.of), durations(e.ours, c.of)
+		for _, step := range e.steps() {
+			of := stepTime(step)
+			floor, ours := durations(e.floor, of), durations(e.ours, of)
 			shaped, shapedRatio := "-", "-"
 			if len(e.shaped) > 0 {
-				ds := durations(e.shaped, c.of)
+				ds := durations(e.shaped, of)
 				shaped = spread(ds)
 				shapedRatio = fmt.Sprintf("%.2f", float64(median(ours))/float64(median(ds)))
 			}
-			target := ""
-			if e.scenario.resources >= 200 && c.name != "refresh" {
-				target = "at most 1.25"
-			}
-			w("| %s | %d | %s | %s | %s | %s | %.2f | %s | %s |", e.scenario.name, len(e.ours), c.name, spread(floor), shaped,
-				spread(ours), float64(median(ours))/float64(median(floor)), shapedRatio, target)
+			w("| %s | %d | %s | %s | %s | %s | %.2f | %s | %s |", e.scenario.name, len(e.ours), stepNames[step], spread(floor),
+				shaped, spread(ours), float64(median(ours))/float64(median(floor)), shapedRatio, floorTarget(e.scenario, step))
 		}
 	}
 	w("")
+	renderEngineCosts(w, engine)
+	renderFarAway(w, engine)
+	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
+	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
+}
+
+// steps are the commands the scenario's runs time, in the order they run.
+func (e engineFigures) steps() []int {
+	out := []int{stepUp}
+	if e.scenario.refresh {
+		out = append(out, stepRefresh)
+	}
+	if e.scenario.update != nil {
+		out = append(out, stepUpdate)
+	}
+	return append(out, stepDestroy)
+}
+
+func stepTime(step int) func(engineRun) time.Duration {
+	return func(r engineRun) time.Duration { return r.times[step] }
+}
+
+// floorTarget is the target of the provider's time against the floor's: up and
+// destroy of 200 slices or more within 1.25 times the floor, 1.5 times at a round trip.
+func floorTarget(s engineScenario, step int) string {
+	switch {
+	case s.resources < 200 || (step != stepUp && step != stepDestroy):
+		return ""
+	case s.rtt > 0:
+		return "at most 1.5"
+	default:
+		return "at most 1.25"
+	}
+}
+
+// renderEngineCosts writes the load-independent figures of the engine runs: memory,
+// state, requests and CPU time.
+func renderEngineCosts(w writer, engine []engineFigures) {
 	w("Memory, state and requests (load-independent):")
 	w("")
-	w("| program | plugin peak RSS: provider / floor | checkpoint after up: provider / floor with its state / floor | per resource | API server requests for the kind, up / refresh / destroy (all clients) | load during the runs |")
+	w("| program | plugin peak RSS: provider / floor | checkpoint after up: provider / floor with its state / floor | per resource | API server requests for the kind, up / refresh / update / destroy (all clients) | load during the runs |")
 	w("|---|---|---|---|---|---|")
 	for _, e := range engine {
 		var peak, floorPeak, state, shapedState, floorState int64
-		var requests []string // medians per command: up, refresh, destroy
-		lo, hi := 1e9, 0.0
-		for i := range 3 {
-			n := median(durations(e.ours, func(r engineRun) time.Duration { return time.Duration(r.requests[i]) }))
-			requests = append(requests, strconv.FormatInt(int64(n), 10))
+		requests := []string{"-", "-", "-", "-"} // medians per command: up, refresh, update, destroy
+		for i, step := range []int{stepUp, stepRefresh, stepUpdate, stepDestroy} {
+			if slices.Contains(e.steps(), step) {
+				n := median(durations(e.ours, func(r engineRun) time.Duration { return time.Duration(r.requests[step]) }))
+				requests[i] = strconv.FormatInt(int64(n), 10)
+			}
 		}
+		lo, hi := 1e9, 0.0
 		for _, r := range e.ours {
 			peak, state = max(peak, r.peak), max(state, r.stateBytes)
 		}
@@ -428,24 +518,76 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("| program | command | floor: CLI tree | floor with the provider's state: CLI tree | provider: CLI tree | provider: plugin | provider: API server + etcd |")
 	w("|---|---|---|---|---|---|---|")
 	for _, e := range engine {
-		for i, c := range []string{"up", "refresh", "destroy"} {
-			cpu := func(runs []engineRun, of func(engineRun) [3]time.Duration) string {
+		for _, step := range e.steps() {
+			cpu := func(runs []engineRun, of func(engineRun) [steps]time.Duration) string {
 				if len(runs) == 0 {
 					return "-"
 				}
-				return fmt.Sprintf("%.2f s", median(durations(runs, func(r engineRun) time.Duration { return of(r)[i] })).Seconds())
+				return fmt.Sprintf("%.2f s", median(durations(runs, func(r engineRun) time.Duration { return of(r)[step] })).Seconds())
 			}
-			w("| %s | %s | %s | %s | %s | %s | %s |", e.scenario.name, c,
-				cpu(e.floor, func(r engineRun) [3]time.Duration { return r.cliCPU }),
-				cpu(e.shaped, func(r engineRun) [3]time.Duration { return r.cliCPU }),
-				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.cliCPU }),
-				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.pluginCPU }),
-				cpu(e.ours, func(r engineRun) [3]time.Duration { return r.serverCPU }))
+			w("| %s | %s | %s | %s | %s | %s | %s |", e.scenario.name, stepNames[step],
+				cpu(e.floor, func(r engineRun) [steps]time.Duration { return r.cliCPU }),
+				cpu(e.shaped, func(r engineRun) [steps]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [steps]time.Duration { return r.cliCPU }),
+				cpu(e.ours, func(r engineRun) [steps]time.Duration { return r.pluginCPU }),
+				cpu(e.ours, func(r engineRun) [steps]time.Duration { return r.serverCPU }))
 		}
 	}
 	w("")
-	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
-	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
+}
+
+// renderFarAway sets each program run at a round trip beside the same program at 0:
+// the provider's times at both, and at the round trip against the floor.
+func renderFarAway(w writer, engine []engineFigures) {
+	near := map[string]engineFigures{}
+	var far []engineFigures
+	for _, e := range engine {
+		if e.scenario.rtt == 0 {
+			near[e.scenario.base] = e
+		} else {
+			far = append(far, e)
+		}
+	}
+	if len(far) == 0 {
+		return
+	}
+	w("## A cluster far away")
+	w("")
+	w("The programs above run at a round trip to the API server beside the same programs run against it directly")
+	w("(medians of the provider's runs). The floor does not talk to a server: the ratio at the round trip is to the")
+	w("floor of the same runs. The engine runs 8 steps at once by default, so a provider that waits for nothing")
+	w("serially pays the round trip about once per 8 objects.")
+	w("")
+	w("| program | command | provider, direct | provider at the round trip | ratio | floor | provider at the round trip / floor | target |")
+	w("|---|---|---|---|---|---|---|---|")
+	for _, e := range far {
+		base, ok := near[e.scenario.base]
+		for _, step := range e.steps() {
+			ours, floor := median(durations(e.ours, stepTime(step))), median(durations(e.floor, stepTime(step)))
+			direct, ratio := "-", "-"
+			if ok {
+				d := median(durations(base.ours, stepTime(step)))
+				direct, ratio = secs(d), fmt.Sprintf("%.2f", float64(ours)/float64(d))
+			}
+			w("| %s | %s | %s | %s | %s | %s | %.2f | %s |", e.scenario.name, stepNames[step], direct, secs(ours), ratio,
+				secs(floor), float64(ours)/float64(floor), farTarget(e.scenario, step))
+		}
+	}
+	w("")
+}
+
+// farTarget is the target at a round trip: up and destroy of 200 slices or more
+// within 1.5 times the floor; an EndpointsList's up, refresh and update within twice
+// its time against the API server directly.
+func farTarget(s engineScenario, step int) string {
+	switch {
+	case s.update != nil && step != stepDestroy:
+		return "ratio at most 2.0"
+	case s.update == nil && floorTarget(s, step) != "":
+		return "at most 1.5 times the floor"
+	default:
+		return ""
+	}
 }
 
 func durations(runs []engineRun, of func(engineRun) time.Duration) []time.Duration {
