@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -198,10 +199,11 @@ func itemsFailed(results []itemResult) error {
 }
 
 // collapseNotStarted is one error for the calls not started (each error from
-// interrupt.NotStarted): the first, with the count of the others.
+// interrupt.NotStarted): it names the first and counts the others.
 func collapseNotStarted(unstarted []error, what string) error {
-	if len(unstarted) == 1 {
+	var first *interrupt.NotStartedError
+	if len(unstarted) == 1 || !errors.As(unstarted[0], &first) {
 		return unstarted[0]
 	}
-	return fmt.Errorf("%w (and %d more %s were not started)", unstarted[0], len(unstarted)-1, what)
+	return &interrupt.NotStartedError{What: fmt.Sprintf("%s and %d more %s", first.What, len(unstarted)-1, what), Many: true}
 }

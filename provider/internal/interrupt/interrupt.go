@@ -38,10 +38,16 @@ func NotStarted(ctx context.Context, what string) error {
 type NotStartedError struct {
 	// What names the operation, such as "the create of EndpointSlice web".
 	What string
+	// Many tells that What names more than one operation.
+	Many bool
 }
 
 func (e *NotStartedError) Error() string {
-	return fmt.Sprintf("%s was not started: %v; run the command again to finish", e.What, ErrCancelling)
+	verb := "was"
+	if e.Many {
+		verb = "were"
+	}
+	return fmt.Sprintf("%s %s not started: %v; run the command again to finish", e.What, verb, ErrCancelling)
 }
 
 func (e *NotStartedError) Unwrap() error { return ErrCancelling }
