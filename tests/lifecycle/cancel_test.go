@@ -112,7 +112,8 @@ func TestCancelEndsTheWaitOfADelete(t *testing.T) {
 			types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	})
 	done := make(chan error, 1)
-	go func() { done <- srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties, Timeout: 300}) }()
+	req := p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties, Timeout: 300}
+	go func() { done <- srv.Delete(req) }()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if requested(px, "DELETE") {
 			break
