@@ -150,7 +150,7 @@ func TestForItemsStopsStartingOnCancel(t *testing.T) {
 	}
 	err := itemsFailed(results)
 	if !interrupt.IsNotStarted(err) ||
-		!strings.Contains(err.Error(), fmt.Sprintf("items[%d] and %d more item(s) were not started: the engine is cancelling", sent, n-sent-1)) {
+		!strings.Contains(err.Error(), fmt.Sprintf("] and %d more item(s) were not started: the engine is cancelling", n-sent-1)) {
 		t.Errorf("error = %v, want the %d items not started counted", err, n-sent)
 	}
 }
