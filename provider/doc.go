@@ -20,7 +20,7 @@
 //     token is an error that lists the tokens served.
 //   - Invoke finds the function of the token and passes the call on to package
 //     google, which checks the arguments and calls the Google API.
-//   - Cancel ends every call in flight (see below).
+//   - Cancel stops new calls, then every call in flight (see below).
 //
 // # Configuration
 //
@@ -45,8 +45,21 @@
 //
 // # Cancellation and scope
 //
+// The engine cancels in two steps (pulumi v3.256.0): on the user's first interrupt it
+// starts no further step, calls Cancel, and waits for the steps in flight, recording
+// their results; on a second interrupt, and whenever it closes the provider, it calls
+// Cancel again and then kills the provider. The provider follows: after the first
+// Cancel, a Create, Read, Update, Delete or Invoke that arrives fails at once with an
+// error saying it was not started because the engine is cancelling, and within an
+// operation in flight nothing new starts either (EndpointsList items not yet sent are
+// refused, and recorded as not written), while requests already sent finish within
+// their own deadline (requestTimeout) so that what landed is recorded as done. Waits
+// that are not requests end at once (a delete's wait for the object to be gone says
+// that the delete was sent), and so do lookups, which write nothing. Any later Cancel
+// ends every operation at once. Package interrupt carries the first Cancel down.
+//
 // Every Create, Read, Update, Delete and Invoke runs in a scope: its context ends when
-// the request's does or when the engine calls Cancel (then with a cause that says so),
-// and each distinct API-server warning within it is shown once. The context passed to
-// New bounds the provider's whole life.
+// the request's does or at the second Cancel (then with a cause that says so), it sees
+// the first Cancel (see above), and each distinct API-server warning within it is shown
+// once. The context passed to New bounds the provider's whole life.
 package provider

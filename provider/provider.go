@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	presource "github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -16,6 +17,7 @@ import (
 
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -23,14 +25,20 @@ import (
 // Name is the package name; the plugin binary is pulumi-resource-<Name>.
 const Name = "endpoints"
 
-// errCanceled is the cause of contexts stopped by the engine's Cancel call.
+// errCanceled is the cause of contexts stopped by the engine's second Cancel call.
 var errCanceled = errors.New("the operation was canceled by the engine")
 
 // server holds the configured state behind the provider's gRPC methods.
 type server struct {
-	// stopped is done once the engine calls Cancel; every operation's context ends with it.
+	// cancelling is done once the engine first calls Cancel: operations not yet started
+	// are refused and waits end, while requests already sent finish (see scope).
+	cancelling      context.Context
+	startCancelling context.CancelFunc
+	// stopped is done once the engine calls Cancel again (it is about to kill the
+	// provider) or New's context ends; every operation's context ends with it.
 	stopped context.Context
 	cancel  context.CancelFunc
+	cancels atomic.Int32
 
 	getenv func(string) string
 
@@ -60,6 +68,7 @@ func New(ctx context.Context) p.Provider {
 func newServer(ctx context.Context, getenv func(string) string) *server {
 	s := &server{getenv: getenv, deprecations: &kube.Deprecations{}}
 	s.stopped, s.cancel = context.WithCancel(ctx)
+	s.cancelling, s.startCancelling = context.WithCancel(s.stopped)
 	s.resources = resources{
 		spec.EndpointSliceToken: s.scoped(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
 		spec.EndpointsListToken: s.scoped(kube.NewEndpointsList(s.kubeClient, s.kubeOptions)),
@@ -90,27 +99,44 @@ func (s *server) provider() p.Provider {
 	}
 }
 
-// scope derives an operation's context: it ends with the request or with Cancel,
-// whichever comes first, and shows each distinct API-server warning once.
+// scope derives an operation's context, or refuses the operation (named by what) once
+// the engine has called Cancel: nothing new starts then. The context ends when the
+// request's does or when the engine calls Cancel a second time (then with a cause
+// that says so); the first Cancel only reaches the waits within (see package
+// interrupt), so requests already sent finish within their own deadline
+// (requestTimeout) and their results are recorded. Each distinct API-server warning
+// within the scope is shown once.
 // deprecations tells whether the operation may show that an API version is
 // deprecated: such a warning is shown once in the provider's life (the engine starts
 // the provider anew for each command, and for the preview and the update of `pulumi
 // up` each) by the writes that take effect and by reads, never by previews or deletes
 // (a destroy has nothing to migrate), and not at all with suppressDeprecationWarnings.
-func (s *server) scope(ctx context.Context, deprecations bool) (context.Context, func()) {
+func (s *server) scope(ctx context.Context, deprecations bool, what string) (context.Context, func(), error) {
+	if err := interrupt.NotStarted(interrupt.With(ctx, s.cancelling), what); err != nil {
+		return nil, nil, err
+	}
 	said := s.deprecations
 	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
 		said = nil
 	}
-	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, said))
+	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(interrupt.With(ctx, s.cancelling), said))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()
 		cancel(nil)
-	}
+	}, nil
 }
 
+// cancelAll serves the engine's Cancel. The engine calls it on the user's first
+// interrupt, then waits for the steps in flight; it calls it again when it closes the
+// provider, after those steps or on a second interrupt, just before it kills the
+// provider. So the first call starts cancelling (nothing new starts, requests in flight
+// finish), and any later one stops every operation at once.
 func (s *server) cancelAll(context.Context) error {
+	if s.cancels.Add(1) == 1 {
+		s.startCancelling()
+		return nil
+	}
 	s.cancel()
 	return nil
 }
@@ -121,8 +147,16 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 		return p.InvokeResponse{}, fmt.Errorf("unknown function %q: pulumi-resource-%s %s serves %s",
 			req.Token, Name, Version, served(s.functions))
 	}
-	ctx, done := s.scope(ctx, true)
+	ctx, done, err := s.scope(ctx, true, fmt.Sprintf("the lookup %s", req.Token))
+	if err != nil {
+		return p.InvokeResponse{}, err
+	}
 	defer done()
+	// A lookup writes nothing, so there is nothing for it to finish: it stops at the
+	// first Cancel.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer context.AfterFunc(s.cancelling, func() { stop(errCanceled) })()
+	defer stop(nil)
 	return fn(ctx, req.Args)
 }
 
@@ -137,29 +171,46 @@ func (s *server) scoped(r kube.Lifecycle) scopedResource {
 // scopedResource is a resource whose Create, Read, Update and Delete run in a scope.
 type scopedResource struct {
 	kube.Lifecycle
-	scope func(ctx context.Context, deprecations bool) (context.Context, func())
+	scope func(ctx context.Context, deprecations bool, what string) (context.Context, func(), error)
+}
+
+// operation names an engine call on the resource urn, for the error that refuses it.
+func operation(op string, urn presource.URN) string {
+	return fmt.Sprintf("the %s of %s %s", op, urn.Type().Name(), urn.Name())
 }
 
 func (r scopedResource) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	ctx, done := r.scope(ctx, !req.DryRun)
+	ctx, done, err := r.scope(ctx, !req.DryRun, operation("create", req.Urn))
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
 	defer done()
 	return r.Lifecycle.Create(ctx, req)
 }
 
 func (r scopedResource) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	ctx, done := r.scope(ctx, true)
+	ctx, done, err := r.scope(ctx, true, operation("read", req.Urn))
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
 	defer done()
 	return r.Lifecycle.Read(ctx, req)
 }
 
 func (r scopedResource) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	ctx, done := r.scope(ctx, !req.DryRun)
+	ctx, done, err := r.scope(ctx, !req.DryRun, operation("update", req.Urn))
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
 	defer done()
 	return r.Lifecycle.Update(ctx, req)
 }
 
 func (r scopedResource) Delete(ctx context.Context, req p.DeleteRequest) error {
-	ctx, done := r.scope(ctx, false)
+	ctx, done, err := r.scope(ctx, false, operation("delete", req.Urn))
+	if err != nil {
+		return err
+	}
 	defer done()
 	return r.Lifecycle.Delete(ctx, req)
 }

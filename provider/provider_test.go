@@ -15,6 +15,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
@@ -189,11 +190,29 @@ current-context: with-ns
 	}
 }
 
-func TestCancelEndsOperationsInFlight(t *testing.T) {
+// The engine's first Cancel leaves the operations in flight running (their waits end,
+// see package interrupt) and refuses new ones; its second ends them all at once.
+func TestCancelInTwoSteps(t *testing.T) {
 	t.Parallel()
 	s := newServer(t.Context(), noEnv)
-	ctx, done := s.scope(t.Context(), true)
+	ctx, done, err := s.scope(t.Context(), true, "the create of EndpointSlice a")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer done()
+	if err := s.cancelAll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the first Cancel ended the operation in flight: %v", context.Cause(ctx))
+	}
+	if !interrupt.Cancelling(ctx) {
+		t.Error("the operation in flight does not see that the engine is cancelling")
+	}
+	_, _, err = s.scope(t.Context(), true, "the create of EndpointSlice b")
+	if !interrupt.IsNotStarted(err) || !strings.Contains(err.Error(), "the create of EndpointSlice b was not started") {
+		t.Errorf("an operation after Cancel: %v, want it not started", err)
+	}
 	if err := s.cancelAll(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 )
 
 // DeletePolicy says how a delete treats an object's dependents.
@@ -41,7 +43,9 @@ type deleteTarget struct {
 // ends once the object with that UID is gone: a missing object, or one with another
 // UID, counts as deleted. When the delete's answer shows the object already gone
 // (nothing holds it), no wait is needed. When the wait ends first, the error says what
-// holds the object: its finalizers, by name.
+// holds the object: its finalizers, by name. The wait, which is not a request, ends as
+// soon as the engine cancels (see package interrupt): the error then says that the
+// delete was sent, and the object stays in the state for the next command to finish.
 func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePolicy, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = defaultDeleteTimeout
@@ -81,7 +85,9 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 		if t.uid == "" {
 			t.uid = answer.GetUID()
 		}
-		return o.waitGone(ctx, t, timeout)
+		wait, stop := interrupt.Waiting(ctx)
+		defer stop()
+		return o.waitGone(wait, t, timeout)
 	}
 }
 
@@ -176,21 +182,30 @@ func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, polic
 	deletes.SetLimit(deleteParallelism)
 	for i, t := range targets {
 		deletes.Go(func() error {
-			errs[i] = o.remove(ctx, t, policy, timeout)
+			errs[i] = interrupt.NotStarted(ctx, fmt.Sprintf("the delete of %s %s", o.kind.name, t.id))
+			if errs[i] == nil {
+				errs[i] = o.remove(ctx, t, policy, timeout)
+			}
 			return nil
 		})
 	}
 	_ = deletes.Wait() // every call returns nil: the outcomes are in errs
 	var (
-		removed []objectID
-		failed  []error
+		removed               []objectID
+		failed, notStartedYet []error
 	)
 	for i, err := range errs {
-		if err != nil {
-			failed = append(failed, err)
-		} else {
+		switch {
+		case err == nil:
 			removed = append(removed, targets[i].id)
+		case interrupt.IsNotStarted(err):
+			notStartedYet = append(notStartedYet, err)
+		default:
+			failed = append(failed, err)
 		}
+	}
+	if len(notStartedYet) > 0 {
+		failed = append(failed, collapseNotStarted(notStartedYet, "delete(s)"))
 	}
 	return removed, joinFailures(failed, "delete(s)")
 }
@@ -203,7 +218,11 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 ) error {
 	cause := context.Cause(ctx)
 	what := fmt.Sprintf("%s %s was not deleted within %s", o.kind.name, id, timeout)
-	if !errors.Is(cause, errDeleteTimeout) {
+	switch {
+	case errors.Is(cause, interrupt.ErrCancelling):
+		what = fmt.Sprintf("the delete of %s %s was sent and accepted, but %v, so the wait for it to be gone ended: "+
+			"it stays in the state, and the next `pulumi up` or `pulumi destroy` finishes the delete", o.kind.name, id, cause)
+	case !errors.Is(cause, errDeleteTimeout):
 		what = fmt.Sprintf("deleting %s %s stopped before it was gone (%v)", o.kind.name, id, cause)
 	}
 	switch {

@@ -69,8 +69,10 @@
 // clients added are kept), and a write that loses a race is retried on a fresh read.
 // A delete names the object's UID as a precondition, so it never deletes another object
 // of the same name, and waits until the object is gone (by default at most 10 minutes);
-// when the wait ends first, the error names the finalizers that hold the object. Deletes
-// propagate as [DefaultDeletePolicy] unless the provider is configured otherwise.
+// when the wait ends first, the error names the finalizers that hold the object. When
+// the engine cancels (the user's first Ctrl-C), the wait, which is not a request, ends
+// at once, and the error says that the delete was sent; the object stays in the state.
+// Deletes propagate as [DefaultDeletePolicy] unless the provider is configured otherwise.
 //
 // # Partial failure
 //
@@ -82,7 +84,8 @@
 //
 // The items are written the first alone (a failure every item would meet costs one
 // request and writes nothing), then up to 16 at a time. A failure stops the writes not
-// yet sent; those in flight finish. The error names the first failed item and keeps
+// yet sent; those in flight finish. So does the engine's cancel: the items not yet sent
+// are not started (the error counts them), and those in flight finish and are recorded. The error names the first failed item and keeps
 // every cause, and the state records the set as it is, in input order: every item
 // written (and every item whose create may have taken effect), none of those deleted.
 // An update creates the items the set did not have, updates those it keeps (leaving

@@ -179,7 +179,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
 	}
 	items := itemsOf(req.Properties)
-	results := forItems(len(items), func(i int) (property.Map, error) {
+	results := forItems(ctx, len(items), func(i int) (property.Map, error) {
 		return createItem(ctx, o, items[i], req.DryRun)
 	})
 	written := newItemSet(property.Map{})
@@ -354,7 +354,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	}
 	set := newItemSet(req.State)
 	desired := itemsOf(req.Inputs)
-	results := forItems(len(desired), r.writeItem(ctx, o, set, req, desired))
+	results := forItems(ctx, len(desired), r.writeItem(ctx, o, set, req, desired))
 	failed := itemsFailed(results)
 	switch {
 	case failed != nil && req.DryRun:

@@ -1,11 +1,15 @@
 package kube
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 )
 
 // listItem is one Endpoints object of an EndpointsList: its inputs and, once written,
@@ -123,18 +127,25 @@ const itemParallelism = 16
 // forItems runs do for the items 0 to n-1: the first alone, so that a failure every
 // item would meet (a missing namespace, a denied write) writes nothing and costs one
 // request, then the rest up to itemParallelism at a time. After a failure nothing
-// further is sent; the calls in flight finish, so that each outcome is known.
-func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
+// further is sent; the calls in flight finish, so that each outcome is known. Once the
+// engine cancels (see package interrupt) no further item starts either: each of those
+// is left unsent with an error that says it was not started.
+func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
 	results := make([]itemResult, n)
 	if n == 0 {
 		return results
 	}
 	run := func(i int) bool {
+		if err := interrupt.NotStarted(ctx, fmt.Sprintf("items[%d]", i)); err != nil {
+			results[i] = itemResult{err: err}
+			return false
+		}
 		output, err := do(i)
 		results[i] = itemResult{sent: true, output: output, err: err}
 		return err == nil
 	}
 	if !run(0) {
+		notStarted(ctx, results)
 		return results
 	}
 	var (
@@ -153,17 +164,46 @@ func forItems(n int, do func(i int) (property.Map, error)) []itemResult {
 		})
 	}
 	_ = calls.Wait() // every call returns nil: the outcomes are in results
+	notStarted(ctx, results)
 	return results
 }
 
-// itemsFailed is the error of the items whose call failed, naming each (items[i] for
-// results[i]), the first one first (see joinFailures); nil when none did.
-func itemsFailed(results []itemResult) error {
-	var failed []error
+// notStarted marks each item not sent as not started, once the engine is cancelling;
+// otherwise it changes nothing (the items not sent after a failure carry no error).
+func notStarted(ctx context.Context, results []itemResult) {
 	for i, res := range results {
-		if res.err != nil {
+		if !res.sent && res.err == nil {
+			results[i].err = interrupt.NotStarted(ctx, fmt.Sprintf("items[%d]", i))
+		}
+	}
+}
+
+// itemsFailed is the error of the items whose call failed, naming each (items[i] for
+// results[i]), the first one first (see joinFailures), and then, in one error, those
+// not started because the engine is cancelling; nil when none failed.
+func itemsFailed(results []itemResult) error {
+	var failed, unstarted []error
+	for i, res := range results {
+		switch {
+		case res.err == nil:
+		case interrupt.IsNotStarted(res.err):
+			unstarted = append(unstarted, res.err)
+		default:
 			failed = append(failed, fmt.Errorf("items[%d]: %w", i, res.err))
 		}
 	}
+	if len(unstarted) > 0 {
+		failed = append(failed, collapseNotStarted(unstarted, "item(s)"))
+	}
 	return joinFailures(failed, "item(s)")
+}
+
+// collapseNotStarted is one error for the calls not started (each error from
+// interrupt.NotStarted): it names the first and counts the others.
+func collapseNotStarted(unstarted []error, what string) error {
+	var first *interrupt.NotStartedError
+	if len(unstarted) == 1 || !errors.As(unstarted[0], &first) {
+		return unstarted[0]
+	}
+	return &interrupt.NotStartedError{What: fmt.Sprintf("%s and %d more %s", first.What, len(unstarted)-1, what), Many: true}
 }

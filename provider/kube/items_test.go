@@ -1,7 +1,10 @@
 package kube
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,13 +13,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 )
 
 // The first item goes alone: when it fails, nothing else is sent.
 func TestForItemsFirstFailureSendsNothingElse(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	results := forItems(40, func(i int) (property.Map, error) {
+	results := forItems(t.Context(), 40, func(i int) (property.Map, error) {
 		calls.Add(1)
 		return property.Map{}, errors.New("denied")
 	})
@@ -31,7 +36,7 @@ func TestForItemsFirstFailureSendsNothingElse(t *testing.T) {
 func TestForItemsStopsAfterAFailure(t *testing.T) {
 	t.Parallel()
 	const n, failing = 200, 3
-	results := forItems(n, func(i int) (property.Map, error) {
+	results := forItems(t.Context(), n, func(i int) (property.Map, error) {
 		if i == failing {
 			return property.Map{}, errors.New("denied")
 		}
@@ -113,3 +118,39 @@ func TestItemSet(t *testing.T) {
 type lostAnswer struct{}
 
 func (*lostAnswer) Error() string { return "connection reset" }
+
+// Once the engine cancels, the items in flight finish (and are recorded) and no
+// further item starts; the error counts those not started in one line.
+func TestForItemsStopsStartingOnCancel(t *testing.T) {
+	t.Parallel()
+	cancelling, cancel := context.WithCancel(t.Context())
+	ctx := interrupt.With(t.Context(), cancelling)
+	const n = 100
+	var calls atomic.Int32
+	results := forItems(ctx, n, func(i int) (property.Map, error) {
+		if calls.Add(1) == 5 {
+			cancel() // the engine cancels while items are in flight
+		}
+		time.Sleep(50 * time.Millisecond)
+		if ctx.Err() != nil {
+			return property.Map{}, ctx.Err()
+		}
+		return property.NewMap(map[string]property.Value{"i": property.New(float64(i))}), nil
+	})
+	set := newItemSet(property.Map{})
+	items := make([]listItem, n)
+	for i := range items {
+		items[i] = listItem{id: objectID{namespace: "ns", name: strconv.Itoa(i)}}
+	}
+	set.recordWrites(items, results)
+	sent := int(calls.Load())
+	if sent >= n || sent < 5 || len(set.items()) != sent {
+		t.Fatalf("%d items sent, %d recorded, of %d: want those in flight at the cancel sent and recorded, no more",
+			sent, len(set.items()), n)
+	}
+	err := itemsFailed(results)
+	if !interrupt.IsNotStarted(err) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("] and %d more item(s) were not started: the engine is cancelling", n-sent-1)) {
+		t.Errorf("error = %v, want the %d items not started counted", err, n-sent)
+	}
+}

@@ -50,7 +50,7 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 			objs[i] = live[recorded[i].id.name]
 		}
 	}
-	for _, res := range forItems(len(oneByOne), func(j int) (property.Map, error) {
+	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
 		i := oneByOne[j]
 		var err error
 		objs[i], err = o.get(ctx, recorded[i].id)

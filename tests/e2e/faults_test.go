@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -236,28 +237,82 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 	recovers(t, s, cp, ns)
 }
 
-// An interrupt (SIGINT, as Ctrl-C sends) in the middle of an up lets the operations in
-// flight finish; the next up converges.
+// interruptSlices is how many slices the interrupted up declares.
+const interruptSlices = 300
+
+// An interrupt (SIGINT, as Ctrl-C sends) in the middle of an up of 300 slices on a
+// slow cluster (each request and each answer held 250 ms): the engine asks the
+// provider to cancel and waits for the creates in flight, which finish and are
+// recorded, so the interrupted up reports no error for any slice that exists, and its
+// state records exactly the slices on the server (none orphaned, none twice, no
+// pending operation). The next up converges and a preview then finds nothing to do.
 func TestInterruptDuringUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
-	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(manySlices(ns, 50))
+	proxy, s := proxied(t, cp)
+	s.WriteProject(manySlices(ns, interruptSlices))
 	s.Run("stack", "init", "dev")
 
-	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
-	waitForSlices(t, cp, ns, 5)
+	proxy.SetDelay(250 * time.Millisecond)
+	up := s.start("up", "--yes", "--skip-preview", "--non-interactive")
+	waitForSlices(t, cp, ns, 20)
 	if err := up.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := up.wait(); err == nil {
+	out, err := up.wait()
+	if err == nil {
 		t.Fatalf("the interrupted up succeeded; the interrupt was not exercised:\n%s", out)
-	} else if !strings.Contains(out, "received; cancelling") {
+	}
+	if !strings.Contains(out, "received; cancelling") {
 		t.Errorf("the interrupted up does not say it was interrupted:\n%s", out)
 	}
+	live := countSlices(t, cp, ns)
+	if live >= interruptSlices {
+		t.Fatalf("all %d slices exist after the interrupted up: the interrupt did not land mid-run", live)
+	}
+	failed := failedResources(out)
+	var wrong []string
+	for _, name := range sliceNames(t, cp, ns) {
+		if resource := name[:strings.LastIndex(name, "-")]; failed[resource] { // autonamed: <resource>-<8 hex>
+			wrong = append(wrong, resource)
+		}
+	}
+	if len(wrong) > 0 {
+		t.Errorf("the interrupted up reports errors for %v, which exist:\n%s", wrong, out)
+	}
+	converged(t, s, cp, ns, live)
+
+	proxy.SetDelay(0)
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
-	converged(t, s, cp, ns, 50)
+	converged(t, s, cp, ns, interruptSlices)
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
 	converged(t, s, cp, ns, 0)
+}
+
+// failedResource finds a resource's error in the diagnostics a pulumi command prints.
+var failedResource = regexp.MustCompile(`(?m)^\s*endpoints:discovery\.k8s\.io/v1:EndpointSlice \(([^)]+)\):\n\s+error: `)
+
+// failedResources are the names of the slices for which out reports an error.
+func failedResources(out string) map[string]bool {
+	failed := map[string]bool{}
+	for _, m := range failedResource.FindAllStringSubmatch(out, -1) {
+		failed[m[1]] = true
+	}
+	return failed
+}
+
+// sliceNames are the names of the namespace's slices on the API server.
+func sliceNames(t *testing.T, cp *controlplane.ControlPlane, ns string) []string {
+	t.Helper()
+	l, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(l.Items))
+	for _, o := range l.Items {
+		names = append(names, o.Name)
+	}
+	return names
 }
