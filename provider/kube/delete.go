@@ -137,8 +137,8 @@ func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.D
 			return nil
 		case ctx.Err() != nil:
 			last, lastErr := o.get(context.WithoutCancel(ctx), t.id)
-			if last != nil && last.GetUID() != t.uid {
-				return nil
+			if lastErr == nil && (last == nil || last.GetUID() != t.uid) {
+				return nil // gone after all, by the time of this last look
 			}
 			return o.stillThere(ctx, t.id, last, lastErr, timeout)
 		case err != nil:

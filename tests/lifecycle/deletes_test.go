@@ -72,6 +72,50 @@ func TestDeleteEndsWhenTheNameIsTakenAgain(t *testing.T) {
 	}
 }
 
+// A delete whose wait ran out is not reported as failed when the read it makes to tell
+// what holds the object finds it gone: the finalizer went just after the deadline.
+func TestDeleteGoneJustAfterItsTimeoutSucceeds(t *testing.T) {
+	t.Parallel()
+	px, kubeconfig := newAPIProxy(t)
+	srv := newProvider(t, kubeconfig, nil)
+	ns := newNamespace(t)
+	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
+	u := urn(sliceType, "late")
+	in := sliceInputs(ns, "IPv4", "10.0.0.24", 80).Set("metadata",
+		property.New(obj("namespace", ns, "name", "late", "finalizers", list(holdFinalizer))))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: check(t, srv, u, property.Map{}, in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 2 * time.Second
+	deadline := time.Now().Add(timeout)
+	released := false
+	// The first read of the slice after the deadline is the one that looks for what
+	// holds it: the finalizer is removed just before it reaches the server.
+	px.onGet(func(p string) {
+		if released || !strings.HasSuffix(p, "/endpointslices/late") || time.Now().Before(deadline) {
+			return
+		}
+		released = true
+		patch := []byte(`{"metadata":{"finalizers":null}}`)
+		if _, err := api.Patch(context.WithoutCancel(t.Context()), "late", types.MergePatchType, patch,
+			metav1.PatchOptions{}); err != nil {
+			t.Errorf("removing the finalizer: %v", err)
+		}
+		if _, err := api.Get(t.Context(), "late", metav1.GetOptions{}); err == nil {
+			t.Error("the slice is still there once its finalizer is gone")
+		}
+	})
+	err = srv.Delete(p.DeleteRequest{ID: created.ID, Urn: u, Properties: created.Properties,
+		Timeout: timeout.Seconds()})
+	if !released {
+		t.Fatalf("the delete made no read after its deadline (err=%v)", err)
+	}
+	if err != nil {
+		t.Errorf("Delete = %v; want success, the slice was gone when it last looked", err)
+	}
+}
+
 // The state's UID guards the delete: an EndpointsList whose item was replaced out of
 // band (deleted and created again under its name) deletes its own objects and leaves
 // the replacement alone (the UID precondition answers 409, which counts as gone). The

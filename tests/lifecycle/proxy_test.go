@@ -19,13 +19,15 @@ import (
 
 // apiProxy is a reverse proxy on 127.0.0.1 in front of the control plane's API server.
 // It records the requests that pass through it and can act after the server has
-// answered a DELETE, before the answer reaches the client.
+// answered a DELETE, before the answer reaches the client, and before a read (a GET
+// that is not a watch) reaches the server.
 type apiProxy struct {
 	server string
 
 	mu          sync.Mutex
 	requests    []string
 	afterDelete func(path string)
+	beforeGet   func(path string)
 }
 
 // newAPIProxy starts a proxy that forwards requests with the admin's credentials; the
@@ -73,6 +75,12 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func (px *apiProxy) roundTrip(next http.RoundTripper, req *http.Request) (*http.Response, error) {
+	px.mu.Lock()
+	before := px.beforeGet
+	px.mu.Unlock()
+	if before != nil && describe(req) == http.MethodGet+" "+req.URL.Path {
+		before(req.URL.Path)
+	}
 	resp, err := next.RoundTrip(req)
 	px.mu.Lock()
 	px.requests = append(px.requests, describe(req))
@@ -98,6 +106,13 @@ func (px *apiProxy) onDelete(hook func(path string)) {
 	px.mu.Lock()
 	defer px.mu.Unlock()
 	px.afterDelete = hook
+}
+
+// onGet sets what happens before a read reaches the server.
+func (px *apiProxy) onGet(hook func(path string)) {
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	px.beforeGet = hook
 }
 
 // take returns the requests recorded since the last call whose path contains sub.
