@@ -86,7 +86,7 @@ func renderObject(obj *unstructured.Unstructured) ([]byte, error) {
 // does not hold that object is an error naming the file.
 func (t RenderTarget) readManifest(k kind, id objectID) (*unstructured.Unstructured, error) {
 	path := t.file(k, id)
-	data, err := os.ReadFile(path)
+	data, err := readManifestBytes(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -103,6 +103,11 @@ func (t RenderTarget) readManifest(k kind, id objectID) (*unstructured.Unstructu
 			k.apiVersion, k.name, id)
 	}
 	return obj, nil
+}
+
+// readManifestBytes reads the file at path, a manifest of the render directory.
+func readManifestBytes(path string) ([]byte, error) {
+	return os.ReadFile(path) //nolint:gosec // G304: reading the render directory the user named is the point
 }
 
 // parseManifest reads one manifest.
@@ -136,10 +141,10 @@ func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, crea
 		return fmt.Errorf("%s %s already exists: the manifest %s is there; remove it, or import it with "+
 			"`pulumi import %s <name> %s`", k.name, id, path, k.token, id)
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if old, err := readManifestBytes(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	if err := os.MkdirAll(t.Directory, 0o755); err != nil {
+	if err := os.MkdirAll(t.Directory, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
 		return fmt.Errorf("creating the render directory: %w", err)
 	}
 	tmp, err := os.CreateTemp(t.Directory, ".render-*")
@@ -180,7 +185,7 @@ func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstr
 	if err != nil {
 		return false
 	}
-	have, err := os.ReadFile(path)
+	have, err := readManifestBytes(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p.GetLogger(ctx).Infof("the manifest %s is missing: it is written again", path)

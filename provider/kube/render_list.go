@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -203,7 +202,7 @@ func (r renderedList) importSet(id string) (p.ReadResponse, error) {
 
 // readManifestFile reads the manifest at path.
 func readManifestFile(path string) (*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(path)
+	data, err := readManifestBytes(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
 	}

@@ -27,7 +27,7 @@ func manifests(t *testing.T, dir string) []string {
 
 func fileText(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(filepath.Clean(path))
 	if err != nil {
 		t.Fatal(err)
 	}
