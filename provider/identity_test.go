@@ -619,3 +619,47 @@ func TestCompareClusters(t *testing.T) {
 		})
 	}
 }
+
+// With a render directory CheckConfig records the directory and reads no kubeconfig;
+// a provider configured from a state renders where the state records, or reaches the
+// recorded cluster, whatever PULUMI_ENDPOINTS_RENDER_DIRECTORY says now.
+func TestRenderDirectoryIsTheRecordedTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := kubeconfigDoc{server: "https://10.0.0.1:6443", cluster: "a", user: "u", context: "a", token: "t1", ca: testCA(t)}
+	path := a.write(t, filepath.Join(dir, "config"))
+	rendered := checkedConfig(t, nil, map[string]property.Value{
+		"renderDirectory": property.New("./out/"), "kubeconfig": property.New(path),
+	})
+	if rec := recordedCluster(rendered); rec.Directory != "out" || rec.Cluster.Known() {
+		t.Errorf("recorded %+v, want the directory out and no cluster", rec)
+	}
+	if _, ok := rendered.GetOk(kubeconfigKey); ok {
+		t.Errorf("render mode recorded a kubeconfig")
+	}
+	onCluster := checkedConfig(t, nil, map[string]property.Value{"kubeconfig": property.New(path)})
+
+	env := func(k string) string {
+		if k == "PULUMI_ENDPOINTS_RENDER_DIRECTORY" {
+			return "elsewhere"
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		name  string
+		state property.Map
+		want  string
+	}{
+		{"a directory recorded", rendered, "out"},
+		{"a cluster recorded", onCluster, ""},
+		{"nothing recorded", property.NewMap(map[string]property.Value{}), "elsewhere"},
+	} {
+		srv, s := newTestServer(t, env)
+		if err := srv.Configure(p.ConfigureRequest{Args: tt.state}); err != nil {
+			t.Fatalf("%s: Configure: %v", tt.name, err)
+		}
+		if got := s.kubeOptions().Render.Directory; got != tt.want {
+			t.Errorf("%s: render directory %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
