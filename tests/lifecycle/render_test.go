@@ -327,6 +327,23 @@ func TestRenderLifecycle(t *testing.T) {
 		t.Errorf("the item kept lost its manifest: %v", err)
 	}
 
+	// Import and get read the manifests: a slice by namespace/name, a list by namespace
+	// and label selector; a missing manifest is an error naming the file.
+	imported, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id})
+	if err != nil || getString(t, imported.Inputs, "endpoints[0].addresses[0]") != "10.0.0.9" {
+		t.Errorf("import of %s = %+v, %v; want the manifest's slice", web.id, imported.Inputs, err)
+	}
+	if _, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: "apps/none"}); err == nil ||
+		!strings.Contains(err.Error(), "discovery.k8s.io_v1-EndpointSlice-apps-none.yaml") {
+		t.Errorf("import of a slice with no manifest: %v; want an error naming the file", err)
+	}
+	genItemName := out.name("items[1]")
+	importedList, err := srv.Read(p.ReadRequest{Urn: lst.urn, ID: "apps?labelSelector=!app"})
+	if err != nil || importedList.Properties.Get("items").AsArray().Len() != 1 ||
+		getString(t, importedList.Inputs, "items[0].metadata.name") != genItemName {
+		t.Errorf("import of apps?labelSelector=!app = %+v, %v; want the item %s", importedList.Inputs, err, genItemName)
+	}
+
 	// A slice whose manifest is gone is gone.
 	if err := os.Remove(webFile); err != nil {
 		t.Fatal(err)
