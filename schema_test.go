@@ -399,6 +399,7 @@ var configTable = map[string]configWant{
 	"migrationCenterCustomEndpoint": {env: []string{"GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT"}},
 	"beyondcorpCustomEndpoint":      {env: []string{"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"}},
 	"clusterIdentifier":             {env: []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"}},
+	"renderDirectory":               {env: []string{"PULUMI_ENDPOINTS_RENDER_DIRECTORY"}},
 	"qps":                           {env: []string{"PULUMI_ENDPOINTS_CLIENT_QPS"}, typ: tNumber},
 	"burst":                         {env: []string{"PULUMI_ENDPOINTS_CLIENT_BURST"}, typ: tInt},
 	"requestTimeout":                {env: []string{"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"}},

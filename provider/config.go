@@ -51,6 +51,7 @@ func (c *Config) fields() map[string]any {
 		"namespace":                     &c.Kube.Namespace,
 		"deletePropagationPolicy":       &c.Kube.DeletePropagationPolicy,
 		"clusterIdentifier":             &c.Kube.ClusterIdentifier,
+		"renderDirectory":               &c.Kube.RenderDirectory,
 		"qps":                           &c.Kube.QPS,
 		"burst":                         &c.Kube.Burst,
 		"requestTimeout":                &c.RequestTimeout,
@@ -354,6 +355,11 @@ func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 	}
 	rec := recordedCluster(args)
 	cfg.Kube.Recorded = rec.Recorded
+	if rec.known() {
+		// The objects are where CheckConfig recorded: a render directory, or a cluster
+		// (see identity.go), whatever the environment says now.
+		cfg.Kube.RenderDirectory = rec.Directory
+	}
 	s.setConfig(cfg)
 	s.mu.Lock()
 	s.configured = &rec
@@ -400,6 +406,7 @@ func (s *server) kubeOptions() kube.Options {
 		DeletePolicy:          policy,
 		DeleteUnreachable:     cfg.DeleteUnreachable,
 		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+		Render:                kube.RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
 	}
 }
 

@@ -163,6 +163,17 @@ func TestParseConfig(t *testing.T) {
 			want: Config{Kube: kube.Config{QPS: 100, Burst: 20, DeleteUnreachable: true, SkipUpdateUnreachable: true}},
 		},
 		{
+			name: "the render directory, from the setting or the environment",
+			args: map[string]property.Value{"renderDirectory": str("manifests")},
+			env:  map[string]string{"PULUMI_ENDPOINTS_RENDER_DIRECTORY": "elsewhere"},
+			want: Config{Kube: kube.Config{RenderDirectory: "manifests"}},
+		},
+		{
+			name: "the render directory from the environment",
+			env:  map[string]string{"PULUMI_ENDPOINTS_RENDER_DIRECTORY": "/srv/manifests"},
+			want: Config{Kube: kube.Config{RenderDirectory: "/srv/manifests"}},
+		},
+		{
 			name: "client settings from the environment",
 			env: map[string]string{
 				"PULUMI_ENDPOINTS_CLIENT_QPS": "75", "PULUMI_ENDPOINTS_CLIENT_BURST": "150",

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -31,7 +32,7 @@ const (
 )
 
 // clusterKeys are the settings that decide which cluster the provider reaches.
-var clusterKeys = []string{"kubeconfig", "context", "clusterIdentifier"}
+var clusterKeys = []string{"kubeconfig", "context", "clusterIdentifier", "renderDirectory"}
 
 // clusterRecord is what the provider's inputs record of the cluster.
 type clusterRecord struct {
@@ -39,6 +40,27 @@ type clusterRecord struct {
 	// Identifier is the clusterIdentifier in force (the setting or its environment
 	// variable), empty when none.
 	Identifier string
+	// Directory is the render directory in force, cleaned (filepath.Clean), when the
+	// provider writes manifests instead of reaching a cluster.
+	Directory string
+}
+
+// known tells whether anything is recorded.
+func (r clusterRecord) known() bool {
+	return r.Directory != "" || r.Identifier != "" || r.Cluster.Known()
+}
+
+// target names where the record's objects are, for messages.
+func (r clusterRecord) target() string {
+	switch {
+	case r.Directory != "":
+		return fmt.Sprintf("the render directory %q", r.Directory)
+	case r.Identifier != "":
+		return fmt.Sprintf("the cluster %q", r.Identifier)
+	case r.Cluster.Known():
+		return "the cluster " + r.Cluster.String()
+	}
+	return "a cluster"
 }
 
 // recordCluster adds the cluster the configuration reaches to the checked inputs.
@@ -50,6 +72,11 @@ func recordCluster(ctx context.Context, inputs property.Map, cfg Config) propert
 		if slices.Contains(cfg.Unknown, key) {
 			return inputs
 		}
+	}
+	if dir := cfg.Kube.RenderDirectory; dir != "" {
+		// Render mode: the objects are in the directory; no kubeconfig is read.
+		record := property.NewMap(map[string]property.Value{"directory": property.New(filepath.Clean(dir))})
+		return inputs.Set(clusterKey, property.New(record))
 	}
 	fields := map[string]property.Value{}
 	if cfg.Kube.ClusterIdentifier != "" {
@@ -84,6 +111,7 @@ func recordedCluster(inputs property.Map) clusterRecord {
 			return ""
 		}
 		rec.Identifier = get("identifier")
+		rec.Directory = get("directory")
 		rec.Cluster = kube.Cluster{Server: get("server"), CA: get("ca")}
 	}
 	if v := inputs.Get(kubeconfigKey); v.IsString() && rec.Cluster.Known() {
@@ -110,6 +138,17 @@ const (
 // and CAs, when both are known.
 func compareClusters(old, cur clusterRecord) (verdict clusterVerdict, why string) {
 	switch {
+	case old.Directory == "" && cur.Directory == "":
+	case old.Directory == cur.Directory:
+		return clusterSame, "the render directory is the same"
+	case cur.known() || old.Directory == "":
+		return clusterMoved, fmt.Sprintf("the objects' target changed from %s to %s", old.target(), cur.target())
+	default:
+		// From a directory to a cluster not known yet (a preview), or whose kubeconfig
+		// cannot be read.
+		return clusterUnknown, ""
+	}
+	switch {
 	case old.Identifier != "" && cur.Identifier != "":
 		if old.Identifier != cur.Identifier {
 			return clusterMoved, fmt.Sprintf("the clusterIdentifier changed from %q to %q", old.Identifier, cur.Identifier)
@@ -135,8 +174,8 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 	if _, ok := olds.GetOk(clusterKey); !ok {
 		olds = req.State
 	}
-	newCluster := recordedCluster(req.Inputs)
-	verdict, why := compareClusters(recordedCluster(olds), newCluster)
+	oldCluster, newCluster := recordedCluster(olds), recordedCluster(req.Inputs)
+	verdict, why := compareClusters(oldCluster, newCluster)
 	diff := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	hidden := false
 	for key, kind := range changedConfigKeys(req.OldInputs, req.Inputs) {
@@ -153,10 +192,15 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 	}
 	if verdict == clusterMoved {
 		if !anyReplaces(diff.DetailedDiff) {
-			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster.
-			diff.DetailedDiff["kubeconfig"] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
+			// The kubeconfig the settings name (or KUBECONFIG) reaches another cluster, or
+			// PULUMI_ENDPOINTS_RENDER_DIRECTORY names another target.
+			key := "kubeconfig"
+			if newCluster.Directory != "" || oldCluster.Directory != "" {
+				key = "renderDirectory"
+			}
+			diff.DetailedDiff[key] = p.PropertyDiff{Kind: p.UpdateReplace, InputDiff: true}
 		}
-		s.warnMoved(ctx, newCluster, why)
+		s.warnMoved(ctx, oldCluster, newCluster, why)
 	}
 	diff.HasChanges = len(diff.DetailedDiff) > 0
 	if hidden && !diff.HasChanges {
@@ -199,7 +243,7 @@ func anyReplaces(diffs map[string]p.PropertyDiff) bool {
 // provider is configured with the new inputs, and then again, of the new provider,
 // for every object it manages: the warning is shown by the first only, so a stack
 // of many objects shows it once.
-func (s *server) warnMoved(ctx context.Context, cur clusterRecord, why string) {
+func (s *server) warnMoved(ctx context.Context, old, cur clusterRecord, why string) {
 	s.mu.RLock()
 	configured := s.configured
 	s.mu.RUnlock()
@@ -207,6 +251,11 @@ func (s *server) warnMoved(ctx context.Context, cur clusterRecord, why string) {
 		if verdict, _ := compareClusters(*configured, cur); verdict == clusterSame {
 			return // configured for the new cluster already: said when the provider was diffed
 		}
+	}
+	if old.Directory != "" || cur.Directory != "" {
+		p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
+			"written to %s and then removed from %s", why, cur.target(), old.target())
+		return
 	}
 	p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
 		"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+

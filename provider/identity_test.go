@@ -216,6 +216,32 @@ func TestDiffConfigReplacesOnlyWhenTheClusterChanges(t *testing.T) {
 			want: map[string]p.DiffKind{},
 		},
 		{name: "another server", old: file(a), cur: file(b), want: map[string]p.DiffKind{"kubeconfig": replace}},
+		{
+			name: "a cluster switched to a render directory",
+			old:  file(a), cur: withArgs(file(a), "renderDirectory", "out"),
+			want: map[string]p.DiffKind{"renderDirectory": p.AddReplace},
+		},
+		{
+			name: "a render directory switched to a cluster",
+			old:  withArgs(file(a), "renderDirectory", "out"), cur: file(a),
+			want: map[string]p.DiffKind{"renderDirectory": p.DeleteReplace},
+		},
+		{
+			name: "another render directory",
+			old:  withArgs(file(a), "renderDirectory", "out"), cur: withArgs(file(b), "renderDirectory", "other"),
+			want: map[string]p.DiffKind{"renderDirectory": replace},
+		},
+		{
+			name: "the same render directory spelt otherwise, and another cluster in the kubeconfig",
+			old:  withArgs(file(a), "renderDirectory", "out"), cur: withArgs(file(b), "renderDirectory", "./out/"),
+			want: map[string]p.DiffKind{},
+		},
+		{
+			name: "PULUMI_ENDPOINTS_RENDER_DIRECTORY now names a directory",
+			old:  file(a),
+			cur:  configuration{files: map[string]kubeconfigDoc{"config": a}, args: map[string]string{"kubeconfig": "$dir/config"}, env: map[string]string{"PULUMI_ENDPOINTS_RENDER_DIRECTORY": "out"}},
+			want: map[string]p.DiffKind{"renderDirectory": replace},
+		},
 		{name: "the same server with another CA", old: file(a), cur: file(newCA), want: map[string]p.DiffKind{"kubeconfig": replace}},
 		{
 			name: "KUBECONFIG now names another cluster",
@@ -577,6 +603,11 @@ func TestCompareClusters(t *testing.T) {
 		{"an identifier on one side only", a, withID(b, "prod"), clusterMoved, "the kubeconfig now reaches cluster"},
 		{"nothing recorded before", clusterRecord{}, a, clusterUnknown, ""},
 		{"nothing recorded now", a, clusterRecord{}, clusterUnknown, ""},
+		{"the same render directory", clusterRecord{Directory: "out"}, clusterRecord{Directory: "out"}, clusterSame, "the render directory is the same"},
+		{"another render directory", clusterRecord{Directory: "out"}, clusterRecord{Directory: "x"}, clusterMoved, `the objects' target changed from the render directory "out" to the render directory "x"`},
+		{"a cluster to a render directory", a, clusterRecord{Directory: "out"}, clusterMoved, "the objects' target changed from the cluster https://10.0.0.1:6443"},
+		{"a render directory to a cluster", clusterRecord{Directory: "out"}, a, clusterMoved, `the objects' target changed from the render directory "out" to the cluster`},
+		{"a render directory to a cluster not known yet", clusterRecord{Directory: "out"}, clusterRecord{}, clusterUnknown, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -586,5 +617,49 @@ func TestCompareClusters(t *testing.T) {
 				t.Errorf("compareClusters = %v, %q; want %v, %q...", got, why, tt.want, tt.why)
 			}
 		})
+	}
+}
+
+// With a render directory CheckConfig records the directory and reads no kubeconfig;
+// a provider configured from a state renders where the state records, or reaches the
+// recorded cluster, whatever PULUMI_ENDPOINTS_RENDER_DIRECTORY says now.
+func TestRenderDirectoryIsTheRecordedTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := kubeconfigDoc{server: "https://10.0.0.1:6443", cluster: "a", user: "u", context: "a", token: "t1", ca: testCA(t)}
+	path := a.write(t, filepath.Join(dir, "config"))
+	rendered := checkedConfig(t, nil, map[string]property.Value{
+		"renderDirectory": property.New("./out/"), "kubeconfig": property.New(path),
+	})
+	if rec := recordedCluster(rendered); rec.Directory != "out" || rec.Cluster.Known() {
+		t.Errorf("recorded %+v, want the directory out and no cluster", rec)
+	}
+	if _, ok := rendered.GetOk(kubeconfigKey); ok {
+		t.Errorf("render mode recorded a kubeconfig")
+	}
+	onCluster := checkedConfig(t, nil, map[string]property.Value{"kubeconfig": property.New(path)})
+
+	env := func(k string) string {
+		if k == "PULUMI_ENDPOINTS_RENDER_DIRECTORY" {
+			return "elsewhere"
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		name  string
+		state property.Map
+		want  string
+	}{
+		{"a directory recorded", rendered, "out"},
+		{"a cluster recorded", onCluster, ""},
+		{"nothing recorded", property.NewMap(map[string]property.Value{}), "elsewhere"},
+	} {
+		srv, s := newTestServer(t, env)
+		if err := srv.Configure(p.ConfigureRequest{Args: tt.state}); err != nil {
+			t.Fatalf("%s: Configure: %v", tt.name, err)
+		}
+		if got := s.kubeOptions().Render.Directory; got != tt.want {
+			t.Errorf("%s: render directory %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -160,12 +160,14 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 	return fn(ctx, req.Args)
 }
 
-// scoped wraps a Kubernetes resource as the provider serves it: an unreachable
-// cluster is handled as kube.Unreachable describes, and the calls that reach the API
+// scoped wraps a Kubernetes resource as the provider serves it: with a render
+// directory it writes manifests (kube.Rendered), else an unreachable cluster is
+// handled as kube.Unreachable describes, and the calls that reach the API
 // server (Create, Read, Update, Delete) run in an operation scope (see scope). Check
 // and Diff are passed on as they are.
 func (s *server) scoped(r kube.Lifecycle) scopedResource {
-	return scopedResource{Lifecycle: kube.Unreachable(r, s.kubeClient, s.kubeOptions), scope: s.scope}
+	cluster := kube.Unreachable(r, s.kubeClient, s.kubeOptions)
+	return scopedResource{Lifecycle: kube.Rendered(r, cluster, s.kubeOptions), scope: s.scope}
 }
 
 // scopedResource is a resource whose Create, Read, Update and Delete run in a scope.

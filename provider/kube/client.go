@@ -45,6 +45,9 @@ type Config struct {
 	DeletePropagationPolicy string
 	// ClusterIdentifier, when set, names the cluster instead of its server URL and CA.
 	ClusterIdentifier string
+	// RenderDirectory, when set, is where the resources write manifests instead of
+	// reaching a cluster (see RenderTarget).
+	RenderDirectory string
 	// QPS and Burst set the client's rate limiter; zero means DefaultQPS and
 	// DefaultBurst.
 	QPS   float64

@@ -2,7 +2,9 @@
 // (one discovery.k8s.io/v1 EndpointSlice) and EndpointsList (a set of core/v1
 // Endpoints, one per item), with client-go's dynamic client. [NewEndpointSlice] and
 // [NewEndpointsList] return their lifecycles ([Lifecycle]); the provider dispatches
-// to them wrapped in [Unreachable].
+// to them wrapped in [Unreachable], and that in [Rendered], which serves them from YAML
+// manifests in a directory instead when the renderDirectory setting names one (see
+// [RenderTarget]: no client is built and no cluster contacted).
 //
 // # Objects and values
 //

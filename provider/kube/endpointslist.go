@@ -126,13 +126,7 @@ func mapOrEmpty(v property.Value) property.Map {
 // identified by namespace and name): the set is never replaced; items that come and
 // go are created and deleted by Update.
 func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
-	for _, f := range []string{"items", "metadata"} {
-		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
-			d.DetailedDiff[f] = c
-		}
-	}
-	d.HasChanges = len(d.DetailedDiff) > 0
+	d := listInputsDiff(req)
 	if d.HasChanges {
 		// Items that a controller will overwrite draw a warning; the lookups need the
 		// cluster, and without one there is none.
@@ -143,6 +137,18 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 		}
 	}
 	return d, nil
+}
+
+// listInputsDiff compares a list's old and new inputs (see EndpointsList.Diff).
+func listInputsDiff(req p.DiffRequest) p.DiffResponse {
+	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
+	for _, f := range []string{"items", "metadata"} {
+		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
+			d.DetailedDiff[f] = c
+		}
+	}
+	d.HasChanges = len(d.DetailedDiff) > 0
+	return d
 }
 
 func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {

@@ -20,6 +20,9 @@ type Options struct {
 	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
 	// unreachable; SkipUpdateUnreachable lets updates keep the last state then.
 	DeleteUnreachable, SkipUpdateUnreachable bool
+	// Render, when it names a directory, has the resources write manifests there
+	// instead of reaching a cluster (see Rendered).
+	Render RenderTarget
 }
 
 // OptionsFunc returns the settings in force.
@@ -47,6 +50,9 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 // preview whose provider configuration is unknown): then it is Kubernetes' default
 // (validate.DefaultNamespace), and Create reports the configuration problem.
 func defaultNamespace(ctx context.Context, client ClientFunc) string {
+	if namespace, rendering := ctx.Value(renderNamespaceKey{}).(string); rendering {
+		return namespace // render mode: no cluster, no kubeconfig (see RenderTarget)
+	}
 	c, err := client(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)

@@ -195,6 +195,17 @@ Object.defineProperty(exports, "qps", {
 });
 
 /**
+ * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+ */
+export declare const renderDirectory: string | undefined;
+Object.defineProperty(exports, "renderDirectory", {
+    get() {
+        return __config.get("renderDirectory") ?? utilities.getEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
+    },
+    enumerable: true,
+});
+
+/**
  * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
  */
 export declare const requestReason: string | undefined;

@@ -36,6 +36,7 @@ class ProviderArgs:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -61,6 +62,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] render_directory: Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
         :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
         :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
@@ -127,6 +129,10 @@ class ProviderArgs:
             qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
         if qps is not None:
             pulumi.set(__self__, "qps", qps)
+        if render_directory is None:
+            render_directory = _utilities.get_env('PULUMI_ENDPOINTS_RENDER_DIRECTORY')
+        if render_directory is not None:
+            pulumi.set(__self__, "render_directory", render_directory)
         if request_reason is None:
             request_reason = _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
         if request_reason is not None:
@@ -353,6 +359,18 @@ class ProviderArgs:
         pulumi.set(self, "qps", value)
 
     @_builtins.property
+    @pulumi.getter(name="renderDirectory")
+    def render_directory(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+        """
+        return pulumi.get(self, "render_directory")
+
+    @render_directory.setter
+    def render_directory(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "render_directory", value)
+
+    @_builtins.property
     @pulumi.getter(name="requestReason")
     def request_reason(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -436,6 +454,7 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -464,6 +483,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.str] render_directory: Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
         :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
         :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
@@ -511,6 +531,7 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_update_unreachable: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -568,6 +589,9 @@ class Provider(pulumi.ProviderResource):
             if qps is None:
                 qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
             __props__.__dict__["qps"] = pulumi.Output.from_input(qps).apply(pulumi.runtime.to_json) if qps is not None else None
+            if render_directory is None:
+                render_directory = _utilities.get_env('PULUMI_ENDPOINTS_RENDER_DIRECTORY')
+            __props__.__dict__["render_directory"] = render_directory
             if request_reason is None:
                 request_reason = _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
             __props__.__dict__["request_reason"] = request_reason

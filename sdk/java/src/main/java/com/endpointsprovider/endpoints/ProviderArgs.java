@@ -275,6 +275,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+     * 
+     */
+    @Import(name="renderDirectory")
+    private @Nullable Output<String> renderDirectory;
+
+    /**
+     * @return Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+     * 
+     */
+    public Optional<Output<String>> renderDirectory() {
+        return Optional.ofNullable(this.renderDirectory);
+    }
+
+    /**
      * A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
      * 
      */
@@ -369,6 +384,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.project = $.project;
         this.qps = $.qps;
+        this.renderDirectory = $.renderDirectory;
         this.requestReason = $.requestReason;
         this.requestTimeout = $.requestTimeout;
         this.skipUpdateUnreachable = $.skipUpdateUnreachable;
@@ -752,6 +768,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param renderDirectory Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderDirectory(@Nullable Output<String> renderDirectory) {
+            $.renderDirectory = renderDirectory;
+            return this;
+        }
+
+        /**
+         * @param renderDirectory Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderDirectory(String renderDirectory) {
+            return renderDirectory(Output.of(renderDirectory));
+        }
+
+        /**
          * @param requestReason A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project&#39;s Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
          * 
          * @return builder
@@ -870,6 +907,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
             $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
+            $.renderDirectory = Codegen.stringProp("renderDirectory").output().arg($.renderDirectory).env("PULUMI_ENDPOINTS_RENDER_DIRECTORY").getNullable();
             $.requestReason = Codegen.stringProp("requestReason").output().arg($.requestReason).env("CLOUDSDK_CORE_REQUEST_REASON").getNullable();
             $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").getNullable();
             $.skipUpdateUnreachable = Codegen.booleanProp("skipUpdateUnreachable").output().arg($.skipUpdateUnreachable).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").def(false).getNullable();

@@ -1,0 +1,241 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// Render mode: with the renderDirectory setting, the resources write each object as a
+// manifest in a directory instead of sending it to an API server. Nothing contacts a
+// cluster and no kubeconfig is read, in preview and up alike.
+//
+//   - File names are <apiVersion>-<kind>-<namespace>-<name>.yaml, '/' in the
+//     apiVersion written as '_' (RenderTarget.file); an EndpointsList writes one file
+//     per item.
+//   - A manifest is the object the provider would send to the API server, apiVersion
+//     and kind included, its keys in alphabetical order (sigs.k8s.io/yaml sorts them),
+//     so rendering the same inputs again writes the same bytes; a file whose bytes
+//     would not change is not written at all.
+//   - The outputs are what is known without a server: the object as written, with
+//     the defaults Check fills in (a port's protocol, the namespace), as the cluster
+//     path records them, and without what only a server sets (uid, resourceVersion,
+//     creationTimestamp, generation). A name the server would generate (an
+//     EndpointSlice's metadata.generateName) is chosen by the provider on create, in
+//     the server's shape, and kept by updates (it is in the ID).
+//   - Diff also compares each file with what the inputs render to: a missing or edited
+//     file is an update, so `pulumi up` writes every manifest of the stack even when
+//     the program did not change (a fresh checkout, a cleaned directory).
+//   - Refresh reads the files back: a hand edit shows as drift, a missing file as a
+//     deleted object.
+//   - A secret input is written in plain text: each write warns, naming the field and
+//     the file.
+//
+// The target, directory or cluster, is part of the provider's identity (see the
+// provider's identity.go): switching replaces the objects, written to the new target
+// and removed from the old one.
+
+// RenderTarget is where render mode writes: Directory, relative to the provider's
+// working directory (the program's, as the engine starts the provider there) unless
+// absolute, and the namespace of objects that name none (the namespace setting, else
+// "default": there is no kubeconfig context to take it from).
+type RenderTarget struct {
+	Directory string
+	Namespace string
+}
+
+// Rendering tells whether the target is a directory.
+func (t RenderTarget) Rendering() bool { return t.Directory != "" }
+
+// namespace is the namespace of objects that name none.
+func (t RenderTarget) namespace() string {
+	if t.Namespace != "" {
+		return t.Namespace
+	}
+	return validate.DefaultNamespace
+}
+
+// file is the path of the manifest of the object id of kind k.
+func (t RenderTarget) file(k kind, id objectID) string {
+	name := fmt.Sprintf("%s-%s-%s-%s.yaml", strings.ReplaceAll(k.apiVersion, "/", "_"), k.name, id.namespace, id.name)
+	return filepath.Join(t.Directory, name)
+}
+
+// renderObject is the manifest of an object: its YAML, keys in order.
+func renderObject(obj *unstructured.Unstructured) ([]byte, error) {
+	out, err := yaml.Marshal(obj.Object)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: rendering %s %s: %w", obj.GetKind(), idOf(obj), err)
+	}
+	return out, nil
+}
+
+// readManifest reads the manifest of id; a missing file is (nil, nil). A file that
+// does not hold that object is an error naming the file.
+func (t RenderTarget) readManifest(k kind, id objectID) (*unstructured.Unstructured, error) {
+	path := t.file(k, id)
+	data, err := readManifestBytes(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest of %s %s: %w", k.name, id, err)
+	}
+	obj, err := parseManifest(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if obj.GetKind() != k.name || obj.GetAPIVersion() != k.apiVersion || idOf(obj) != id {
+		return nil, fmt.Errorf("the manifest %s holds %s %s %s, not %s %s %s: another object's name renders to "+
+			"the same file name; rename one of them", path, obj.GetAPIVersion(), obj.GetKind(), idOf(obj),
+			k.apiVersion, k.name, id)
+	}
+	return obj, nil
+}
+
+// readManifestBytes reads the file at path, a manifest of the render directory.
+func readManifestBytes(path string) ([]byte, error) {
+	return os.ReadFile(path) //nolint:gosec // G304: reading the render directory the user named is the point
+}
+
+// parseManifest reads one manifest.
+func parseManifest(path string, data []byte) (*unstructured.Unstructured, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("the manifest %s is not valid YAML: %w", path, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("the manifest %s is empty", path)
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// writeManifest writes the manifest of obj unless the file holds those bytes already.
+// create says the object is new: a file holding another object, or this one, is then
+// an error (as the API server answers 409 to a create of an object that exists), so
+// two resources never write one file.
+func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create bool) error {
+	id := idOf(obj)
+	path := t.file(k, id)
+	data, err := renderObject(obj)
+	if err != nil {
+		return err
+	}
+	existing, err := t.readManifest(k, id)
+	switch {
+	case err != nil:
+		return err
+	case existing != nil && create:
+		return fmt.Errorf("%s %s already exists: the manifest %s is there; remove it, or import it with "+
+			"`pulumi import %s <name> %s`", k.name, id, path, k.token, id)
+	}
+	if old, err := readManifestBytes(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(t.Directory, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
+		return fmt.Errorf("creating the render directory: %w", err)
+	}
+	tmp, err := os.CreateTemp(t.Directory, ".render-*")
+	if err != nil {
+		return fmt.Errorf("writing the manifest of %s %s: %w", k.name, id, err)
+	}
+	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close() //nolint:errcheck,gosec // the write failed already
+		return fmt.Errorf("writing the manifest %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing the manifest %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { //nolint:gosec // manifests are meant to be read
+		return fmt.Errorf("writing the manifest %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing the manifest %s: %w", path, err)
+	}
+	return nil
+}
+
+// removeManifest removes the manifest of id; one that is gone already is no error.
+func (t RenderTarget) removeManifest(k kind, id objectID) error {
+	err := os.Remove(t.file(k, id))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the manifest of %s %s: %w", k.name, id, err)
+	}
+	return nil
+}
+
+// stale tells whether the manifest of obj is missing or differs from what obj
+// renders to, and logs which, so that Diff can have `up` write it again.
+func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstructured) bool {
+	path := t.file(k, idOf(obj))
+	want, err := renderObject(obj)
+	if err != nil {
+		return false
+	}
+	have, err := readManifestBytes(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.GetLogger(ctx).Infof("the manifest %s is missing: it is written again", path)
+		return true
+	case err != nil || bytes.Equal(have, want):
+		return false
+	}
+	p.GetLogger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
+	return true
+}
+
+// warnSecrets warns that the secret values of inputs are written in plain text to the
+// manifest path, naming each field (prefix is the path of inputs in the resource).
+func warnSecrets(ctx context.Context, inputs property.Map, prefix, path string) {
+	var fields []string
+	secretPaths(property.New(inputs), prefix, &fields)
+	if len(fields) == 0 {
+		return
+	}
+	p.GetLogger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
+		"anyone who can read the file can read it", strings.Join(fields, ", "), path)
+}
+
+// secretPaths appends the paths of the secret values within v, at path at.
+func secretPaths(v property.Value, at string, out *[]string) {
+	switch {
+	case v.Secret():
+		*out = append(*out, at)
+	case v.IsMap():
+		for key, e := range v.AsMap().AllStable {
+			next := key
+			if at != "" {
+				next = at + "." + key
+			}
+			if strings.ContainsAny(key, ".[]\"") || strings.ContainsRune(key, '/') {
+				next = fmt.Sprintf("%s[%q]", at, key)
+			}
+			secretPaths(e, next, out)
+		}
+	case v.IsArray():
+		for i, e := range v.AsArray().All {
+			secretPaths(e, fmt.Sprintf("%s[%d]", at, i), out)
+		}
+	}
+}
+
+// renderContext marks ctx as render mode's: Check takes the namespace of objects that
+// name none from the render target, not from a kubeconfig (see defaultNamespace).
+func renderContext(ctx context.Context, t RenderTarget) context.Context {
+	return context.WithValue(ctx, renderNamespaceKey{}, t.namespace())
+}
+
+type renderNamespaceKey struct{}

@@ -1,0 +1,221 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// renderedList is an EndpointsList in render mode: one manifest per item. Check is the
+// cluster path's (its namespace from the render target); the ID is an opaque name
+// for the set, as on a cluster.
+type renderedList struct {
+	*EndpointsList
+	target RenderTarget
+}
+
+// Diff is the cluster path's input diff, without its lookups of the controllers on the
+// cluster; with no change to the inputs, an item whose manifest is missing or edited
+// is a change, which Update writes again.
+func (r renderedList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	d := listInputsDiff(req)
+	if d.HasChanges || hasUnknowns(req.Inputs) {
+		return d, nil
+	}
+	for _, it := range itemsOf(req.Inputs) {
+		if r.target.stale(ctx, r.kind, r.kind.object(it.inputs)) {
+			d.HasChanges = true
+		}
+	}
+	return d, nil
+}
+
+// writeItems writes the manifest of each item (i-th of items at items[i] of the
+// inputs); set is what the state records, whose items are rewritten, the others
+// created. Each item written is recorded in set with its outputs. It stops at the
+// first failure.
+func (r renderedList) writeItems(ctx context.Context, items []listItem, set *itemSet, dryRun bool) error {
+	for i, it := range items {
+		obj := r.kind.object(it.inputs)
+		if !dryRun {
+			warnSecrets(ctx, it.inputs, fmt.Sprintf("items[%d]", i), r.target.file(r.kind, it.id))
+			if err := r.target.writeManifest(r.kind, obj, !set.has(it.id)); err != nil {
+				return fmt.Errorf("items[%d]: %w", i, err)
+			}
+		}
+		it.output = outputs(r.kind, obj)
+		set.record(it)
+	}
+	return nil
+}
+
+// Create writes every item's manifest. On a failure the items written are the
+// partial state.
+func (r renderedList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	if hasUnknowns(req.Properties) {
+		return p.CreateResponse{Properties: req.Properties}, nil
+	}
+	metadata := req.Properties.Get("metadata")
+	written := newItemSet(property.Map{})
+	err := r.writeItems(ctx, itemsOf(req.Properties), written, req.DryRun)
+	switch {
+	case req.DryRun:
+		return p.CreateResponse{Properties: r.state(written.items(), metadata)}, err
+	case err != nil && len(written.items()) == 0:
+		return p.CreateResponse{}, err
+	}
+	id, idErr := resource.NewUniqueHex(req.Urn.Name()+"-", 8, 0)
+	if idErr != nil {
+		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", idErr)
+	}
+	if err != nil {
+		state, err := partial(err, written)
+		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
+	}
+	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
+}
+
+// Update writes the items of the new inputs, then removes the manifests of the items
+// the set lost. On a failure the partial state is the set as it is.
+func (r renderedList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	if hasUnknowns(req.Inputs) {
+		return p.UpdateResponse{Properties: req.Inputs}, nil
+	}
+	set := newItemSet(req.State)
+	desired := itemsOf(req.Inputs)
+	if req.DryRun {
+		preview := newItemSet(property.Map{})
+		err := r.writeItems(ctx, desired, preview, true)
+		return p.UpdateResponse{Properties: r.state(preview.items(), req.Inputs.Get("metadata"))}, err
+	}
+	if err := r.writeItems(ctx, desired, set, false); err != nil {
+		return r.partialUpdate(err, set, req)
+	}
+	wanted := map[objectID]bool{}
+	for _, it := range desired {
+		wanted[it.id] = true
+	}
+	for _, it := range set.items() {
+		if wanted[it.id] {
+			continue
+		}
+		if err := r.target.removeManifest(r.kind, it.id); err != nil {
+			return r.partialUpdate(err, set, req)
+		}
+		set.forget(it.id)
+	}
+	written := make([]listItem, 0, len(desired))
+	for _, it := range desired {
+		written = append(written, set.get(it.id))
+	}
+	return p.UpdateResponse{Properties: r.state(written, req.Inputs.Get("metadata"))}, nil
+}
+
+// Read reads the manifests of the items the state records; items whose manifest is
+// gone leave the state, and a list with none left is gone. A Read with the ID alone
+// (import, get) reads the manifests the ID selects (see renderedList.importSet).
+func (r renderedList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	if lookup(req) {
+		return r.importSet(req.ID)
+	}
+	recorded := itemsOf(req.Properties)
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.Inputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	var live []listItem
+	var inputs []property.Value
+	for _, it := range recorded {
+		obj, err := r.target.readManifest(r.kind, it.id)
+		if err != nil {
+			return p.ReadResponse{}, err
+		}
+		if obj == nil {
+			continue
+		}
+		it.output = outputs(r.kind, obj)
+		live = append(live, it)
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
+	}
+	if len(live) == 0 && len(recorded) > 0 {
+		return p.ReadResponse{}, nil
+	}
+	newInputs := map[string]property.Value{"items": property.New(inputs)}
+	if v, ok := req.Inputs.GetOk("metadata"); ok {
+		newInputs["metadata"] = v
+	}
+	return p.ReadResponse{
+		ID:         req.ID,
+		Properties: r.state(live, req.Properties.Get("metadata")),
+		Inputs:     property.NewMap(newInputs),
+	}, nil
+}
+
+// importSet reads the Endpoints manifests of the directory that the import ID
+// (`<namespace>?labelSelector=<selector>`) selects, in the order of their file names.
+func (r renderedList) importSet(id string) (p.ReadResponse, error) {
+	namespace, opts, err := parseImportID(id, r.target.namespace())
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	selector, err := labels.Parse(opts.LabelSelector)
+	if err != nil {
+		return p.ReadResponse{}, fmt.Errorf("import ID %q: the label selector: %w", id, err)
+	}
+	pattern := r.target.file(r.kind, objectID{namespace: "*", name: "*"})
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return p.ReadResponse{}, fmt.Errorf("listing the manifests %s: %w", pattern, err)
+	}
+	slices.Sort(files)
+	var live []listItem
+	var inputs []property.Value
+	for _, file := range files {
+		obj, err := readManifestFile(file)
+		if err != nil {
+			return p.ReadResponse{}, err
+		}
+		if obj.GetKind() != r.kind.name || obj.GetNamespace() != namespace || !selector.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		live = append(live, listItem{id: idOf(obj), output: outputs(r.kind, obj)})
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, property.Map{})))
+	}
+	if len(live) == 0 {
+		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: no Endpoints manifest of namespace %s in %s matches "+
+			"the label selector %q; the ID is <namespace>?labelSelector=<selector>", id, namespace,
+			r.target.Directory, opts.LabelSelector)
+	}
+	return p.ReadResponse{
+		ID:         id,
+		Properties: r.state(live, property.New(property.Null)),
+		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
+	}, nil
+}
+
+// readManifestFile reads the manifest at path.
+func readManifestFile(path string) (*unstructured.Unstructured, error) {
+	data, err := readManifestBytes(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
+	}
+	return parseManifest(path, data)
+}
+
+// Delete removes the manifest of every item the state records.
+func (r renderedList) Delete(_ context.Context, req p.DeleteRequest) error {
+	var failed []error
+	for _, it := range itemsOf(req.Properties) {
+		if err := r.target.removeManifest(r.kind, it.id); err != nil {
+			failed = append(failed, err)
+		}
+	}
+	return joinFailures(failed, "manifest(s)")
+}

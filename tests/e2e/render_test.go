@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+)
+
+// manifests lists the files of a render directory.
+func manifests(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// With a renderDirectory the whole life of a stack runs with no cluster at all:
+// KUBECONFIG names a file that does not exist. up writes the manifests (the directory
+// relative to the program's), an edited program rewrites them, refresh reads a hand
+// edit back as drift that the next up undoes, and destroy removes them.
+func TestRenderWithoutCluster(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	s.WriteProject(fmt.Sprintf(identityProgram, "apps", 80))
+	s.Run("stack", "init", "dev")
+	s.Run("config", "set", "endpoints:renderDirectory", "manifests")
+	dir := filepath.Join(s.Dir, "manifests")
+
+	s.Run("preview", "--non-interactive")
+	if files := manifests(t, dir); len(files) != 0 {
+		t.Fatalf("preview wrote files: %v", files)
+	}
+	s.Run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+	sliceFile := filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-apps-"+slice+".yaml")
+	want := []string{filepath.Base(sliceFile), "v1-Endpoints-apps-web.yaml"}
+	if files := manifests(t, dir); !slices.Equal(files, want) {
+		t.Fatalf("after up: files %v, want %v", files, want)
+	}
+	before := fileText(t, sliceFile)
+
+	phase(t, "an edited program rewrites the manifest; an unchanged one changes no byte", func() {
+		s.WriteProject(fmt.Sprintf(identityProgram, "apps", 8080))
+		s.Run("up", "--yes", "--non-interactive")
+		after := fileText(t, sliceFile)
+		if after == before || !strings.Contains(after, "port: 8080") {
+			t.Fatalf("after the edit, %s:\n%s", sliceFile, after)
+		}
+		s.Run("up", "--yes", "--non-interactive")
+		if again := fileText(t, sliceFile); again != after {
+			t.Errorf("an up of the unchanged program changed %s:\n%s\nto:\n%s", sliceFile, after, again)
+		}
+	})
+
+	phase(t, "refresh reads a hand edit back; up writes the program's again", func() {
+		edited := strings.Replace(fileText(t, sliceFile), "10.0.0.1", "10.9.9.9", 1)
+		if err := os.WriteFile(sliceFile, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := s.RunCombined("refresh", "--yes", "--non-interactive", "--diff")
+		if !strings.Contains(out, "10.9.9.9") {
+			t.Errorf("refresh does not show the hand edit:\n%s", out)
+		}
+		if state := s.Run("stack", "export"); !strings.Contains(state, "10.9.9.9") {
+			t.Errorf("the state after refresh does not hold the hand edit")
+		}
+		if got := changes(s.previewOps()); !slices.Equal(got["slice"], []string{"update"}) {
+			t.Errorf("preview after refreshing a hand edit: %v, want the slice updated", got)
+		}
+		s.Run("up", "--yes", "--non-interactive")
+		if text := fileText(t, sliceFile); strings.Contains(text, "10.9.9.9") || !strings.Contains(text, "10.0.0.1") {
+			t.Errorf("up did not write the program's manifest again:\n%s", text)
+		}
+	})
+
+	phase(t, "a removed manifest is written again by up", func() {
+		if err := os.Remove(filepath.Join(dir, "v1-Endpoints-apps-web.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		s.Run("up", "--yes", "--non-interactive")
+		if files := manifests(t, dir); !slices.Equal(files, want) {
+			t.Errorf("after up: files %v, want %v", files, want)
+		}
+	})
+
+	s.Run("destroy", "--yes", "--non-interactive")
+	if files := manifests(t, dir); len(files) != 0 {
+		t.Errorf("destroy left %v", files)
+	}
+}
+
+// Switching a stack from a cluster to a render directory and back moves its objects,
+// as a change of cluster does: each up creates them on the new target and removes
+// them from the old one.
+func TestRenderSwitchTargets(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	ns := cp.Namespace(t, "e2e")
+	s := newStack(t, writeKubeconfig(t, filepath.Join(t.TempDir(), "config"), cp.Kubeconfig()))
+	s.WriteProject(fmt.Sprintf(identityProgram, ns, 80))
+	s.Run("stack", "init", "dev")
+	s.Run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+	dir := filepath.Join(s.Dir, "out")
+
+	phase(t, "cluster to directory", func() {
+		s.Run("config", "set", "endpoints:renderDirectory", "out")
+		if ops := changes(s.previewOps()); !slices.Contains(ops["slice"], "replace") &&
+			!slices.Contains(ops["slice"], "create-replacement") {
+			t.Errorf("preview of the switch: %v, want the objects replaced", ops)
+		}
+		s.Run("up", "--yes", "--non-interactive")
+		if onCluster, itemOnCluster := objectsOn(t, cp, ns, slice); onCluster || itemOnCluster {
+			t.Errorf("after the switch to a directory: slice %v, Endpoints %v still on the cluster", onCluster, itemOnCluster)
+		}
+		rendered := stackOutputs(t, s)["sliceName"]
+		want := []string{"discovery.k8s.io_v1-EndpointSlice-" + ns + "-" + rendered + ".yaml", "v1-Endpoints-" + ns + "-web.yaml"}
+		if files := manifests(t, dir); !slices.Equal(files, want) {
+			t.Errorf("after the switch to a directory: files %v, want %v", files, want)
+		}
+	})
+
+	phase(t, "directory to cluster", func() {
+		s.Run("config", "rm", "endpoints:renderDirectory")
+		s.Run("up", "--yes", "--non-interactive")
+		slice = stackOutputs(t, s)["sliceName"]
+		if onCluster, itemOnCluster := objectsOn(t, cp, ns, slice); !onCluster || !itemOnCluster {
+			t.Errorf("after the switch back: slice %v, Endpoints %v on the cluster; want both", onCluster, itemOnCluster)
+		}
+		if files := manifests(t, dir); len(files) != 0 {
+			t.Errorf("after the switch back: files %v left", files)
+		}
+	})
+	s.Run("destroy", "--yes", "--non-interactive")
+}
