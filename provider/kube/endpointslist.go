@@ -12,6 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -239,13 +240,21 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		return r.importSet(ctx, o, req.ID)
 	}
 	recorded := itemsOf(req.Properties)
-	oldInputs := map[objectID]property.Map{}
-	for _, it := range itemsOf(req.Inputs) {
-		oldInputs[it.id] = it.inputs
-	}
 	objs, err := o.readItems(ctx, recorded) // nil: gone
 	if err != nil {
 		return p.ReadResponse{}, err
+	}
+	return r.refreshed(req, recorded, objs), nil
+}
+
+// refreshed answers the refresh of the recorded items from their live objects, read
+// from the cluster or the render directory (nil: gone, and the item leaves the state;
+// a list with none left is gone).
+func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
+) p.ReadResponse {
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.Inputs) {
+		oldInputs[it.id] = it.inputs
 	}
 	var live []listItem
 	var inputs []property.Value
@@ -254,12 +263,12 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		if obj == nil {
 			continue
 		}
-		it.output = outputs(o.kind, obj)
+		it.output = outputs(r.kind, obj)
 		live = append(live, it)
-		inputs = append(inputs, property.New(liveInputs(o.kind, obj, oldInputs[it.id])))
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
 	}
 	if len(live) == 0 && len(recorded) > 0 {
-		return p.ReadResponse{}, nil
+		return p.ReadResponse{}
 	}
 	newInputs := map[string]property.Value{"items": property.New(inputs)}
 	if v, ok := req.Inputs.GetOk("metadata"); ok {
@@ -269,7 +278,7 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		ID:         req.ID,
 		Properties: r.state(live, req.Properties.Get("metadata")),
 		Inputs:     property.NewMap(newInputs),
-	}, nil
+	}
 }
 
 // importSet lists the Endpoints an import ID selects, following continue tokens. A

@@ -126,36 +126,15 @@ func (r renderedList) Read(ctx context.Context, req p.ReadRequest) (p.ReadRespon
 		return r.importSet(req.ID)
 	}
 	recorded := itemsOf(req.Properties)
-	oldInputs := map[objectID]property.Map{}
-	for _, it := range itemsOf(req.Inputs) {
-		oldInputs[it.id] = it.inputs
-	}
-	var live []listItem
-	var inputs []property.Value
-	for _, it := range recorded {
+	objs := make([]*unstructured.Unstructured, len(recorded)) // nil: gone
+	for i, it := range recorded {
 		obj, err := r.target.readManifest(r.kind, it.id)
 		if err != nil {
 			return p.ReadResponse{}, err
 		}
-		if obj == nil {
-			continue
-		}
-		it.output = outputs(r.kind, obj)
-		live = append(live, it)
-		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
+		objs[i] = obj
 	}
-	if len(live) == 0 && len(recorded) > 0 {
-		return p.ReadResponse{}, nil
-	}
-	newInputs := map[string]property.Value{"items": property.New(inputs)}
-	if v, ok := req.Inputs.GetOk("metadata"); ok {
-		newInputs["metadata"] = v
-	}
-	return p.ReadResponse{
-		ID:         req.ID,
-		Properties: r.state(live, req.Properties.Get("metadata")),
-		Inputs:     property.NewMap(newInputs),
-	}, nil
+	return r.refreshed(req, recorded, objs), nil
 }
 
 // importSet reads the Endpoints manifests of the directory that the import ID

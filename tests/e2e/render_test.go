@@ -9,30 +9,8 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
-
-// manifests lists the files of a render directory.
-func manifests(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-func fileText(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Clean(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 // With a renderDirectory the whole life of a stack runs with no cluster at all:
 // KUBECONFIG names a file that does not exist. up writes the manifests (the directory
@@ -47,33 +25,33 @@ func TestRenderWithoutCluster(t *testing.T) {
 	dir := filepath.Join(s.Dir, "manifests")
 
 	s.Run("preview", "--non-interactive")
-	if files := manifests(t, dir); len(files) != 0 {
+	if files := toolchain.FileNames(t, dir); len(files) != 0 {
 		t.Fatalf("preview wrote files: %v", files)
 	}
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	sliceFile := filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-apps-"+slice+".yaml")
 	want := []string{filepath.Base(sliceFile), "v1-Endpoints-apps-web.yaml"}
-	if files := manifests(t, dir); !slices.Equal(files, want) {
+	if files := toolchain.FileNames(t, dir); !slices.Equal(files, want) {
 		t.Fatalf("after up: files %v, want %v", files, want)
 	}
-	before := fileText(t, sliceFile)
+	before := toolchain.ReadFile(t, sliceFile)
 
 	phase(t, "an edited program rewrites the manifest; an unchanged one changes no byte", func() {
 		s.WriteProject(fmt.Sprintf(identityProgram, "apps", 8080))
 		s.Run("up", "--yes", "--non-interactive")
-		after := fileText(t, sliceFile)
+		after := toolchain.ReadFile(t, sliceFile)
 		if after == before || !strings.Contains(after, "port: 8080") {
 			t.Fatalf("after the edit, %s:\n%s", sliceFile, after)
 		}
 		s.Run("up", "--yes", "--non-interactive")
-		if again := fileText(t, sliceFile); again != after {
+		if again := toolchain.ReadFile(t, sliceFile); again != after {
 			t.Errorf("an up of the unchanged program changed %s:\n%s\nto:\n%s", sliceFile, after, again)
 		}
 	})
 
 	phase(t, "refresh reads a hand edit back; up writes the program's again", func() {
-		edited := strings.Replace(fileText(t, sliceFile), "10.0.0.1", "10.9.9.9", 1)
+		edited := strings.Replace(toolchain.ReadFile(t, sliceFile), "10.0.0.1", "10.9.9.9", 1)
 		if err := os.WriteFile(sliceFile, []byte(edited), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +66,7 @@ func TestRenderWithoutCluster(t *testing.T) {
 			t.Errorf("preview after refreshing a hand edit: %v, want the slice updated", got)
 		}
 		s.Run("up", "--yes", "--non-interactive")
-		if text := fileText(t, sliceFile); strings.Contains(text, "10.9.9.9") || !strings.Contains(text, "10.0.0.1") {
+		if text := toolchain.ReadFile(t, sliceFile); strings.Contains(text, "10.9.9.9") || !strings.Contains(text, "10.0.0.1") {
 			t.Errorf("up did not write the program's manifest again:\n%s", text)
 		}
 	})
@@ -98,13 +76,13 @@ func TestRenderWithoutCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Run("up", "--yes", "--non-interactive")
-		if files := manifests(t, dir); !slices.Equal(files, want) {
+		if files := toolchain.FileNames(t, dir); !slices.Equal(files, want) {
 			t.Errorf("after up: files %v, want %v", files, want)
 		}
 	})
 
 	s.Run("destroy", "--yes", "--non-interactive")
-	if files := manifests(t, dir); len(files) != 0 {
+	if files := toolchain.FileNames(t, dir); len(files) != 0 {
 		t.Errorf("destroy left %v", files)
 	}
 }
@@ -135,7 +113,7 @@ func TestRenderSwitchTargets(t *testing.T) {
 		}
 		rendered := stackOutputs(t, s)["sliceName"]
 		want := []string{"discovery.k8s.io_v1-EndpointSlice-" + ns + "-" + rendered + ".yaml", "v1-Endpoints-" + ns + "-web.yaml"}
-		if files := manifests(t, dir); !slices.Equal(files, want) {
+		if files := toolchain.FileNames(t, dir); !slices.Equal(files, want) {
 			t.Errorf("after the switch to a directory: files %v, want %v", files, want)
 		}
 	})
@@ -147,7 +125,7 @@ func TestRenderSwitchTargets(t *testing.T) {
 		if onCluster, itemOnCluster := objectsOn(t, cp, ns, slice); !onCluster || !itemOnCluster {
 			t.Errorf("after the switch back: slice %v, Endpoints %v on the cluster; want both", onCluster, itemOnCluster)
 		}
-		if files := manifests(t, dir); len(files) != 0 {
+		if files := toolchain.FileNames(t, dir); len(files) != 0 {
 			t.Errorf("after the switch back: files %v left", files)
 		}
 	})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/inprocess"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // renderProvider returns a provider that renders to dir, with a kubeconfig setting
@@ -39,29 +40,6 @@ func renderProvider(t *testing.T, dir string, extra map[string]property.Value) i
 		t.Fatalf("Configure: %v", err)
 	}
 	return srv
-}
-
-// dirFiles lists the file names in dir.
-func dirFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Clean(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // renderProgram is a program of one slice named by generateName, one autonamed slice
@@ -106,7 +84,7 @@ func TestRenderFiles(t *testing.T) {
 	want := "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: fixed\n  namespace: default\nsubsets:\n" +
 		"- addresses:\n  - ip: 10.0.1.1\n  ports:\n  - name: http\n    port: 8080\n    protocol: TCP\n"
 	file := filepath.Join(dir, "v1-Endpoints-default-fixed.yaml")
-	if got := readFile(t, file); got != want {
+	if got := toolchain.ReadFile(t, file); got != want {
 		t.Errorf("%s:\n%s\nwant:\n%s", file, got, want)
 	}
 	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "generation"} {
@@ -174,7 +152,7 @@ func TestRenderFiles(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || !fi.ModTime().Equal(old) {
 		t.Errorf("re-rendering unchanged inputs touched %s (%v)", path, err)
 	}
-	if got := readFile(t, path); got != first.files["v1-Endpoints-ns1-fixed.yaml"] {
+	if got := toolchain.ReadFile(t, path); got != first.files["v1-Endpoints-ns1-fixed.yaml"] {
 		t.Errorf("re-rendering changed %s:\n%s", path, got)
 	}
 }
@@ -222,8 +200,8 @@ func renderAll(t *testing.T, srv integration.Server, dir, ns string) rendering {
 		}
 		out.resources[name] = rendered{urn: u, id: created.ID, inputs: checked, state: created.Properties}
 	}
-	for _, f := range dirFiles(t, dir) {
-		out.files[f] = readFile(t, filepath.Join(dir, f))
+	for _, f := range toolchain.FileNames(t, dir) {
+		out.files[f] = toolchain.ReadFile(t, filepath.Join(dir, f))
 	}
 	return out
 }
@@ -253,8 +231,8 @@ func TestRenderLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(readFile(t, webFile), "10.0.0.9") {
-		t.Errorf("the update did not rewrite %s:\n%s", webFile, readFile(t, webFile))
+	if !strings.Contains(toolchain.ReadFile(t, webFile), "10.0.0.9") {
+		t.Errorf("the update did not rewrite %s:\n%s", webFile, toolchain.ReadFile(t, webFile))
 	}
 	web.inputs, web.state = news, updated.Properties
 
@@ -271,7 +249,7 @@ func TestRenderLifecycle(t *testing.T) {
 	}
 
 	// Refresh: a hand edit is drift; an unchanged file is none.
-	edited := strings.Replace(readFile(t, webFile), "10.0.0.9", "10.0.0.10", 1)
+	edited := strings.Replace(toolchain.ReadFile(t, webFile), "10.0.0.9", "10.0.0.10", 1)
 	if err := os.WriteFile(webFile, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +338,7 @@ func TestRenderLifecycle(t *testing.T) {
 	if err := srv.Delete(p.DeleteRequest{Urn: lst.urn, ID: lst.id, Properties: lstNews}); err != nil {
 		t.Fatal(err)
 	}
-	if files := dirFiles(t, dir); len(files) != 0 {
+	if files := toolchain.FileNames(t, dir); len(files) != 0 {
 		t.Errorf("files left after the deletes: %v", files)
 	}
 }

@@ -34,7 +34,7 @@ func TestDotnetSDKFiles(t *testing.T) {
 	if *update {
 		toolchain.WriteFile(t, golden, got)
 	}
-	if diff := cmp.Diff(strings.Split(readFile(t, golden), "\n"), strings.Split(got, "\n")); diff != "" {
+	if diff := cmp.Diff(strings.Split(toolchain.ReadFile(t, golden), "\n"), strings.Split(got, "\n")); diff != "" {
 		t.Errorf("sdk/dotnet files differ from %s (-want +got; -update rewrites it):\n%s", golden, diff)
 	}
 }
@@ -95,7 +95,7 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			content := readFile(t, filepath.Join(sdkDir(t), "dotnet", filepath.FromSlash(tt.file)))
+			content := toolchain.ReadFile(t, filepath.Join(sdkDir(t), "dotnet", filepath.FromSlash(tt.file)))
 			for _, w := range tt.want {
 				if !strings.Contains(content, w) {
 					t.Errorf("sdk/dotnet/%s lacks %q", tt.file, w)
@@ -110,7 +110,7 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".cs") {
 			return err
 		}
-		for i, line := range strings.Split(readFile(t, path), "\n") {
+		for i, line := range strings.Split(toolchain.ReadFile(t, path), "\n") {
 			if !strings.HasPrefix(strings.TrimSpace(line), "///") && re.MatchString(line) {
 				t.Errorf("%s:%d uses the C# keyword continue as a name: %s", path, i+1, line)
 			}

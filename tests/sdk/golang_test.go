@@ -18,7 +18,7 @@ import (
 func TestGoSDK(t *testing.T) {
 	t.Parallel()
 	dir := sdkDir(t)
-	modFile := readFile(t, filepath.Join(dir, "go.mod"))
+	modFile := toolchain.ReadFile(t, filepath.Join(dir, "go.mod"))
 	for _, want := range []string{
 		"module github.com/endpoints-provider/pulumi-endpoints/sdk\n",
 		"github.com/pulumi/pulumi/sdk/v3 v3.256.0\n",
@@ -42,10 +42,10 @@ func TestGoProgram(t *testing.T) {
 	src := sdkDir(t)
 	mod := t.TempDir()
 	for _, f := range []string{"go.mod", "go.sum"} {
-		toolchain.WriteFile(t, filepath.Join(mod, f), readFile(t, filepath.Join(src, f)))
+		toolchain.WriteFile(t, filepath.Join(mod, f), toolchain.ReadFile(t, filepath.Join(src, f)))
 	}
 	copyDir(t, filepath.Join(src, "go"), filepath.Join(mod, "go"))
-	toolchain.WriteFile(t, filepath.Join(mod, "program", "main.go"), readFile(t, filepath.Join("testdata", "go", "program", "main.go")))
+	toolchain.WriteFile(t, filepath.Join(mod, "program", "main.go"), toolchain.ReadFile(t, filepath.Join("testdata", "go", "program", "main.go")))
 	toolchain.WriteFile(t, filepath.Join(mod, "readme", "main.go"),
 		readmeExample(t, filepath.Join(src, "go", "endpoints", "README.md"), "go"))
 	// -trimpath keeps the temporary directory out of the build cache keys, so a

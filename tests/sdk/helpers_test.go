@@ -2,7 +2,6 @@ package sdk_test
 
 import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -37,20 +36,11 @@ func sdkVersion(t *testing.T) string {
 	return toolchain.Version(t)
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // readmeExample returns the first code block of the given language in a README:
 // the example that users copy, which the language tests compile.
 func readmeExample(t *testing.T, readme, lang string) string {
 	t.Helper()
-	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(readFile(t, readme))
+	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(toolchain.ReadFile(t, readme))
 	if m == nil {
 		t.Fatalf("%s has no ```%s example", readme, lang)
 	}

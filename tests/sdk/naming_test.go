@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
 )
 
 // TestNamingRules is the golden check of the interface's naming rules in the
@@ -90,7 +92,7 @@ func TestNamingRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" "+tt.file, func(t *testing.T) {
 			t.Parallel()
-			content := readFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(tt.file)))
+			content := toolchain.ReadFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(tt.file)))
 			for _, w := range tt.want {
 				if !strings.Contains(content, w) {
 					t.Errorf("sdk/%s lacks %q", tt.file, w)
@@ -108,7 +110,7 @@ func TestPluginMetadata(t *testing.T) {
 	var spec struct {
 		PluginDownloadURL string `json:"pluginDownloadURL"`
 	}
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repoRoot(t), "schema.json"))), &spec); err != nil {
+	if err := json.Unmarshal([]byte(toolchain.ReadFile(t, filepath.Join(repoRoot(t), "schema.json"))), &spec); err != nil {
 		t.Fatal(err)
 	}
 	if want := pluginServer; spec.PluginDownloadURL != want {
@@ -124,7 +126,7 @@ func TestPluginMetadata(t *testing.T) {
 	} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			data := []byte(readFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(file))))
+			data := []byte(toolchain.ReadFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(file))))
 			var got pluginInfo
 			if strings.HasSuffix(file, "package.json") {
 				var pkg struct {
@@ -153,7 +155,7 @@ func TestPluginMetadata(t *testing.T) {
 			"java/pom.xml":                              "<version>" + v + "</version>",
 			"java/src/main/resources/com/endpointsprovider/endpoints/version.txt": v,
 		} {
-			if !strings.Contains(readFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(file))), want) {
+			if !strings.Contains(toolchain.ReadFile(t, filepath.Join(sdkDir(t), filepath.FromSlash(file))), want) {
 				t.Errorf("sdk/%s lacks %q", file, want)
 			}
 		}
@@ -185,7 +187,7 @@ func TestReadmes(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(sdkDir(t), filepath.FromSlash(tt.file))
-			content := readFile(t, path)
+			content := toolchain.ReadFile(t, path)
 			for _, want := range []string{tt.install, "pulumi plugin install resource endpoints " + v} {
 				if !strings.Contains(content, want) {
 					t.Errorf("sdk/%s lacks %q", tt.file, want)

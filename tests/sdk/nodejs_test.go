@@ -24,8 +24,8 @@ func TestNodeSDK(t *testing.T) {
 	// A program that installs the packed SDK.
 	prog := filepath.Join(tmp, "program")
 	toolchain.WriteFile(t, filepath.Join(prog, "package.json"), `{"name": "program", "private": true}`+"\n")
-	toolchain.WriteFile(t, filepath.Join(prog, "program.ts"), readFile(t, filepath.Join("testdata", "nodejs", "program.ts")))
-	toolchain.WriteFile(t, filepath.Join(prog, "broken.ts"), readFile(t, filepath.Join("testdata", "nodejs", "broken.ts")))
+	toolchain.WriteFile(t, filepath.Join(prog, "program.ts"), toolchain.ReadFile(t, filepath.Join("testdata", "nodejs", "program.ts")))
+	toolchain.WriteFile(t, filepath.Join(prog, "broken.ts"), toolchain.ReadFile(t, filepath.Join("testdata", "nodejs", "broken.ts")))
 	toolchain.WriteFile(t, filepath.Join(prog, "readme.ts"), readmeExample(t, filepath.Join(sdkDir(t), "nodejs", "README.md"), "typescript"))
 	run(t, prog, env, "npm", append([]string{"install", tarball}, pins...)...)
 	tsc := filepath.Join(prog, "node_modules", ".bin", "tsc")

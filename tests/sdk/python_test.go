@@ -41,8 +41,8 @@ print(importlib.resources.files("pulumi_endpoints").joinpath("pulumi-plugin.json
 
 	// Type checks, outside the copy so that mypy sees the installed package.
 	prog := filepath.Join(tmp, "program")
-	toolchain.WriteFile(t, filepath.Join(prog, "program.py"), readFile(t, filepath.Join("testdata", "python", "program.py")))
-	toolchain.WriteFile(t, filepath.Join(prog, "broken.py"), readFile(t, filepath.Join("testdata", "python", "broken.py")))
+	toolchain.WriteFile(t, filepath.Join(prog, "program.py"), toolchain.ReadFile(t, filepath.Join("testdata", "python", "program.py")))
+	toolchain.WriteFile(t, filepath.Join(prog, "broken.py"), toolchain.ReadFile(t, filepath.Join("testdata", "python", "broken.py")))
 	toolchain.WriteFile(t, filepath.Join(prog, "readme.py"), readmeExample(t, filepath.Join(sdkDir(t), "python", "README.md"), "python"))
 	mypy := []string{"-m", "mypy", "--strict", "--no-incremental"}
 	run(t, prog, env, python, append(mypy, "program.py", "readme.py")...)

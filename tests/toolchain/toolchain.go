@@ -113,6 +113,31 @@ func WriteFile(t testing.TB, path, content string) {
 	}
 }
 
+// ReadFile returns the text of the file at path.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// FileNames lists the names of the entries of dir, sorted; none when dir does not
+// exist.
+func FileNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
 func copyFile(src, dst string) error {
 	data, err := os.ReadFile(filepath.Clean(src))
 	if err != nil {
