@@ -74,6 +74,18 @@ func (h *HA) BusiestAPIServer() Component {
 	return APIServerN(busiest)
 }
 
+// Connections returns how many connections the load balancer relays now to each API
+// server. The difference between two calls tells where the clients that connected in
+// between went: client-go keeps one connection per client, so a new one is the
+// provider's.
+func (h *HA) Connections() map[Component]int {
+	out := map[Component]int{}
+	for i, addr := range h.apiServerAddrs {
+		out[APIServerN(i)] = h.lb.Open(addr)
+	}
+	return out
+}
+
 // Restart starts a killed etcd member or API server again with the arguments it
 // had (the same ports, data directory, certificate and keys) and returns once it
 // serves: a member once it is healthy, an API server once the load balancer
