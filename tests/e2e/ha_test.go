@@ -283,6 +283,8 @@ func TestHAAPIServerKilledDuringUp(t *testing.T) {
 	if !destroy.running() {
 		t.Fatal("the destroy finished before the API server was restarted: the fault did not land mid-run")
 	}
+	// The destroy's provider connected while only the other API server ran: killing
+	// it now breaks the provider's connection again.
 	other := controlplane.APIServerN(0)
 	if other == killed {
 		other = controlplane.APIServerN(1)
