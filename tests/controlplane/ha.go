@@ -30,6 +30,18 @@ const (
 	haAPIServers  = 2
 )
 
+// EnvSkipHA, set to 1, makes SkipHAIfAsked skip the tests against an HA control
+// plane, on a machine too slow for them; nothing else skips them.
+const EnvSkipHA = "PULUMI_ENDPOINTS_SKIP_HA"
+
+// SkipHAIfAsked skips t when EnvSkipHA is 1.
+func SkipHAIfAsked(t testing.TB) {
+	t.Helper()
+	if os.Getenv(EnvSkipHA) == "1" {
+		t.Skip(EnvSkipHA + "=1: the tests against an HA control plane are skipped")
+	}
+}
+
 // EtcdMember names the i-th etcd member (0, 1 or 2) of an HA control plane, for
 // Kill and Restart.
 func EtcdMember(i int) Component { return Component("etcd-" + strconv.Itoa(i)) }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,10 +12,6 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
-
-// EnvSkipHA, set to 1, skips the faults against an HA control plane, on a machine
-// too slow to run them; nothing else skips them.
-const EnvSkipHA = "PULUMI_ENDPOINTS_SKIP_HA"
 
 const (
 	// haSlices and haItems are the sizes of the HA faults' program: that many
@@ -59,9 +54,7 @@ func haProgram(ns string, slices, n int) string {
 // load balancer.
 func haStack(t *testing.T) (*controlplane.HA, string, *stack) {
 	t.Helper()
-	if os.Getenv(EnvSkipHA) == "1" {
-		t.Skip(EnvSkipHA + "=1: the faults against an HA control plane are skipped")
-	}
+	controlplane.SkipHAIfAsked(t)
 	h := controlplane.StartHAT(t, controlplane.Options{AllControllers: true})
 	ns := h.Namespace(t, "ha")
 	s := newStack(t, h.KubeconfigPath())
