@@ -30,8 +30,9 @@ const (
 	haAPIServers  = 2
 )
 
-// EnvSkipHA, set to 1, makes SkipHAIfAsked skip the tests against an HA control
-// plane, on a machine too slow for them; nothing else skips them.
+// EnvSkipHA is the environment variable that, set to 1, makes SkipHAIfAsked skip the
+// tests against an HA control plane, on a machine too slow for them; nothing else
+// skips them.
 const EnvSkipHA = "PULUMI_ENDPOINTS_SKIP_HA"
 
 // SkipHAIfAsked skips t when EnvSkipHA is 1.
