@@ -224,8 +224,12 @@ func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (pr
 // partial is the partial state of a list whose write failed with err: the items of
 // the set are recorded.
 func partial(err error, recorded *itemSet) (*p.InitializationFailed, error) {
-	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded; run `pulumi up` again to finish)",
-		err, len(recorded.items())))
+	note := ""
+	if someUnanswered(err) {
+		note = unansweredNote
+	}
+	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
+		err, len(recorded.items()), note))
 }
 
 // Read refreshes the items the state records (listed by namespace, or read one by one,

@@ -200,25 +200,38 @@ func (c *ControlPlane) Stop() error {
 func (c *ControlPlane) startEtcd(ctx context.Context, path string, clientPort, peerPort int, durable bool, out io.Writer) (clientURL string, err error) {
 	clientURL = "http://127.0.0.1:" + strconv.Itoa(clientPort)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peerPort)
+	args := etcdArgs("default", filepath.Join(c.dir, "etcd"), clientURL, peerURL, "default="+peerURL, durable)
+	p, err := c.start("etcd", path, args, out)
+	if err != nil {
+		return "", err
+	}
+	return clientURL, waitEtcdHealthy(ctx, p, clientURL)
+}
+
+// etcdArgs are the arguments of etcd member name of the cluster initialCluster
+// ("name=peerURL,...").
+func etcdArgs(name, dataDir, clientURL, peerURL, initialCluster string, durable bool) []string {
 	args := []string{
-		"--name=default",
-		"--data-dir=" + filepath.Join(c.dir, "etcd"),
+		"--name=" + name,
+		"--data-dir=" + dataDir,
 		"--listen-client-urls=" + clientURL,
 		"--advertise-client-urls=" + clientURL,
 		"--listen-peer-urls=" + peerURL,
 		"--initial-advertise-peer-urls=" + peerURL,
-		"--initial-cluster=default=" + peerURL,
+		"--initial-cluster=" + initialCluster,
 		"--log-level=warn",
 	}
 	if !durable {
 		args = append(args, "--unsafe-no-fsync")
 	}
-	p, err := c.start("etcd", path, args, out)
-	if err != nil {
-		return "", err
-	}
+	return args
+}
+
+// waitEtcdHealthy waits until the etcd member p, serving clientURL, says it is
+// healthy: it has a leader and answers reads.
+func waitEtcdHealthy(ctx context.Context, p *process, clientURL string) error {
 	healthURL := clientURL + "/health"
-	return clientURL, waitReady(ctx, p, "GET "+healthURL, func(ctx context.Context) error {
+	return waitReady(ctx, p, "GET "+healthURL, func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthURL, nil)
 		if err != nil {
 			return err
@@ -254,25 +267,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	c.server = "https://127.0.0.1:" + strconv.Itoa(port)
 	c.kubeconfigPath = filepath.Join(c.dir, "admin.kubeconfig")
 
-	args := []string{
-		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + certDir,
-		"--service-cluster-ip-range=10.0.0.0/24",
-		"--token-auth-file=" + tokenFile,
-		"--authorization-mode=RBAC",
-		"--service-account-issuer=" + serviceAccountIssuer,
-		"--api-audiences=" + serviceAccountIssuer,
-		"--service-account-key-file=" + keyFile,
-		"--service-account-signing-key-file=" + keyFile,
-		"--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
-		"--disable-admission-plugins=ServiceAccount",
-		"--allow-privileged=true",
-		"--profiling=false",
-		"--v=0",
-	}
+	args := append(apiServerArgs(etcdURL, port, tokenFile, keyFile), "--cert-dir="+certDir)
 	c.apiServer.path, c.apiServer.args, c.apiServer.out = path, args, out
 	p, err := c.start("kube-apiserver", path, args, out)
 	if err != nil {
@@ -307,6 +302,30 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 		return c.setAdmin(ca, token)
 	}
 	return nil
+}
+
+// apiServerArgs are the arguments of an API server on port that stores its data in
+// etcdServers (client URLs, comma-separated), authenticates the tokens of tokenFile
+// and signs and verifies ServiceAccount tokens with the key in keyFile.
+func apiServerArgs(etcdServers string, port int, tokenFile, keyFile string) []string {
+	return []string{
+		"--etcd-servers=" + etcdServers,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--token-auth-file=" + tokenFile,
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=" + serviceAccountIssuer,
+		"--api-audiences=" + serviceAccountIssuer,
+		"--service-account-key-file=" + keyFile,
+		"--service-account-signing-key-file=" + keyFile,
+		"--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
+		"--disable-admission-plugins=ServiceAccount",
+		"--allow-privileged=true",
+		"--profiling=false",
+		"--v=0",
+	}
 }
 
 // setAdmin builds and writes the admin kubeconfig and clients.

@@ -25,3 +25,6 @@ const (
 
 // ProcessStartTime is processStartTime, for the test of RemoveStaleDirs.
 var ProcessStartTime = processStartTime
+
+// LB returns h's load balancer, for the tests of HA.
+func LB(h *HA) *LoadBalancer { return h.lb }
