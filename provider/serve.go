@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -33,6 +34,11 @@ func Serve(ctx context.Context) error {
 		}()
 	}
 	prov := New(ctx)
+	// The packages' initialisation (Pulumi's schema and workspace packages compile JSON
+	// schemas) leaves megabytes of garbage. A plugin runs for the whole command, beside
+	// one of each other provider, so that memory goes back to the system, while the
+	// server starts rather than before it.
+	go debug.FreeOSMemory()
 	return comProvider.MainContext(ctx, Name, func(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
 		inner, err := p.RawServer(Name, Version, prov)(host)
 		if err != nil {
