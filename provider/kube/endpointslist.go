@@ -195,7 +195,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		if req.DryRun || len(written.items()) == 0 {
 			return p.CreateResponse{}, err // nothing exists: nothing to record
 		}
-		state, err := partial(err, written)
+		state, err := partial(err, written, someUnanswered(results))
 		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
 	}
 	if req.DryRun {
@@ -222,10 +222,11 @@ func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (pr
 }
 
 // partial is the partial state of a list whose write failed with err: the items of
-// the set are recorded.
-func partial(err error, recorded *itemSet) (*p.InitializationFailed, error) {
+// the set are recorded. unanswered says that some item writes got no answer (see
+// someUnanswered).
+func partial(err error, recorded *itemSet, unanswered bool) (*p.InitializationFailed, error) {
 	note := ""
-	if someUnanswered(err) {
+	if unanswered {
 		note = unansweredNote
 	}
 	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
@@ -383,10 +384,10 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	}
 	set.recordWrites(desired, results)
 	if failed != nil {
-		return r.partialUpdate(failed, set, req)
+		return r.partialUpdate(failed, set, req, someUnanswered(results))
 	}
 	if err := r.removeDropped(ctx, o, set, desired, req.Timeout); err != nil {
-		return r.partialUpdate(err, set, req)
+		return r.partialUpdate(err, set, req, false)
 	}
 	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
 }
@@ -446,9 +447,11 @@ func (r *EndpointsList) removeDropped(ctx context.Context, o kindClient, set *it
 	return err
 }
 
-// partialUpdate is the answer to an update that failed with err: the set as it is.
-func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateRequest) (p.UpdateResponse, error) {
-	state, err := partial(err, set)
+// partialUpdate is the answer to an update that failed with err: the set as it is
+// (unanswered as for partial).
+func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateRequest, unanswered bool,
+) (p.UpdateResponse, error) {
+	state, err := partial(err, set, unanswered)
 	return p.UpdateResponse{Properties: r.state(set.items(), req.Inputs.Get("metadata")), PartialState: state}, err
 }
 

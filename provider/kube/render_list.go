@@ -76,7 +76,7 @@ func (r renderedList) Create(ctx context.Context, req p.CreateRequest) (p.Create
 		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", idErr)
 	}
 	if err != nil {
-		state, err := partial(err, written)
+		state, err := partial(err, written, false) // a file write leaves no doubt
 		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
 	}
 	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
@@ -96,7 +96,7 @@ func (r renderedList) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 		return p.UpdateResponse{Properties: r.state(preview.items(), req.Inputs.Get("metadata"))}, err
 	}
 	if err := r.writeItems(ctx, desired, set, false); err != nil {
-		return r.partialUpdate(err, set, req)
+		return r.partialUpdate(err, set, req, false)
 	}
 	wanted := map[objectID]bool{}
 	for _, it := range desired {
@@ -107,7 +107,7 @@ func (r renderedList) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 			continue
 		}
 		if err := r.target.removeManifest(r.kind, it.id); err != nil {
-			return r.partialUpdate(err, set, req)
+			return r.partialUpdate(err, set, req, false)
 		}
 		set.forget(it.id)
 	}
