@@ -181,9 +181,9 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	id, err := resource.NewUniqueHex(req.Urn.Name()+"-", 8, 0)
+	id, err := newListID(req.Urn)
 	if err != nil {
-		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", err)
+		return p.CreateResponse{}, err
 	}
 	items := itemsOf(req.Properties)
 	results := forItems(ctx, len(items), func(i int) (property.Map, error) {
@@ -202,6 +202,16 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		id = "" // a preview creates nothing
 	}
 	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
+}
+
+// newListID is a new list's ID: an opaque name for the set, the resource's name and
+// random hex digits.
+func newListID(urn resource.URN) (string, error) {
+	id, err := resource.NewUniqueHex(urn.Name()+"-", 8, 0)
+	if err != nil {
+		return "", fmt.Errorf("internal error: naming the list: %w", err)
+	}
+	return id, nil
 }
 
 // createItem creates one item and returns its outputs. In a preview whose server
@@ -430,15 +440,9 @@ func withOutputs(items []listItem, results []itemResult) []listItem {
 func (r *EndpointsList) removeDropped(ctx context.Context, o kindClient, set *itemSet, desired []listItem,
 	seconds float64,
 ) error {
-	wanted := map[objectID]bool{}
-	for _, it := range desired {
-		wanted[it.id] = true
-	}
 	var dropped []deleteTarget
-	for _, it := range set.items() {
-		if !wanted[it.id] {
-			dropped = append(dropped, it.deleteTarget())
-		}
+	for _, it := range set.dropped(desired) {
+		dropped = append(dropped, it.deleteTarget())
 	}
 	removed, err := o.removeAll(ctx, dropped, r.options().DeletePolicy, engineTimeout(seconds))
 	for _, id := range removed {

@@ -91,6 +91,22 @@ func (s *itemSet) items() []listItem {
 	return out
 }
 
+// dropped lists the items recorded that are not among desired, in order: those an
+// update removes.
+func (s *itemSet) dropped(desired []listItem) []listItem {
+	wanted := make(map[objectID]bool, len(desired))
+	for _, it := range desired {
+		wanted[it.id] = true
+	}
+	var out []listItem
+	for _, it := range s.items() {
+		if !wanted[it.id] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // recordWrites records what the writes of items did (results[i] for items[i]): each
 // item written, with its outputs, and each item whose create may have taken effect
 // (its answer was lost), with its inputs, so that it is never orphaned. An item whose

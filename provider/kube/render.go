@@ -85,41 +85,49 @@ func renderObject(obj *unstructured.Unstructured) ([]byte, error) {
 // readManifest reads the manifest of id; a missing file is (nil, nil). A file that
 // does not hold that object is an error naming the file.
 func (t RenderTarget) readManifest(k kind, id objectID) (*unstructured.Unstructured, error) {
+	obj, _, err := t.loadManifest(k, id)
+	return obj, err
+}
+
+// loadManifest reads the manifest of id, its object and its bytes; a missing file is
+// (nil, nil, nil). A file that does not hold that object is an error naming the file.
+func (t RenderTarget) loadManifest(k kind, id objectID) (*unstructured.Unstructured, []byte, error) {
 	path := t.file(k, id)
-	data, err := readManifestBytes(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the manifest of %s %s: %w", k.name, id, err)
-	}
-	obj, err := parseManifest(path, data)
-	if err != nil {
-		return nil, err
+	obj, data, err := readManifestFile(path)
+	if err != nil || obj == nil {
+		return nil, nil, err
 	}
 	if obj.GetKind() != k.name || obj.GetAPIVersion() != k.apiVersion || idOf(obj) != id {
-		return nil, fmt.Errorf("the manifest %s holds %s %s %s, not %s %s %s: another object's name renders to "+
-			"the same file name; rename one of them", path, obj.GetAPIVersion(), obj.GetKind(), idOf(obj),
+		return nil, nil, fmt.Errorf("the manifest %s holds %s %s %s, not %s %s %s: another object's name renders "+
+			"to the same file name; rename one of them", path, obj.GetAPIVersion(), obj.GetKind(), idOf(obj),
 			k.apiVersion, k.name, id)
 	}
-	return obj, nil
+	return obj, data, nil
+}
+
+// readManifestFile reads and parses the manifest at path; a missing file is (nil, nil,
+// nil).
+func readManifestFile(path string) (*unstructured.Unstructured, []byte, error) {
+	data, err := readManifestBytes(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("reading the manifest %s: %w", path, err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, nil, fmt.Errorf("the manifest %s is not valid YAML: %w", path, err)
+	}
+	if m == nil {
+		return nil, nil, fmt.Errorf("the manifest %s is empty", path)
+	}
+	return &unstructured.Unstructured{Object: m}, data, nil
 }
 
 // readManifestBytes reads the file at path, a manifest of the render directory.
 func readManifestBytes(path string) ([]byte, error) {
 	return os.ReadFile(path) //nolint:gosec // G304: reading the render directory the user named is the point
-}
-
-// parseManifest reads one manifest.
-func parseManifest(path string, data []byte) (*unstructured.Unstructured, error) {
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("the manifest %s is not valid YAML: %w", path, err)
-	}
-	if m == nil {
-		return nil, fmt.Errorf("the manifest %s is empty", path)
-	}
-	return &unstructured.Unstructured{Object: m}, nil
 }
 
 // writeManifest writes the manifest of obj unless the file holds those bytes already.
@@ -133,23 +141,28 @@ func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, crea
 	if err != nil {
 		return err
 	}
-	existing, err := t.readManifest(k, id)
+	existing, old, err := t.loadManifest(k, id)
 	switch {
 	case err != nil:
 		return err
 	case existing != nil && create:
 		return fmt.Errorf("%s %s already exists: the manifest %s is there; remove it, or import it with "+
 			"`pulumi import %s <name> %s`", k.name, id, path, k.token, id)
-	}
-	if old, err := readManifestBytes(path); err == nil && bytes.Equal(old, data) {
+	case existing != nil && bytes.Equal(old, data):
 		return nil
 	}
-	if err := os.MkdirAll(t.Directory, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
+	return writeFileAtomically(t.Directory, path, data)
+}
+
+// writeFileAtomically writes data to path in dir (created if missing) through a
+// temporary file renamed over it, so that a reader sees the old bytes or the new.
+func writeFileAtomically(dir, path string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
 		return fmt.Errorf("creating the render directory: %w", err)
 	}
-	tmp, err := os.CreateTemp(t.Directory, ".render-*")
+	tmp, err := os.CreateTemp(dir, ".render-*")
 	if err != nil {
-		return fmt.Errorf("writing the manifest of %s %s: %w", k.name, id, err)
+		return fmt.Errorf("writing the manifest %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name()) //nolint:errcheck // gone after the rename
 	if _, err := tmp.Write(data); err != nil {

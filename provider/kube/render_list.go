@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -71,9 +70,9 @@ func (r renderedList) Create(ctx context.Context, req p.CreateRequest) (p.Create
 	case err != nil && len(written.items()) == 0:
 		return p.CreateResponse{}, err
 	}
-	id, idErr := resource.NewUniqueHex(req.Urn.Name()+"-", 8, 0)
+	id, idErr := newListID(req.Urn)
 	if idErr != nil {
-		return p.CreateResponse{}, fmt.Errorf("internal error: naming the list: %w", idErr)
+		return p.CreateResponse{}, idErr
 	}
 	if err != nil {
 		state, err := partial(err, written, false) // a file write leaves no doubt
@@ -98,14 +97,7 @@ func (r renderedList) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	if err := r.writeItems(ctx, desired, set, false); err != nil {
 		return r.partialUpdate(err, set, req, false)
 	}
-	wanted := map[objectID]bool{}
-	for _, it := range desired {
-		wanted[it.id] = true
-	}
-	for _, it := range set.items() {
-		if wanted[it.id] {
-			continue
-		}
+	for _, it := range set.dropped(desired) {
 		if err := r.target.removeManifest(r.kind, it.id); err != nil {
 			return r.partialUpdate(err, set, req, false)
 		}
@@ -157,11 +149,11 @@ func (r renderedList) importSet(id string) (p.ReadResponse, error) {
 	var live []listItem
 	var inputs []property.Value
 	for _, file := range files {
-		obj, err := readManifestFile(file)
+		obj, _, err := readManifestFile(file)
 		if err != nil {
 			return p.ReadResponse{}, err
 		}
-		if obj.GetKind() != r.kind.name || obj.GetNamespace() != namespace || !selector.Matches(labels.Set(obj.GetLabels())) {
+		if obj == nil || obj.GetKind() != r.kind.name || obj.GetNamespace() != namespace || !selector.Matches(labels.Set(obj.GetLabels())) {
 			continue
 		}
 		live = append(live, listItem{id: idOf(obj), output: outputs(r.kind, obj)})
@@ -177,15 +169,6 @@ func (r renderedList) importSet(id string) (p.ReadResponse, error) {
 		Properties: r.state(live, property.New(property.Null)),
 		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
 	}, nil
-}
-
-// readManifestFile reads the manifest at path.
-func readManifestFile(path string) (*unstructured.Unstructured, error) {
-	data, err := readManifestBytes(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
-	}
-	return parseManifest(path, data)
 }
 
 // Delete removes the manifest of every item the state records.
