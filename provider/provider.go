@@ -106,20 +106,22 @@ func (s *server) provider() p.Provider {
 // interrupt), so requests already sent finish within their own deadline
 // (requestTimeout) and their results are recorded. Each distinct API-server warning
 // within the scope is shown once.
+//
 // deprecations tells whether the operation may show that an API version is
 // deprecated: such a warning is shown once in the provider's life (the engine starts
 // the provider anew for each command, and for the preview and the update of `pulumi
 // up` each) by the writes that take effect and by reads, never by previews or deletes
 // (a destroy has nothing to migrate), and not at all with suppressDeprecationWarnings.
 func (s *server) scope(ctx context.Context, deprecations bool, what string) (context.Context, func(), error) {
-	if err := interrupt.NotStarted(interrupt.With(ctx, s.cancelling), what); err != nil {
+	ctx = interrupt.With(ctx, s.cancelling)
+	if err := interrupt.NotStarted(ctx, what); err != nil {
 		return nil, nil, err
 	}
 	said := s.deprecations
 	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
 		said = nil
 	}
-	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(interrupt.With(ctx, s.cancelling), said))
+	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, said))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()
@@ -152,11 +154,10 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 		return p.InvokeResponse{}, err
 	}
 	defer done()
-	// A lookup writes nothing, so there is nothing for it to finish: it stops at the
-	// first Cancel.
-	ctx, stop := context.WithCancelCause(ctx)
-	defer context.AfterFunc(s.cancelling, func() { stop(errCanceled) })()
-	defer stop(nil)
+	// A lookup writes nothing, so there is nothing for it to finish: like a wait, it
+	// stops at the first Cancel.
+	ctx, stop := interrupt.Waiting(ctx)
+	defer stop()
 	return fn(ctx, req.Args)
 }
 
