@@ -23,7 +23,7 @@ func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	namespace := defaultNamespace(ctx, r.client)
+	namespace := r.defaultNamespace(ctx)
 	replacing := forcesReplacement(endpointSliceKind, req.State, req.Inputs, namespace)
 	named, autonamed, nameFailures := assignMetadata(ctx, req.Urn, req.Inputs, req.State, namespace, replacing)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))

@@ -55,7 +55,7 @@ const defaultImportPageSize = 500
 // had), so the item is updated in place rather than recreated. Items whose metadata is
 // not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	namespace := defaultNamespace(ctx, r.client)
+	namespace := r.defaultNamespace(ctx)
 	inputs := req.Inputs
 	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
 		previous := generatedNames(req.State)

@@ -244,11 +244,3 @@ func secretPaths(v property.Value, at string, out *[]string) {
 		}
 	}
 }
-
-// renderContext marks ctx as render mode's: Check takes the namespace of objects that
-// name none from the render target, not from a kubeconfig (see defaultNamespace).
-func renderContext(ctx context.Context, t RenderTarget) context.Context {
-	return context.WithValue(ctx, renderNamespaceKey{}, t.namespace())
-}
-
-type renderNamespaceKey struct{}

@@ -32,42 +32,36 @@ type targeted struct {
 	options OptionsFunc
 }
 
-// on returns the backend of the target in force, and the context to call it with.
-func (t targeted) on(ctx context.Context) (context.Context, Lifecycle) {
+// on returns the backend of the target in force.
+func (t targeted) on() Lifecycle {
 	if target := t.options().Render; target.Rendering() {
-		return renderContext(ctx, target), t.render(target)
+		return t.render(target)
 	}
-	return ctx, t.cluster
+	return t.cluster
 }
 
 func (t targeted) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	ctx, r := t.on(ctx)
-	return r.Check(ctx, req)
+	return t.on().Check(ctx, req)
 }
 
 func (t targeted) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	ctx, r := t.on(ctx)
-	return r.Diff(ctx, req)
+	return t.on().Diff(ctx, req)
 }
 
 func (t targeted) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	ctx, r := t.on(ctx)
-	return r.Create(ctx, req)
+	return t.on().Create(ctx, req)
 }
 
 func (t targeted) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	ctx, r := t.on(ctx)
-	return r.Read(ctx, req)
+	return t.on().Read(ctx, req)
 }
 
 func (t targeted) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	ctx, r := t.on(ctx)
-	return r.Update(ctx, req)
+	return t.on().Update(ctx, req)
 }
 
 func (t targeted) Delete(ctx context.Context, req p.DeleteRequest) error {
-	ctx, r := t.on(ctx)
-	return r.Delete(ctx, req)
+	return t.on().Delete(ctx, req)
 }
 
 // renderedSlice is an EndpointSlice in render mode. Check is the cluster path's (its

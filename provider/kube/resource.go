@@ -48,12 +48,13 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 // defaultNamespace is the namespace for objects that name none. Check must work
 // without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
 // preview whose provider configuration is unknown): then it is Kubernetes' default
-// (validate.DefaultNamespace), and Create reports the configuration problem.
-func defaultNamespace(ctx context.Context, client ClientFunc) string {
-	if namespace, rendering := ctx.Value(renderNamespaceKey{}).(string); rendering {
-		return namespace // render mode: no cluster, no kubeconfig (see RenderTarget)
+// (validate.DefaultNamespace), and Create reports the configuration problem. In
+// render mode no kubeconfig is read: the render target says (see RenderTarget).
+func (b clusterResource) defaultNamespace(ctx context.Context) string {
+	if target := b.options().Render; target.Rendering() {
+		return target.namespace()
 	}
-	c, err := client(ctx)
+	c, err := b.client(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
 		return validate.DefaultNamespace
