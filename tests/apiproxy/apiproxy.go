@@ -24,16 +24,20 @@ import (
 type Proxy struct {
 	server *httptest.Server
 
-	mu       sync.Mutex
-	rules    []*Rule
-	requests []Request
-	delay    time.Duration
+	mu          sync.Mutex
+	rules       []*Rule
+	requests    []Request
+	delay       time.Duration
+	beforeSend  func(Request)
+	afterAnswer func(Request)
 }
 
 // Request is one request the proxy forwarded.
 type Request struct {
 	Method string
 	Path   string
+	// Watch tells whether the request is a watch (a GET with watch=true).
+	Watch bool
 	// Status is the API server's answer (0 when the request failed upstream or was
 	// never sent).
 	Status int
@@ -104,7 +108,9 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rule := p.claim(r, body)
 		if rule != nil && rule.Unsent {
-			p.record(Request{Method: r.Method, Path: r.URL.Path, Dropped: true})
+			unsent := newRequest(r)
+			unsent.Dropped = true
+			p.record(unsent)
 			panic(http.ErrAbortHandler)
 		}
 		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, rule != nil))
@@ -116,6 +122,11 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 }
 
 type dropKey struct{}
+
+// newRequest describes req, not yet answered, for the log and the hooks.
+func newRequest(req *http.Request) Request {
+	return Request{Method: req.Method, Path: req.URL.Path, Watch: req.URL.Query().Get("watch") == "true"}
+}
 
 var errDropped = errors.New("answer dropped by the proxy")
 
@@ -151,6 +162,10 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := sleep(req.Context(), delay); err != nil {
 		return nil, err
 	}
+	record := newRequest(req)
+	if hook := rt.p.hook(&rt.p.beforeSend); hook != nil {
+		hook(record)
+	}
 	resp, err := rt.next.RoundTrip(req)
 	if err == nil {
 		if err := sleep(req.Context(), delay); err != nil {
@@ -158,11 +173,14 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	record := Request{Method: req.Method, Path: req.URL.Path, Dropped: drop && err == nil}
+	record.Dropped = drop && err == nil
 	if err == nil {
 		record.Status = resp.StatusCode
 	}
 	rt.p.record(record)
+	if hook := rt.p.hook(&rt.p.afterAnswer); err == nil && hook != nil {
+		hook(record)
+	}
 	if err != nil || !drop {
 		return resp, err
 	}
@@ -201,6 +219,28 @@ func (p *Proxy) Delay() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.delay
+}
+
+// BeforeSend sets a function the proxy calls with each request it passes on, just
+// before the API server gets it (after SetDelay's delay); nil removes it. The
+// function may call the proxy's methods, BeforeSend too.
+func (p *Proxy) BeforeSend(hook func(Request)) { p.setHook(&p.beforeSend, hook) }
+
+// AfterAnswer sets a function the proxy calls with each request the API server has
+// answered, Status set, before the answer goes back to the client (or is dropped);
+// nil removes it. The function may call the proxy's methods, AfterAnswer too.
+func (p *Proxy) AfterAnswer(hook func(Request)) { p.setHook(&p.afterAnswer, hook) }
+
+func (p *Proxy) setHook(field *func(Request), hook func(Request)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	*field = hook
+}
+
+func (p *Proxy) hook(field *func(Request)) func(Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return *field
 }
 
 // DropAnswers adds a rule; the proxy drops the answers to the requests it matches

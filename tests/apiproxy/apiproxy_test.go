@@ -2,7 +2,10 @@ package apiproxy_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,12 +21,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
 
-// A dropped answer reaches the client as a broken request, not as an API status,
-// although the API server carried out the write; other requests pass, and the rule
-// stops after Times answers.
-func TestDropAnswers(t *testing.T) {
-	t.Parallel()
-	cp := controlplane.Shared(t)
+// startProxy starts a proxy in front of cp's API server for one test and returns it
+// with a clientset that reaches the API server through it.
+func startProxy(t *testing.T, cp *controlplane.ControlPlane) (*apiproxy.Proxy, kubernetes.Interface) {
+	t.Helper()
 	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
@@ -33,6 +34,16 @@ func TestDropAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return proxy, cs
+}
+
+// A dropped answer reaches the client as a broken request, not as an API status,
+// although the API server carried out the write; other requests pass, and the rule
+// stops after Times answers.
+func TestDropAnswers(t *testing.T) {
+	t.Parallel()
+	cp := controlplane.Shared(t)
+	proxy, cs := startProxy(t, cp)
 	ns, err := cs.CoreV1().Namespaces().Create(t.Context(),
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "apiproxy-"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -92,15 +103,7 @@ func TestDropAnswers(t *testing.T) {
 func TestDelay(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
-	proxy, kubeconfig := apiproxy.StartT(t, cp.RESTConfig())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proxy, cs := startProxy(t, cp)
 	get := func() time.Duration {
 		start := time.Now()
 		if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
@@ -117,5 +120,49 @@ func TestDelay(t *testing.T) {
 	proxy.SetDelay(0)
 	if took := get(); took >= 2*delay {
 		t.Errorf("a read after the delay was removed took %v; want under %v", took, 2*delay)
+	}
+}
+
+// BeforeSend sees a request before the API server answers it, AfterAnswer sees the
+// answer's status before the client does, and the request log tells a watch from a
+// read.
+func TestHooks(t *testing.T) {
+	t.Parallel()
+	proxy, cs := startProxy(t, controlplane.Shared(t))
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	see := func(when string, r apiproxy.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%s %s %s %d", when, r.Method, r.Path, r.Status))
+	}
+	proxy.BeforeSend(func(r apiproxy.Request) { see("before", r) })
+	proxy.AfterAnswer(func(r apiproxy.Request) {
+		proxy.AfterAnswer(nil) // the first answer only
+		see("after", r)
+	})
+	if _, err := cs.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
+		t.Fatalf("a read through the proxy: %v", err)
+	}
+	proxy.BeforeSend(nil)
+	w, err := cs.CoreV1().Namespaces().Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("a watch through the proxy: %v", err)
+	}
+	w.Stop()
+	want := []string{"before GET /api/v1/namespaces/default 0", "after GET /api/v1/namespaces/default 200"}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, want) {
+		t.Errorf("the hooks saw %q, want %q", seen, want)
+	}
+	wantLog := []apiproxy.Request{
+		{Method: "GET", Path: "/api/v1/namespaces/default", Status: 200},
+		{Method: "GET", Path: "/api/v1/namespaces", Watch: true, Status: 200},
+	}
+	if got := proxy.Requests(); !slices.Equal(got, wantLog) {
+		t.Errorf("requests %+v, want %+v", got, wantLog)
 	}
 }

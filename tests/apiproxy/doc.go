@@ -7,7 +7,9 @@
 // breaks at the worst moment shows it: no answer to a write that took effect. It can
 // also drop a request before the API server sees it (the same broken request, but
 // nothing happened). And it can hold every request and answer for a fixed time
-// (SetDelay), as a cluster far away does.
+// (SetDelay), as a cluster far away does. It logs the requests it passes on
+// (Requests), and calls a test's functions before a request reaches the API server
+// (BeforeSend) and once the API server has answered it (AfterAnswer).
 //
 // A client reaches the API server through the proxy with the proxy's Kubeconfig,
 // which trusts the proxy's certificate and holds no credentials.

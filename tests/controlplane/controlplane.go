@@ -83,14 +83,10 @@ type ControlPlane struct {
 
 	procs []*process // in start order: etcd, kube-apiserver, kube-controller-manager
 
-	// apiServer is how the API server was started, to start it again after
-	// StopAPIServer.
-	apiServer struct {
-		path string
-		args []string
-		out  io.Writer
-	}
-	procsMu sync.Mutex
+	// apiServerOut is where the API server's output went besides its log, to
+	// start it again after Kill or StopAPIServer.
+	apiServerOut io.Writer
+	procsMu      sync.Mutex
 
 	stopOnce sync.Once
 	stopErr  error
@@ -128,29 +124,15 @@ func StartTWith(t testing.TB, opts Options) *ControlPlane {
 // bounds the start-up only: the processes run until Stop. On error nothing is
 // left running.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
-	bins, err := lookupBinaries()
+	c, bins, ports, err := newControlPlane(3)
 	if err != nil {
 		return nil, err
 	}
-	removeStaleDirs()
-	dir, err := os.MkdirTemp("", dirPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("create the control plane's temporary directory: %w", err)
-	}
-	c := &ControlPlane{dir: dir}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
 		}
 	}()
-	if err := writeOwner(dir); err != nil {
-		return nil, err
-	}
-
-	ports, err := freePorts(3)
-	if err != nil {
-		return nil, err
-	}
 	etcdURL, err := c.startEtcd(ctx, bins.etcd, ports[0], ports[1], opts.DurableEtcd, opts.Output)
 	if err != nil {
 		return nil, err
@@ -162,6 +144,34 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// newControlPlane prepares the start of a control plane (one or HA): it finds the
+// binaries, removes stale directories, creates the control plane's directory, owned
+// by this process, and finds nPorts free ports. On error nothing is left behind.
+func newControlPlane(nPorts int) (_ *ControlPlane, _ binaries, ports []int, err error) {
+	bins, err := lookupBinaries()
+	if err != nil {
+		return nil, binaries{}, nil, err
+	}
+	removeStaleDirs()
+	dir, err := os.MkdirTemp("", dirPrefix)
+	if err != nil {
+		return nil, binaries{}, nil, fmt.Errorf("create the control plane's temporary directory: %w", err)
+	}
+	c := &ControlPlane{dir: dir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, c.Stop())
+		}
+	}()
+	if err := writeOwner(dir); err != nil {
+		return nil, binaries{}, nil, err
+	}
+	if ports, err = freePorts(nPorts); err != nil {
+		return nil, binaries{}, nil, err
+	}
+	return c, bins, ports, nil
 }
 
 // Kubeconfig returns an admin kubeconfig: the API server at
@@ -253,14 +263,8 @@ func waitEtcdHealthy(ctx context.Context, p *process, clientURL string) error {
 }
 
 func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string, port int, out io.Writer) error {
-	token := rand.Text()
-	tokenFile := filepath.Join(c.dir, "tokens.csv")
-	// token,user,uid,"group,..."
-	if err := os.WriteFile(tokenFile, []byte(token+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write the API server's token file: %w", err)
-	}
-	keyFile := c.serviceAccountKeyFile()
-	if err := writeRSAKey(keyFile); err != nil {
+	token, tokenFile, keyFile, err := c.writeCredentials()
+	if err != nil {
 		return err
 	}
 	certDir := filepath.Join(c.dir, "certs")
@@ -268,7 +272,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	c.kubeconfigPath = filepath.Join(c.dir, "admin.kubeconfig")
 
 	args := append(apiServerArgs(etcdURL, port, tokenFile, keyFile), "--cert-dir="+certDir)
-	c.apiServer.path, c.apiServer.args, c.apiServer.out = path, args, out
+	c.apiServerOut = out
 	p, err := c.start("kube-apiserver", path, args, out)
 	if err != nil {
 		return err
@@ -287,8 +291,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 				return err
 			}
 		}
-		_, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err
+		return c.apiReady(ctx)
 	})
 	if err != nil {
 		return err
@@ -302,6 +305,35 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 		return c.setAdmin(ca, token)
 	}
 	return nil
+}
+
+// writeCredentials writes the API servers' token file, in which a new token
+// authenticates the admin (in group system:masters), and the key that signs
+// ServiceAccount tokens; it returns the token and both files.
+func (c *ControlPlane) writeCredentials() (token, tokenFile, keyFile string, err error) {
+	token = rand.Text()
+	tokenFile = filepath.Join(c.dir, "tokens.csv")
+	// token,user,uid,"group,..."
+	if err := os.WriteFile(tokenFile, []byte(token+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
+		return "", "", "", fmt.Errorf("write the API server's token file: %w", err)
+	}
+	keyFile = c.serviceAccountKeyFile()
+	if err := writeRSAKey(keyFile); err != nil {
+		return "", "", "", err
+	}
+	return token, tokenFile, keyFile, nil
+}
+
+// apiReady asks the API, with the admin's client, whether it is ready (GET /readyz).
+func (c *ControlPlane) apiReady(ctx context.Context) error {
+	_, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	return err
+}
+
+// waitAPIReady waits until the API is ready, or p, whose exit would mean it never
+// will be, exits.
+func (c *ControlPlane) waitAPIReady(ctx context.Context, p *process) error {
+	return waitReady(ctx, p, "GET "+c.server+"/readyz", c.apiReady)
 }
 
 // apiServerArgs are the arguments of an API server on port that stores its data in
@@ -607,22 +639,7 @@ func (c *ControlPlane) StopAPIServer() {
 }
 
 // StartAPIServer starts the API server again after StopAPIServer and waits until
-// it is ready.
+// it is ready: it is Restart(ctx, APIServer).
 func (c *ControlPlane) StartAPIServer(ctx context.Context) error {
-	c.procsMu.Lock()
-	defer c.procsMu.Unlock()
-	select {
-	case <-c.procs[1].exited:
-	default:
-		return errors.New("the API server is running")
-	}
-	p, err := startProcess("kube-apiserver", c.apiServer.path, c.apiServer.args, c.dir, c.apiServer.out)
-	if err != nil {
-		return err
-	}
-	c.procs[1] = p
-	return waitReady(ctx, p, "GET "+c.server+"/readyz", func(ctx context.Context) error {
-		_, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err
-	})
+	return c.Restart(ctx, APIServer)
 }

@@ -3,7 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"io"
 	"strings"
 	"syscall"
 )
@@ -38,46 +38,16 @@ func (c *ControlPlane) Kill(comp Component) error {
 func (c *ControlPlane) Restart(ctx context.Context, comp Component) error {
 	c.procsMu.Lock()
 	defer c.procsMu.Unlock()
-	old, err := c.proc(comp)
+	var out io.Writer
+	if comp == APIServer {
+		out = c.apiServerOut
+	}
+	p, err := c.restart(comp, out)
 	if err != nil {
 		return err
-	}
-	select {
-	case <-old.exited:
-	default:
-		return fmt.Errorf("%s is running: Kill it first", comp)
-	}
-	var out = c.apiServer.out
-	if comp != APIServer {
-		out = nil
-	}
-	p, err := startProcess(old.name, old.cmd.Path, old.cmd.Args[1:], c.dir, out)
-	if err != nil {
-		return err
-	}
-	for i := range c.procs {
-		if c.procs[i] == old {
-			c.procs[i] = p
-		}
 	}
 	if comp == Etcd {
-		healthURL := argValue(old.cmd.Args, "--listen-client-urls") + "/health"
-		err := waitReady(ctx, p, "GET "+healthURL, func(ctx context.Context) error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthURL, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			_ = resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("status %d", resp.StatusCode)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := waitEtcdHealthy(ctx, p, argValue(p.cmd.Args, "--listen-client-urls")); err != nil {
 			return err
 		}
 	}
@@ -85,10 +55,32 @@ func (c *ControlPlane) Restart(ctx context.Context, comp Component) error {
 	if err != nil {
 		return err
 	}
-	return waitReady(ctx, apiServer, "GET "+c.server+"/readyz", func(ctx context.Context) error {
-		_, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err
-	})
+	return c.waitAPIReady(ctx, apiServer)
+}
+
+// restart starts the component comp, which must have exited, again with the
+// arguments it had, its output going to out too when not nil, and puts the new
+// process in the old one's place; call it with procsMu held.
+func (c *ControlPlane) restart(comp Component, out io.Writer) (*process, error) {
+	old, err := c.proc(comp)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-old.exited:
+	default:
+		return nil, fmt.Errorf("%s is running: Kill (or StopAPIServer) it first", comp)
+	}
+	p, err := startProcess(old.name, old.cmd.Path, old.cmd.Args[1:], c.dir, out)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.procs {
+		if c.procs[i] == old {
+			c.procs[i] = p
+		}
+	}
+	return p, nil
 }
 
 // proc returns the component's current process; call it with procsMu held.

@@ -94,28 +94,16 @@ func StartHAT(t testing.TB, opts Options) *HA {
 // both API servers ready behind the load balancer and the controllers synced. ctx
 // bounds the start-up only. On error nothing is left running.
 func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
-	bins, err := lookupBinaries()
+	c, bins, ports, err := newControlPlane(2*haEtcdMembers + haAPIServers)
 	if err != nil {
 		return nil, err
 	}
-	removeStaleDirs()
-	dir, err := os.MkdirTemp("", dirPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("create the control plane's temporary directory: %w", err)
-	}
-	h := &HA{ControlPlane: &ControlPlane{dir: dir}}
+	h := &HA{ControlPlane: c}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, h.Stop())
 		}
 	}()
-	if err := writeOwner(dir); err != nil {
-		return nil, err
-	}
-	ports, err := freePorts(2*haEtcdMembers + haAPIServers)
-	if err != nil {
-		return nil, err
-	}
 	if err := h.startEtcdCluster(ctx, bins.etcd, ports[:2*haEtcdMembers], opts); err != nil {
 		return nil, err
 	}
@@ -170,13 +158,8 @@ func (h *HA) startEtcdCluster(ctx context.Context, path string, ports []int, opt
 // ServiceAccount key and serving certificate, and the load balancer in front of
 // them, and waits until both are ready behind it.
 func (h *HA) startAPIServers(ctx context.Context, path string, ports []int, out io.Writer) error {
-	token := rand.Text()
-	tokenFile := filepath.Join(h.dir, "tokens.csv")
-	if err := os.WriteFile(tokenFile, []byte(token+`,admin,admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write the API servers' token file: %w", err)
-	}
-	keyFile := h.serviceAccountKeyFile()
-	if err := writeRSAKey(keyFile); err != nil {
+	token, tokenFile, keyFile, err := h.writeCredentials()
+	if err != nil {
 		return err
 	}
 	ca, certFile, keyPEMFile, err := h.writeServingCert()

@@ -94,23 +94,9 @@ func (h *HA) Connections() map[Component]int {
 func (h *HA) Restart(ctx context.Context, comp Component) error {
 	h.procsMu.Lock()
 	defer h.procsMu.Unlock()
-	old, err := h.proc(comp)
+	p, err := h.restart(comp, nil)
 	if err != nil {
 		return err
-	}
-	select {
-	case <-old.exited:
-	default:
-		return fmt.Errorf("%s is running: Kill it first", comp)
-	}
-	p, err := startProcess(old.name, old.cmd.Path, old.cmd.Args[1:], h.dir, nil)
-	if err != nil {
-		return err
-	}
-	for i := range h.procs {
-		if h.procs[i] == old {
-			h.procs[i] = p
-		}
 	}
 	for i := range h.etcdClientURLs {
 		if comp == EtcdMember(i) {
@@ -125,8 +111,5 @@ func (h *HA) Restart(ctx context.Context, comp Component) error {
 	if err != nil {
 		return err
 	}
-	return waitReady(ctx, p, "GET "+h.server+"/readyz", func(ctx context.Context) error {
-		_, err := h.clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err
-	})
+	return h.waitAPIReady(ctx, p)
 }

@@ -10,13 +10,10 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // posts counts the creates the proxy has passed on whose path starts with prefix.
-func posts(px *apiproxy.Proxy, prefix string) int {
+func posts(px *apiProxy, prefix string) int {
 	n := 0
 	for _, r := range px.Requests() {
 		if r.Method == "POST" && strings.HasPrefix(r.Path, prefix) {
@@ -33,8 +30,7 @@ func posts(px *apiproxy.Proxy, prefix string) int {
 func TestCancelLetsCreatesInFlightLand(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	px, kubeconfig := apiproxy.StartT(t, controlplane.Shared(t).RESTConfig())
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	u := urn(listType, "interrupted")
 	const n = 100
 	inputs := check(t, srv, u, property.Map{}, numberedItems(n, 80, ns, ""))
@@ -98,8 +94,7 @@ func TestCancelLetsCreatesInFlightLand(t *testing.T) {
 func TestCancelEndsTheWaitOfADelete(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	px, kubeconfig := apiproxy.StartT(t, controlplane.Shared(t).RESTConfig())
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	u := urn(sliceType, "held")
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.9.2", 80).Set("metadata",
 		property.New(obj("namespace", ns, "name", "held", "finalizers", list(holdFinalizer)))))
@@ -141,7 +136,7 @@ func TestCancelEndsTheWaitOfADelete(t *testing.T) {
 }
 
 // requested tells whether the proxy has passed on a request of the method.
-func requested(px *apiproxy.Proxy, method string) bool {
+func requested(px *apiProxy, method string) bool {
 	for _, r := range px.Requests() {
 		if r.Method == method {
 			return true

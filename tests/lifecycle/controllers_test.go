@@ -448,8 +448,7 @@ func TestSlicesCarryTheProviderAsManager(t *testing.T) {
 // instead of one request per item, and warn exactly as the lookups one by one do.
 func TestListItemWarningsFromOneServiceList(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	createService(t, ns, "api", map[string]string{"app": "api"})
 	var all []property.Map
@@ -490,8 +489,7 @@ func TestListItemWarningsFromOneServiceList(t *testing.T) {
 // says so and the items' Services are looked up one by one instead.
 func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	// Headless, so that they take no addresses from the control plane's small Service
 	// range, which the package's other tests share.

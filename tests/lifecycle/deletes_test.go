@@ -23,8 +23,7 @@ const holdFinalizer = "example.com/hold"
 // delete waiting: the object with the state's UID is gone, and the new one stays.
 func TestDeleteEndsWhenTheNameIsTakenAgain(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	cs := clientset(t)
 	u := urn(sliceType, "recreated")
@@ -76,8 +75,7 @@ func TestDeleteEndsWhenTheNameIsTakenAgain(t *testing.T) {
 // what holds the object finds it gone: the finalizer went just after the deadline.
 func TestDeleteGoneJustAfterItsTimeoutSucceeds(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
 	u := urn(sliceType, "late")
@@ -166,8 +164,7 @@ func TestDeleteLeavesAReplacedObjectAlone(t *testing.T) {
 // waits on a watch, and returns once the finalizer is gone.
 func TestDeleteWithoutFinalizersSendsOnlyTheDelete(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 
 	su := urn(sliceType, "free")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -14,6 +15,24 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
+// wantRefreshRequests refreshes with req and checks that the refresh's requests for
+// Endpoints are want, in any order.
+func wantRefreshRequests(t *testing.T, px *apiProxy, srv integration.Server, req p.ReadRequest, want ...string) p.ReadResponse {
+	t.Helper()
+	px.take("")
+	read, err := srv.Read(req)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	got := px.take("/endpoints")
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("requests of the refresh = %q, want %q", got, want)
+	}
+	return read
+}
+
 // The refresh of an EndpointsList lists the Endpoints of a namespace that holds 8 of
 // its items or more in one request, instead of one read per item (a round trip per 16
 // items against a cluster far away), and reads the items of a namespace that holds
@@ -21,8 +40,7 @@ import (
 // the state, one changed outside Pulumi is recorded as it is.
 func TestListRefreshListsEachNamespaceOnce(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	many, few := newNamespace(t), newNamespace(t)
 	var all []property.Map
 	for i := range 12 {
@@ -48,19 +66,10 @@ func TestListRefreshListsEachNamespaceOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	px.take("")
-	read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs})
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	got := px.take("/endpoints")
-	slices.Sort(got)
-	want := []string{"GET /api/v1/namespaces/" + few + "/endpoints/x", "GET /api/v1/namespaces/" + few + "/endpoints/y",
-		"GET /api/v1/namespaces/" + many + "/endpoints"}
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("requests of the refresh = %q, want %q", got, want)
-	}
+	read := wantRefreshRequests(t, px, srv,
+		p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs},
+		"GET /api/v1/namespaces/"+few+"/endpoints/x", "GET /api/v1/namespaces/"+few+"/endpoints/y",
+		"GET /api/v1/namespaces/"+many+"/endpoints")
 	var names, ips []string
 	for _, it := range read.Properties.Get("items").AsArray().All {
 		meta := it.AsMap().Get("metadata").AsMap()
@@ -82,8 +91,7 @@ func TestListRefreshListsEachNamespaceOnce(t *testing.T) {
 // more remain, and listing them all would cost more than the reads.
 func TestListRefreshInACrowdedNamespaceReadsItemByItem(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).CoreV1().Endpoints(ns)
 	for i := range 161 - 8 {
@@ -102,21 +110,12 @@ func TestListRefreshInACrowdedNamespaceReadsItemByItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	px.take("")
-	read, err := srv.Read(p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs})
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	got := px.take("/endpoints")
 	want := []string{"GET /api/v1/namespaces/" + ns + "/endpoints"} // the first page, 160 of 161
 	for i := range 8 {
 		want = append(want, fmt.Sprintf("GET /api/v1/namespaces/%s/endpoints/e-%d", ns, i))
 	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("requests of the refresh = %q, want %q", got, want)
-	}
+	read := wantRefreshRequests(t, px, srv,
+		p.ReadRequest{ID: created.ID, Urn: u, Properties: created.Properties, Inputs: inputs}, want...)
 	if n := read.Properties.Get("items").AsArray().Len(); n != 8 {
 		t.Errorf("%d items refreshed, want 8", n)
 	}

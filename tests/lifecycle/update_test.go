@@ -15,8 +15,7 @@ import (
 // other client's labels are kept, a deleted object is created again.
 func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
 	u := urn(sliceType, "stale")
@@ -104,8 +103,7 @@ func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
 // nobody else wrote them, a read before the write of one that somebody did.
 func TestListUpdateReadsOnlyStaleItems(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).CoreV1().Endpoints(ns)
 	u := urn(listType, "stale-"+ns)
@@ -157,8 +155,7 @@ func TestListUpdateReadsOnlyStaleItems(t *testing.T) {
 // again.
 func TestListUpdateWritesOnlyChangedItems(t *testing.T) {
 	t.Parallel()
-	px, kubeconfig := newAPIProxy(t)
-	srv := newProvider(t, kubeconfig, nil)
+	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).CoreV1().Endpoints(ns)
 	u := urn(listType, "changed-"+ns)
