@@ -63,8 +63,7 @@ func TestDeprecationWarningOncePerCommand(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(deprecationProgram, ns, 80))
 	for _, step := range []struct {
 		name       string
 		port       int
@@ -97,10 +96,10 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		config bool
+		config []string
 		env    []string
 	}{
-		{name: "config set", config: true},
+		{name: "config set", config: []string{"endpoints:suppressDeprecationWarnings", "true"}},
 		{name: "environment", env: []string{"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,11 +107,7 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 			cp := controlplane.Shared(t)
 			ns := cp.Namespace(t, "e2e")
 			s := newStack(t, cp.KubeconfigPath())
-			s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-			s.Run("stack", "init", "dev")
-			if tc.config {
-				s.Run("config", "set", "endpoints:suppressDeprecationWarnings", "true")
-			}
+			s.init(fmt.Sprintf(deprecationProgram, ns, 80), tc.config...)
 			for _, step := range []struct {
 				name string
 				port int
@@ -147,8 +142,7 @@ func TestDeprecationWarningRefreshPhases(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(deprecationProgram, ns, 80))
 	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	out := s.runEnv(nil, "refresh", "--yes", "--non-interactive")
 	phases := regexp.MustCompile(`(?m)^(Previewing refresh|Refreshing) \(`).Split(out, -1)
@@ -199,8 +193,7 @@ func TestDeprecationWarningOncePerProvider(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(twoProvidersProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(twoProvidersProgram, ns, 80))
 	for _, step := range []struct {
 		name string
 		port int

@@ -58,8 +58,7 @@ func haStack(t *testing.T) (*controlplane.HA, string, *stack) {
 	h := controlplane.StartHAT(t, controlplane.Options{AllControllers: true})
 	ns := h.Namespace(t, "ha")
 	s := newStack(t, h.KubeconfigPath())
-	s.WriteProject(haProgram(ns, haSlices, haItems))
-	s.Run("stack", "init", "dev")
+	s.init(haProgram(ns, haSlices, haItems))
 	return h, ns, s
 }
 

@@ -76,11 +76,7 @@ func goneStack(t *testing.T, program string, config ...string) (*stack, string) 
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(fmt.Sprintf(program, ns, 80))
-	s.Run("stack", "init", "dev")
-	for i := 0; i+1 < len(config); i += 2 {
-		s.Run("config", "set", config[i], config[i+1])
-	}
+	s.init(fmt.Sprintf(program, ns, 80), config...)
 	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	for _, typ := range kubeTypes {
 		if n := resources(t, s, typ); n != 1 {
