@@ -32,6 +32,17 @@ func newStack(t *testing.T, kubeconfig string, extraEnv ...string) *stack {
 	}, extraEnv...)...)}
 }
 
+// init writes program as the stack's Pulumi.yaml, creates the stack dev and sets its
+// configuration: config lists keys and values in turn.
+func (s *stack) init(program string, config ...string) {
+	s.t.Helper()
+	s.WriteProject(program)
+	s.Run("stack", "init", "dev")
+	for i := 0; i+1 < len(config); i += 2 {
+		s.Run("config", "set", config[i], config[i+1])
+	}
+}
+
 // ambientDir is the directory holding the plugin copy the engine finds on PATH.
 func ambientDir(t *testing.T, provider string) string {
 	t.Helper()

@@ -45,6 +45,18 @@ resources:
           subsets: [{addresses: [{ip: 10.0.0.3}], ports: [{name: http, port: %[2]d}]}]
 `
 
+// deprecationStack is a stack of program (deprecationProgram or twoProvidersProgram)
+// at port 80 in a new namespace of the shared control plane, whose configuration
+// config lists, key and value; it returns the stack and the namespace.
+func deprecationStack(t *testing.T, program string, config ...string) (*stack, string) {
+	t.Helper()
+	cp := controlplane.Shared(t)
+	ns := cp.Namespace(t, "e2e")
+	s := newStack(t, cp.KubeconfigPath())
+	s.init(fmt.Sprintf(program, ns, 80), config...)
+	return s, ns
+}
+
 // warningCounts runs a pulumi command and counts the deprecation and FQDN warnings in
 // its output.
 func warningCounts(t *testing.T, s *stack, env []string, args ...string) (deprecations, fqdn int, out string) {
@@ -60,11 +72,7 @@ func warningCounts(t *testing.T, s *stack, env []string, args ...string) (deprec
 // it once in each phase, see TestDeprecationWarningRefreshPhases.)
 func TestDeprecationWarningOncePerCommand(t *testing.T) {
 	t.Parallel()
-	cp := controlplane.Shared(t)
-	ns := cp.Namespace(t, "e2e")
-	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s, ns := deprecationStack(t, deprecationProgram)
 	for _, step := range []struct {
 		name       string
 		port       int
@@ -97,22 +105,15 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		config bool
+		config []string
 		env    []string
 	}{
-		{name: "config set", config: true},
+		{name: "config set", config: []string{"endpoints:suppressDeprecationWarnings", "true"}},
 		{name: "environment", env: []string{"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cp := controlplane.Shared(t)
-			ns := cp.Namespace(t, "e2e")
-			s := newStack(t, cp.KubeconfigPath())
-			s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-			s.Run("stack", "init", "dev")
-			if tc.config {
-				s.Run("config", "set", "endpoints:suppressDeprecationWarnings", "true")
-			}
+			s, ns := deprecationStack(t, deprecationProgram, tc.config...)
 			for _, step := range []struct {
 				name string
 				port int
@@ -144,11 +145,7 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 // deprecation at most once.
 func TestDeprecationWarningRefreshPhases(t *testing.T) {
 	t.Parallel()
-	cp := controlplane.Shared(t)
-	ns := cp.Namespace(t, "e2e")
-	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(deprecationProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s, _ := deprecationStack(t, deprecationProgram)
 	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	out := s.runEnv(nil, "refresh", "--yes", "--non-interactive")
 	phases := regexp.MustCompile(`(?m)^(Previewing refresh|Refreshing) \(`).Split(out, -1)
@@ -196,11 +193,7 @@ resources:
 // Each configured provider of a stack says the deprecation once per command.
 func TestDeprecationWarningOncePerProvider(t *testing.T) {
 	t.Parallel()
-	cp := controlplane.Shared(t)
-	ns := cp.Namespace(t, "e2e")
-	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(twoProvidersProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s, ns := deprecationStack(t, twoProvidersProgram)
 	for _, step := range []struct {
 		name string
 		port int

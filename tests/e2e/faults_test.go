@@ -176,8 +176,7 @@ func TestAPIServerKilledDuringUp(t *testing.T) {
 	cp := controlplane.StartT(t) // its own: this test kills its API server
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(manySlices(ns, outageSlices))
-	s.Run("stack", "init", "dev")
+	s.init(manySlices(ns, outageSlices))
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 10)
@@ -210,8 +209,7 @@ func TestEtcdRestartedDuringUp(t *testing.T) {
 	cp := controlplane.StartT(t) // its own: this test kills its etcd
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(manySlices(ns, outageSlices))
-	s.Run("stack", "init", "dev")
+	s.init(manySlices(ns, outageSlices))
 
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "4")
 	waitForSlices(t, cp, ns, 10)
@@ -250,8 +248,7 @@ func TestInterruptDuringUp(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(manySlices(ns, interruptSlices))
-	s.Run("stack", "init", "dev")
+	s.init(manySlices(ns, interruptSlices))
 
 	proxy.SetDelay(250 * time.Millisecond)
 	up := s.start("up", "--yes", "--skip-preview", "--non-interactive")

@@ -58,8 +58,7 @@ func haStack(t *testing.T) (*controlplane.HA, string, *stack) {
 	h := controlplane.StartHAT(t, controlplane.Options{AllControllers: true})
 	ns := h.Namespace(t, "ha")
 	s := newStack(t, h.KubeconfigPath())
-	s.WriteProject(haProgram(ns, haSlices, haItems))
-	s.Run("stack", "init", "dev")
+	s.init(haProgram(ns, haSlices, haItems))
 	return h, ns, s
 }
 
@@ -191,6 +190,34 @@ func destroyedHA(t *testing.T, s *stack, h *controlplane.HA, ns string, destroy 
 	converged(t, s, h.ControlPlane, ns, 0)
 }
 
+// startMidUp starts haUp and waits until it has created some of the list's items and
+// some slices; it fails the test if the up has finished by then, before fault.
+func startMidUp(t *testing.T, s *stack, h *controlplane.HA, ns, fault string) *background {
+	t.Helper()
+	up := s.start(haUp...)
+	waitForMidUp(t, h.ControlPlane, ns)
+	if !up.running() {
+		t.Fatalf("the up finished before %s: the fault did not land mid-run", fault)
+	}
+	return up
+}
+
+// restartMidDestroy starts haDestroy and, once it has deleted 50 slices, restarts comp
+// (what); it fails the test if the destroy has finished by then.
+func restartMidDestroy(t *testing.T, s *stack, h *controlplane.HA, ns string, comp controlplane.Component, what string) *background {
+	t.Helper()
+	destroy := s.start(haDestroy...)
+	waitForSlicesBelow(t, h.ControlPlane, ns, haSlices-50)
+	if err := h.Restart(t.Context(), comp); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("restarted %s mid-destroy", comp)
+	if !destroy.running() {
+		t.Fatalf("the destroy finished before %s was restarted: the fault did not land mid-run", what)
+	}
+	return destroy
+}
+
 // waitForSlicesBelow waits until the namespace holds fewer than n slices.
 func waitForSlicesBelow(t *testing.T, cp *controlplane.ControlPlane, ns string, n int) {
 	t.Helper()
@@ -256,26 +283,14 @@ func TestHAAPIServerKilledDuringUp(t *testing.T) {
 	h, ns, s := haStack(t)
 
 	before := h.Connections()
-	up := s.start(haUp...)
-	waitForMidUp(t, h.ControlPlane, ns)
-	if !up.running() {
-		t.Fatal("the up finished before the API server was killed: the fault did not land mid-run")
-	}
+	up := startMidUp(t, s, h, ns, "the API server was killed")
 	killed := providerAPIServer(t, h, before)
 	kill(t, h, ns, killed)
 	outcome(t, up, "the up during which "+string(killed)+" was killed")
 	unconfirmedWrites(t, s, h, ns)
 	convergesHA(t, s, h, ns)
 
-	destroy := s.start(haDestroy...)
-	waitForSlicesBelow(t, h.ControlPlane, ns, haSlices-50)
-	if err := h.Restart(t.Context(), killed); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("restarted %s mid-destroy", killed)
-	if !destroy.running() {
-		t.Fatal("the destroy finished before the API server was restarted: the fault did not land mid-run")
-	}
+	destroy := restartMidDestroy(t, s, h, ns, killed, "the API server")
 	// The destroy's provider connected while only the other API server ran: killing
 	// it now breaks the provider's connection again.
 	other := controlplane.APIServerN(0)
@@ -296,11 +311,7 @@ func TestHAEtcdLeaderKilledDuringUp(t *testing.T) {
 	t.Parallel()
 	h, ns, s := haStack(t)
 
-	up := s.start(haUp...)
-	waitForMidUp(t, h.ControlPlane, ns)
-	if !up.running() {
-		t.Fatal("the up finished before the etcd leader was killed: the fault did not land mid-run")
-	}
+	up := startMidUp(t, s, h, ns, "the etcd leader was killed")
 	leader, err := h.EtcdLeader(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -313,14 +324,6 @@ func TestHAEtcdLeaderKilledDuringUp(t *testing.T) {
 	}
 	convergesHA(t, s, h, ns)
 
-	destroy := s.start(haDestroy...)
-	waitForSlicesBelow(t, h.ControlPlane, ns, haSlices-50)
-	if err := h.Restart(t.Context(), leader); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("restarted %s mid-destroy", leader)
-	if !destroy.running() {
-		t.Fatal("the destroy finished before the etcd member was restarted: the fault did not land mid-run")
-	}
+	destroy := restartMidDestroy(t, s, h, ns, leader, "the etcd member")
 	destroyedHA(t, s, h, ns, destroy)
 }

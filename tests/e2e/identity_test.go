@@ -164,8 +164,7 @@ func TestClusterIdentity(t *testing.T) {
 	kubeconfig := writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig())
 
 	s := newStack(t, kubeconfig)
-	s.WriteProject(fmt.Sprintf(identityProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(identityProgram, ns, 80))
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onA, itemOnA := objectsOn(t, a, ns, slice); !onA || !itemOnA {
@@ -446,8 +445,7 @@ func TestExplicitProviderClientSettings(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
 	good := "      qps: 50\n      burst: 100\n      requestTimeout: 10s\n      deleteUnreachable: false\n      skipUpdateUnreachable: true"
-	s.WriteProject(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(explicitProviderProgram, ns, good, cp.KubeconfigPath()))
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	if onCluster, _ := objectsOn(t, cp, ns, slice); !onCluster {

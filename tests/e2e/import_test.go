@@ -29,8 +29,7 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject("name: e2e-import\nruntime: yaml\n")
-	s.Run("stack", "init", "dev")
+	s.init("name: e2e-import\nruntime: yaml\n")
 	out := s.Run("import", "endpoints:discovery.k8s.io/v1:EndpointSlice", "outside", ns+"/outside",
 		"--yes", "--non-interactive", "--generate-code=false", "--protect=false")
 	if !strings.Contains(out, "imported") {

@@ -32,11 +32,9 @@ func TestLookupHeadersFromStackConfigurationAndEnvironment(t *testing.T) {
 	double := startDouble(t)
 	s := googleStack(t, double)
 	s.Env = append(s.Env, "GOOGLE_APPEND_USER_AGENT=e2e-agent/1.0", "CLOUDSDK_CORE_REQUEST_REASON=from the environment")
-	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.Run("stack", "init", "dev")
-	s.Run("config", "set", "endpoints:billingProject", "e2e-billing")
-	s.Run("config", "set", "endpoints:userProjectOverride", "true")
-	s.Run("config", "set", "endpoints:requestReason", "change 42")
+	s.init(strings.Replace(lookupProgram, "%s", "file-1", 1),
+		"endpoints:billingProject", "e2e-billing", "endpoints:userProjectOverride", "true",
+		"endpoints:requestReason", "change 42")
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	assertHeaders(t, double, "e2e-billing", "change 42", " e2e-agent/1.0")
 }
@@ -61,8 +59,7 @@ func TestLookupWithUserCredentialsNeedsBillingProject(t *testing.T) {
 		"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT="+double.URL,
 		"GOOGLE_PROJECT=demo-project",
 	)
-	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.Run("stack", "init", "dev")
+	s.init(strings.Replace(lookupProgram, "%s", "file-1", 1))
 	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("up with user credentials that name no quota project succeeded:\n%s", out)

@@ -61,8 +61,7 @@ func TestLookupsThroughTheEngineRetryUnavailable(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.WriteProject(strings.Replace(lookupProgram, "%s", "file-1", 1))
-	s.Run("stack", "init", "dev")
+	s.init(strings.Replace(lookupProgram, "%s", "file-1", 1))
 	double.Fail(3, 503)
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 
@@ -101,8 +100,7 @@ func TestLookupFailurePrintsClearError(t *testing.T) {
 	t.Parallel()
 	double := startDouble(t)
 	s := googleStack(t, double)
-	s.WriteProject(strings.Replace(lookupProgram, "%s", "missing-file", 1))
-	s.Run("stack", "init", "dev")
+	s.init(strings.Replace(lookupProgram, "%s", "missing-file", 1))
 	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("up with a missing import data file succeeded:\n%s", out)

@@ -252,8 +252,7 @@ func TestLostCreateAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(lostProgram(ns, 80, false))
-	s.Run("stack", "init", "dev")
+	s.init(lostProgram(ns, 80, false))
 
 	rules := dropWrites(proxy, "POST", ns)
 	out, err := s.Try("up", "--yes", "--skip-preview", "--non-interactive")
@@ -314,8 +313,7 @@ func TestLostUpdateAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(lostProgram(ns, 80, false))
-	s.Run("stack", "init", "dev")
+	s.init(lostProgram(ns, 80, false))
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	before := agree(t, s, cp, ns, "after the first up")
 
@@ -390,8 +388,7 @@ func TestLostDeleteAnswers(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(lostProgram(ns, 80, false))
-	s.Run("stack", "init", "dev")
+	s.init(lostProgram(ns, 80, false))
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	agree(t, s, cp, ns, "after the first up")
 	s.WriteProject(lostProgram(ns, 80, true))
@@ -440,8 +437,7 @@ func TestLostCreateRequest(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(unsentProgram(ns))
-	s.Run("stack", "init", "dev")
+	s.init(unsentProgram(ns))
 	upUnsent(t, proxy, s, ns)
 	var state struct {
 		Deployment struct {
@@ -556,8 +552,7 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(unsentProgram(ns))
-	s.Run("stack", "init", "dev")
+	s.init(unsentProgram(ns))
 	const slice = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 
 	upUnsent(t, proxy, s, ns)
@@ -587,8 +582,7 @@ func TestGeneratedSliceRecreated(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(lostProgram(ns, 80, false))
-	s.Run("stack", "init", "dev")
+	s.init(lostProgram(ns, 80, false))
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	first := stackOutputs(t, s)["generatedName"]
 	if err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), first, metav1.DeleteOptions{}); err != nil {

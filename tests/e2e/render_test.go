@@ -19,9 +19,7 @@ import (
 func TestRenderWithoutCluster(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
-	s.WriteProject(fmt.Sprintf(identityProgram, "apps", 80))
-	s.Run("stack", "init", "dev")
-	s.Run("config", "set", "endpoints:renderDirectory", "manifests")
+	s.init(fmt.Sprintf(identityProgram, "apps", 80), "endpoints:renderDirectory", "manifests")
 	dir := filepath.Join(s.Dir, "manifests")
 
 	s.Run("preview", "--non-interactive")
@@ -95,8 +93,7 @@ func TestRenderSwitchTargets(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, writeKubeconfig(t, filepath.Join(t.TempDir(), "config"), cp.Kubeconfig()))
-	s.WriteProject(fmt.Sprintf(identityProgram, ns, 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(identityProgram, ns, 80))
 	s.Run("up", "--yes", "--non-interactive")
 	slice := stackOutputs(t, s)["sliceName"]
 	dir := filepath.Join(s.Dir, "out")

@@ -12,9 +12,11 @@ import (
 // which name the slice); %[2]d is the slice's port.
 var goneProgram, _, _ = strings.Cut(identityProgram, "outputs:")
 
-// explicitProgram is goneProgram's slice and EndpointsList on an explicit provider
-// whose deleteUnreachable comes from the stack's configuration.
-const explicitProgram = `name: e2e-explicit
+// explicitProgram is goneProgram with its slice and EndpointsList on an explicit
+// provider, cluster, whose deleteUnreachable comes from the stack's configuration: the
+// configuration and the provider go before the resources, onCluster after each.
+var explicitProgram = strings.NewReplacer(
+	"name: e2e-identity\nruntime: yaml\nresources:\n", `name: e2e-explicit
 runtime: yaml
 configuration:
   deleteUnreachable:
@@ -24,35 +26,12 @@ resources:
     type: pulumi:providers:endpoints
     properties:
       deleteUnreachable: ${deleteUnreachable}
-  slice:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %[1]s
-      addressType: IPv4
-      endpoints:
-        - addresses: ["10.0.0.1"]
-      ports:
-        - name: http
-          port: %[2]d
-    options:
-      provider: ${cluster}
-  list:
-    type: endpoints:core/v1:EndpointsList
-    properties:
-      items:
-        - metadata:
-            name: web
-            namespace: %[1]s
-          subsets:
-            - addresses:
-                - ip: 10.0.0.2
-              ports:
-                - name: http
-                  port: 80
-    options:
-      provider: ${cluster}
-`
+`,
+	"\n  list:\n", "\n"+onCluster+"  list:\n",
+).Replace(goneProgram) + onCluster
+
+// onCluster is the options that put a resource of explicitProgram on its provider.
+const onCluster = "    options:\n      provider: ${cluster}\n"
 
 // The words of the hints that the tests follow.
 const (
@@ -76,11 +55,7 @@ func goneStack(t *testing.T, program string, config ...string) (*stack, string) 
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
-	s.WriteProject(fmt.Sprintf(program, ns, 80))
-	s.Run("stack", "init", "dev")
-	for i := 0; i+1 < len(config); i += 2 {
-		s.Run("config", "set", config[i], config[i+1])
-	}
+	s.init(fmt.Sprintf(program, ns, 80), config...)
 	s.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	for _, typ := range kubeTypes {
 		if n := resources(t, s, typ); n != 1 {

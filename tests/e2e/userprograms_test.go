@@ -255,8 +255,7 @@ func TestUserProgramsSparseInputs(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(sparseProgram, ns))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(sparseProgram, ns))
 
 	s.upWithPreview()
 	step := "after up"
@@ -384,8 +383,7 @@ func TestUserProgramsCamelCaseAutonames(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(camelCaseProgram, ns))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(camelCaseProgram, ns))
 
 	s.upWithPreview()
 	step := "after up"
@@ -468,8 +466,7 @@ func TestUserProgramsFixedNameAddressTypeReplacement(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(fixedNameSliceProgram, ns, "IPv4", "10.0.0.1"))
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -534,8 +531,7 @@ func TestUserProgramsEndpointsListItemRename(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	cs := cp.Clientset()
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(renamedItemsProgram, ns, "a"))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(renamedItemsProgram, ns, "a"))
 
 	s.upWithPreview()
 	step := "after the first up"
@@ -635,8 +631,7 @@ func TestUserProgramsLargeEndpointsList(t *testing.T) {
 	s := newStack(t, cp.KubeconfigPath())
 	names := []string{"svc-07", "svc-02", "svc-11", "svc-05", "svc-00", "svc-09", "svc-03", "svc-10", "svc-01", "svc-08",
 		"svc-06", "svc-04"}
-	s.WriteProject(largeListProgram(ns, names, ""))
-	s.Run("stack", "init", "dev")
+	s.init(largeListProgram(ns, names, ""))
 	s.upWithPreview()
 	versions := map[string]string{}
 	list := func(step string) []corev1.Endpoints {

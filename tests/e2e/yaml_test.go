@@ -73,8 +73,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 		t.Fatalf("create Service %s/web: %v", ns, err)
 	}
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
-	s.Run("stack", "init", "dev")
+	s.init(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
 
 	out := s.Run("preview", "--non-interactive", "--diff")
 	if !strings.Contains(out, "endpoints:discovery.k8s.io/v1:EndpointSlice") {
@@ -149,7 +148,7 @@ func TestYAMLPreviewReportsInvalidInputsByField(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(`name: e2e-invalid
+	s.init(`name: e2e-invalid
 runtime: yaml
 resources:
   slice:
@@ -165,7 +164,6 @@ resources:
         - name: http
           port: 81
 `)
-	s.Run("stack", "init", "dev")
 	out, err := s.Try("preview", "--non-interactive")
 	if err == nil {
 		t.Fatalf("preview of invalid inputs succeeded:\n%s", out)
@@ -198,7 +196,7 @@ func TestYAMLAutonamingConfiguration(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "e2e")
 	s := newStack(t, cp.KubeconfigPath())
-	s.WriteProject(fmt.Sprintf(`name: e2e-autonaming
+	s.init(fmt.Sprintf(`name: e2e-autonaming
 runtime: yaml
 resources:
   verbatim-slice:
@@ -210,7 +208,6 @@ resources:
       endpoints:
         - addresses: ["10.0.0.1"]
 `, ns))
-	s.Run("stack", "init", "dev")
 	s.Run("config", "set", "--path", "pulumi:autonaming.mode", "verbatim")
 	s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), "verbatim-slice", metav1.GetOptions{}); err != nil {
