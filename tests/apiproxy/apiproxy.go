@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -23,6 +24,7 @@ import (
 // Proxy is a running proxy. Its methods are safe for concurrent use.
 type Proxy struct {
 	server *httptest.Server
+	port   *ports.Reservation
 
 	mu          sync.Mutex
 	rules       []*Rule
@@ -84,7 +86,15 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a transport to the API server: %w", err)
 	}
-	p := &Proxy{}
+	port, err := ports.Reserve()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := port.Listen()
+	if err != nil {
+		return nil, errors.Join(err, port.Release())
+	}
+	p := &Proxy{port: port}
 	forward := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(upstream)
@@ -116,6 +126,8 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, rule != nil))
 		forward.ServeHTTP(w, r)
 	}))
+	_ = p.server.Listener.Close() // the test server's own, on a port not reserved
+	p.server.Listener = ln
 	p.server.EnableHTTP2 = true
 	p.server.StartTLS()
 	return p, nil
@@ -291,9 +303,17 @@ func (p *Proxy) Kubeconfig() ([]byte, error) {
 	return data, nil
 }
 
-// Close stops the proxy: it closes every connection, then waits for the requests
-// in flight to end.
-func (p *Proxy) Close() {
+// Cut stops the proxy as an API server gone for good stops: it closes every
+// connection and waits for the requests in flight to end, and from then on every
+// connection to its address is refused. The address stays the proxy's until Close,
+// so no other server can answer there.
+func (p *Proxy) Cut() {
 	p.server.CloseClientConnections()
 	p.server.Close()
+}
+
+// Close stops the proxy, as Cut does, and frees its port.
+func (p *Proxy) Close() {
+	p.Cut()
+	_ = p.port.Release()
 }

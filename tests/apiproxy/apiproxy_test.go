@@ -3,8 +3,10 @@ package apiproxy_test
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 )
 
 func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
@@ -165,4 +168,25 @@ func TestHooks(t *testing.T) {
 	if got := proxy.Requests(); !slices.Equal(got, wantLog) {
 		t.Errorf("requests %+v, want %+v", got, wantLog)
 	}
+}
+
+// After Cut, a connection to the proxy's address is refused and no other server can
+// listen there, until Close.
+func TestCut(t *testing.T) {
+	t.Parallel()
+	proxy, cs := startProxy(t, controlplane.Shared(t))
+	if _, err := cs.Discovery().ServerVersion(); err != nil {
+		t.Fatalf("a request through the proxy: %v", err)
+	}
+	addr := strings.TrimPrefix(proxy.URL(), "https://")
+	proxy.Cut()
+	if err := ports.Held(addr); err != nil {
+		t.Fatalf("after Cut: %v", err)
+	}
+	proxy.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("after Close, the proxy's address is still held: %v", err)
+	}
+	_ = ln.Close()
 }

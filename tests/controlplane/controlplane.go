@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -81,7 +82,8 @@ type ControlPlane struct {
 	restConfig     *rest.Config
 	clientset      *kubernetes.Clientset
 
-	procs []*process // in start order: etcd, kube-apiserver, kube-controller-manager
+	procs    []*process           // in start order: etcd, kube-apiserver, kube-controller-manager
+	reserved []*ports.Reservation // the ports of etcd and the API servers
 
 	// apiServerOut is where the API server's output went besides its log, to
 	// start it again after Kill or StopAPIServer.
@@ -124,7 +126,7 @@ func StartTWith(t testing.TB, opts Options) *ControlPlane {
 // bounds the start-up only: the processes run until Stop. On error nothing is
 // left running.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
-	c, bins, ports, err := newControlPlane(3)
+	c, bins, portNums, err := newControlPlane(3)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +135,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 			err = errors.Join(err, c.Stop())
 		}
 	}()
-	etcdURL, err := c.startEtcd(ctx, bins.etcd, ports[0], ports[1], opts.DurableEtcd, opts.Output)
+	etcdURL, err := c.startEtcd(ctx, bins.etcd, portNums[0], portNums[1], opts.DurableEtcd, opts.Output)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, ports[2], opts.Output); err != nil {
+	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, portNums[2], opts.Output); err != nil {
 		return nil, err
 	}
 	if err := c.startControllerManager(ctx, bins.controllerManager, opts); err != nil {
@@ -148,8 +150,10 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 
 // newControlPlane prepares the start of a control plane (one or HA): it finds the
 // binaries, removes stale directories, creates the control plane's directory, owned
-// by this process, and finds nPorts free ports. On error nothing is left behind.
-func newControlPlane(nPorts int) (_ *ControlPlane, _ binaries, ports []int, err error) {
+// by this process, and reserves nPorts free ports until Stop (see package ports: an
+// API server or etcd member that stops leaves its port refusing connections, and
+// starts again on it). On error nothing is left behind.
+func newControlPlane(nPorts int) (_ *ControlPlane, _ binaries, portNums []int, err error) {
 	bins, err := lookupBinaries()
 	if err != nil {
 		return nil, binaries{}, nil, err
@@ -168,10 +172,13 @@ func newControlPlane(nPorts int) (_ *ControlPlane, _ binaries, ports []int, err 
 	if err := writeOwner(dir); err != nil {
 		return nil, binaries{}, nil, err
 	}
-	if ports, err = freePorts(nPorts); err != nil {
+	if c.reserved, err = ports.ReserveN(nPorts); err != nil {
 		return nil, binaries{}, nil, err
 	}
-	return c, bins, ports, nil
+	for _, r := range c.reserved {
+		portNums = append(portNums, r.Port())
+	}
+	return c, bins, portNums, nil
 }
 
 // Kubeconfig returns an admin kubeconfig: the API server at
@@ -200,9 +207,14 @@ func (c *ControlPlane) Stop() error {
 		for i := len(c.procs) - 1; i >= 0; i-- {
 			c.procs[i].stop()
 		}
-		if err := os.RemoveAll(c.dir); err != nil {
-			c.stopErr = fmt.Errorf("remove the control plane's directory: %w", err)
+		var errs []error
+		if err := ports.Release(c.reserved...); err != nil {
+			errs = append(errs, err)
 		}
+		if err := os.RemoveAll(c.dir); err != nil {
+			errs = append(errs, fmt.Errorf("remove the control plane's directory: %w", err))
+		}
+		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
 }
@@ -230,6 +242,7 @@ func etcdArgs(name, dataDir, clientURL, peerURL, initialCluster string, durable 
 		"--initial-advertise-peer-urls=" + peerURL,
 		"--initial-cluster=" + initialCluster,
 		"--log-level=warn",
+		"--socket-reuse-port", // the port is reserved (package ports)
 	}
 	if !durable {
 		args = append(args, "--unsafe-no-fsync")
@@ -345,6 +358,7 @@ func apiServerArgs(etcdServers string, port int, tokenFile, keyFile string) []st
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
+		"--permit-port-sharing", // the port is reserved (package ports)
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
@@ -486,33 +500,6 @@ func lookupBinaries() (binaries, error) {
 			errors.Join(errs...))
 	}
 	return bins, nil
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1. Another process
-// may take one before it is used: then the process that needs it fails to
-// start, with a clear error.
-func freePorts(n int) (_ []int, err error) {
-	ports := make([]int, 0, n)
-	// Keep every listener open until all are found, so that the ports differ.
-	listeners := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range listeners {
-			err = errors.Join(err, l.Close())
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
-		}
-		listeners = append(listeners, l)
-		addr, ok := l.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("internal error: listener address %v is not TCP", l.Addr())
-		}
-		ports = append(ports, addr.Port)
-	}
-	return ports, nil
 }
 
 // writeRSAKey writes a new RSA private key, in PEM, to path.

@@ -2,17 +2,20 @@ package controlplane_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 )
 
 // Kill ends a component with SIGKILL (a new PID afterwards proves it ran again) and
 // Restart brings it back on the same ports and data: what was stored before the
-// crash is still there, and writes work again.
+// crash is still there, and writes work again. While the API server is down, its
+// address refuses connections and stays reserved.
 func TestKillAndRestart(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.StartT(t) // its own: this test kills its processes
@@ -34,6 +37,9 @@ func TestKillAndRestart(t *testing.T) {
 		if comp == controlplane.APIServer {
 			if _, err := cs.CoreV1().ConfigMaps("default").Get(t.Context(), name, metav1.GetOptions{}); err == nil {
 				t.Fatalf("the API server answers after Kill(%s)", comp)
+			}
+			if err := ports.Held(strings.TrimPrefix(cp.RESTConfig().Host, "https://")); err != nil {
+				t.Fatalf("after Kill(%s): %v", comp, err)
 			}
 		}
 		if err := cp.Restart(t.Context(), comp); err != nil {

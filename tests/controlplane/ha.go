@@ -94,7 +94,7 @@ func StartHAT(t testing.TB, opts Options) *HA {
 // both API servers ready behind the load balancer and the controllers synced. ctx
 // bounds the start-up only. On error nothing is left running.
 func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
-	c, bins, ports, err := newControlPlane(2*haEtcdMembers + haAPIServers)
+	c, bins, portNums, err := newControlPlane(2*haEtcdMembers + haAPIServers)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +104,10 @@ func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
 			err = errors.Join(err, h.Stop())
 		}
 	}()
-	if err := h.startEtcdCluster(ctx, bins.etcd, ports[:2*haEtcdMembers], opts); err != nil {
+	if err := h.startEtcdCluster(ctx, bins.etcd, portNums[:2*haEtcdMembers], opts); err != nil {
 		return nil, err
 	}
-	if err := h.startAPIServers(ctx, bins.apiServer, ports[2*haEtcdMembers:], opts.Output); err != nil {
+	if err := h.startAPIServers(ctx, bins.apiServer, portNums[2*haEtcdMembers:], opts.Output); err != nil {
 		return nil, err
 	}
 	if err := h.startControllerManager(ctx, bins.controllerManager, opts); err != nil {

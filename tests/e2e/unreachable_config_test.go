@@ -48,7 +48,7 @@ const (
 var kubeTypes = []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoints:core/v1:EndpointsList"}
 
 // goneStack is a stack whose slice and EndpointsList were created through a proxy that
-// is then stopped: its cluster is unreachable for good. config lists the stack's
+// is then cut: its cluster is unreachable for good. config lists the stack's
 // configuration, key and value.
 func goneStack(t *testing.T, program string, config ...string) (*stack, string) {
 	t.Helper()
@@ -62,7 +62,7 @@ func goneStack(t *testing.T, program string, config ...string) (*stack, string) 
 			t.Fatalf("after up, the state has %d of %s, want 1", n, typ)
 		}
 	}
-	proxy.Close()
+	proxy.Cut()
 	return s, ns
 }
 
