@@ -3,6 +3,8 @@ package kube
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,8 +25,8 @@ import (
 // cluster and no kubeconfig is read, in preview and up alike.
 //
 //   - File names are <apiVersion>-<kind>-<namespace>-<name>.yaml, '/' in the
-//     apiVersion written as '_' (RenderTarget.file); an EndpointsList writes one file
-//     per item.
+//     apiVersion written as '_' (RenderTarget.file), with a name too long for a file
+//     name shortened; an EndpointsList writes one file per item.
 //   - A manifest is the object the provider would send to the API server, apiVersion
 //     and kind included, its keys in alphabetical order (sigs.k8s.io/yaml sorts them),
 //     so rendering the same inputs again writes the same bytes; a file whose bytes
@@ -35,9 +37,11 @@ import (
 //     creationTimestamp, generation). A name the server would generate (an
 //     EndpointSlice's metadata.generateName) is chosen by the provider on create, in
 //     the server's shape, and kept by updates (it is in the ID).
-//   - Diff also compares each file with what the inputs render to: a missing or edited
-//     file is an update, so `pulumi up` writes every manifest of the stack even when
-//     the program did not change (a fresh checkout, a cleaned directory).
+//   - Diff also compares each file with what the inputs render to: a file that is
+//     missing, unreadable or edited to mean something else is an update, so `pulumi
+//     up` writes every manifest of the stack even when the program did not change (a
+//     fresh checkout, a cleaned directory). An edit of form alone (key order, an empty
+//     field spelled out) changes nothing, as it changes nothing for refresh.
 //   - Refresh reads the files back: a hand edit shows as drift, a missing file as a
 //     deleted object.
 //   - A secret input is written in plain text: each write warns, naming the field and
@@ -67,10 +71,24 @@ func (t RenderTarget) namespace() string {
 	return validate.DefaultNamespace
 }
 
-// file is the path of the manifest of the object id of kind k.
+// maxFileName is the longest file name, in bytes, that common file systems take
+// (NAME_MAX on Linux and macOS, 255 UTF-16 units on Windows; names here are ASCII).
+const maxFileName = 255
+
+// file is the path of the manifest of the object id of kind k. An object name too
+// long for a file name (up to 253 characters, after up to 98 of apiVersion, kind and
+// namespace) keeps as much of its start as fits, then '~' (which no object name
+// holds) and 16 hexadecimal digits of the SHA-256 of the whole name.
 func (t RenderTarget) file(k kind, id objectID) string {
-	name := fmt.Sprintf("%s-%s-%s-%s.yaml", strings.ReplaceAll(k.apiVersion, "/", "_"), k.name, id.namespace, id.name)
-	return filepath.Join(t.Directory, name)
+	prefix := fmt.Sprintf("%s-%s-%s-", strings.ReplaceAll(k.apiVersion, "/", "_"), k.name, id.namespace)
+	const suffix = ".yaml"
+	name := id.name
+	if len(prefix)+len(name)+len(suffix) > maxFileName {
+		sum := sha256.Sum256([]byte(name))
+		tail := "~" + hex.EncodeToString(sum[:8])
+		name = name[:maxFileName-len(prefix)-len(tail)-len(suffix)] + tail
+	}
+	return filepath.Join(t.Directory, prefix+name+suffix)
 }
 
 // renderObject is the manifest of an object: its YAML, keys in order.
@@ -105,8 +123,13 @@ func (t RenderTarget) loadManifest(k kind, id objectID) (*unstructured.Unstructu
 	return obj, data, nil
 }
 
+// unparsableError is a manifest that is not a YAML object (a hand edit broke it).
+type unparsableError struct{ message string }
+
+func (e *unparsableError) Error() string { return e.message }
+
 // readManifestFile reads and parses the manifest at path; a missing file is (nil, nil,
-// nil).
+// nil), a file that does not parse an *unparsableError.
 func readManifestFile(path string) (*unstructured.Unstructured, []byte, error) {
 	data, err := readManifestBytes(path)
 	switch {
@@ -117,10 +140,10 @@ func readManifestFile(path string) (*unstructured.Unstructured, []byte, error) {
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, nil, fmt.Errorf("the manifest %s is not valid YAML: %w", path, err)
+		return nil, nil, &unparsableError{fmt.Sprintf("the manifest %s is not valid YAML: %v", path, err)}
 	}
 	if m == nil {
-		return nil, nil, fmt.Errorf("the manifest %s is empty", path)
+		return nil, nil, &unparsableError{fmt.Sprintf("the manifest %s is empty", path)}
 	}
 	return &unstructured.Unstructured{Object: m}, data, nil
 }
@@ -133,7 +156,8 @@ func readManifestBytes(path string) ([]byte, error) {
 // writeManifest writes the manifest of obj unless the file holds those bytes already.
 // create says the object is new: a file holding another object, or this one, is then
 // an error (as the API server answers 409 to a create of an object that exists), so
-// two resources never write one file.
+// two resources never write one file. An update writes over a file that no longer
+// parses: it is this object's, broken by a hand edit.
 func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create bool) error {
 	id := idOf(obj)
 	path := t.file(k, id)
@@ -143,6 +167,8 @@ func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, crea
 	}
 	existing, old, err := t.loadManifest(k, id)
 	switch {
+	case err != nil && !create && errors.As(err, new(*unparsableError)):
+		// written over below
 	case err != nil:
 		return err
 	case existing != nil && create:
@@ -190,24 +216,38 @@ func (t RenderTarget) removeManifest(k kind, id objectID) error {
 	return nil
 }
 
-// stale tells whether the manifest of obj is missing or differs from what obj
-// renders to, and logs which, so that Diff can have `up` write it again.
+// stale tells whether the manifest of obj is missing, unreadable or means something
+// else than obj, and logs which, so that Diff can have `up` write it again. A file
+// that differs only in form (its keys in another order, an empty field spelled out, a
+// comment) still holds the object: it is left as it is, as refresh reads it.
 func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstructured) bool {
 	path := t.file(k, idOf(obj))
-	want, err := renderObject(obj)
-	if err != nil {
-		return false
-	}
-	have, err := readManifestBytes(path)
+	have, _, err := readManifestFile(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		p.GetLogger(ctx).Infof("%v: it is written again", err)
+		return true
+	case have == nil:
 		p.GetLogger(ctx).Infof("the manifest %s is missing: it is written again", path)
 		return true
-	case err != nil || bytes.Equal(have, want):
+	case sameObject(k, have, obj):
 		return false
 	}
 	p.GetLogger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
 	return true
+}
+
+// sameObject tells whether two manifests of kind k are the same once canonical. Both
+// name their object, so a generateName is inert in either and is left out.
+func sameObject(k kind, a, b *unstructured.Unstructured) bool {
+	canonical := func(obj *unstructured.Unstructured) property.Map {
+		obj = obj.DeepCopy()
+		if obj.GetName() != "" {
+			obj.SetGenerateName("")
+		}
+		return k.form.Object(fromObject(obj.Object))
+	}
+	return canonical(a).Equals(canonical(b))
 }
 
 // warnSecrets warns that the secret values of inputs are written in plain text to the
