@@ -277,6 +277,41 @@ func TestRenderLifecycle(t *testing.T) {
 		t.Errorf("Diff once the manifest is written again = %+v, %v; want none", d, err)
 	}
 
+	// An edit of form alone (a comment, the keys in another order) is no change to
+	// Diff nor to refresh, and the file is kept as edited.
+	reformed := "# reviewed\n" + reorderKeys(t, toolchain.ReadFile(t, webFile))
+	if err := os.WriteFile(webFile, []byte(reformed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	if err != nil || d.HasChanges {
+		t.Errorf("Diff of unchanged inputs with a manifest edited in form only = %+v, %v; want none", d, err)
+	}
+	read, err = srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs})
+	if err != nil || !read.Inputs.Equals(web.inputs) {
+		t.Errorf("refresh of a manifest edited in form only = %v, %v; want the inputs %v", read.Inputs, err, web.inputs)
+	}
+
+	// A file broken by a hand edit: refresh fails naming it, Diff has `up` write it
+	// again, and the update does.
+	if err := os.WriteFile(webFile, []byte("endpoints: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs}); err == nil ||
+		!strings.Contains(err.Error(), webFile) || !strings.Contains(err.Error(), "not valid YAML") {
+		t.Errorf("refresh of a broken manifest: %v; want an error naming %s as not valid YAML", err, webFile)
+	}
+	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	if err != nil || !d.HasChanges {
+		t.Errorf("Diff of unchanged inputs with a broken manifest = %+v, %v; want a change", d, err)
+	}
+	if _, err := srv.Update(p.UpdateRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs}); err != nil {
+		t.Fatalf("Update over a broken manifest: %v", err)
+	}
+	if got := toolchain.ReadFile(t, webFile); !strings.Contains(got, "10.0.0.9") || strings.Contains(got, "# reviewed") {
+		t.Errorf("the update did not write the broken %s again:\n%s", webFile, got)
+	}
+
 	// The list: a missing item file is refreshed away, Diff has it written again; an
 	// item dropped from the program loses its file.
 	lst := out.resources["items"]
@@ -341,6 +376,17 @@ func TestRenderLifecycle(t *testing.T) {
 	if files := toolchain.FileNames(t, dir); len(files) != 0 {
 		t.Errorf("files left after the deletes: %v", files)
 	}
+}
+
+// reorderKeys moves the first line of doc, a top-level key with a scalar value
+// (addressType or apiVersion, as manifests are written), to the end.
+func reorderKeys(t *testing.T, doc string) string {
+	t.Helper()
+	first, rest, ok := strings.Cut(doc, "\n")
+	if key, value, _ := strings.Cut(first, ": "); !ok || key != strings.TrimSpace(key) || value == "" {
+		t.Fatalf("the manifest does not begin with a top-level scalar:\n%s", doc)
+	}
+	return rest + first + "\n"
 }
 
 // TestRenderSecretWarning: a secret input written to a manifest draws a warning naming

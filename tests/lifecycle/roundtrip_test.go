@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -48,6 +47,12 @@ import (
 //  5. (slices) `pulumi import` by ID gives inputs that check, preview with no changes and
 //     mean what the program means;
 //  6. Delete, and the objects are gone.
+//
+// TestRenderRoundTrip gives the same programs the same life with a provider that
+// renders to a directory (render_roundtrip_test.go): the edits are hand edits of the
+// manifests, an Update with the same inputs leaves every file as it was, and after
+// each write every manifest, created on the API server as a dry run with strict field
+// validation, is accepted and stored as it is written.
 //
 // ROUNDTRIP_SEED picks the programs (default defaultRoundTripSeed); every failure prints
 // the command that runs the failing program alone, and its inputs.
@@ -80,13 +85,13 @@ func TestRoundTrip(t *testing.T) {
 	for i := range nSlices {
 		runs = append(runs, run{fmt.Sprintf("slice-%03d", i), func(t *testing.T) {
 			pr := newGen(seed, "slice", i).sliceProgram(ns)
-			newRoundTrip(t, seed, ns, cs, pr).run(sliceOps{})
+			newRoundTrip(t, seed, ns, clusterStore{cs}, pr).run(sliceOps{})
 		}})
 	}
 	for i := range nLists {
 		runs = append(runs, run{fmt.Sprintf("list-%03d", i), func(t *testing.T) {
 			pr := newGen(seed, "list", i).listProgram(ns)
-			newRoundTrip(t, seed, ns, cs, pr).run(listOps{})
+			newRoundTrip(t, seed, ns, clusterStore{cs}, pr).run(listOps{})
 		}})
 	}
 	began := time.Now()
@@ -164,7 +169,7 @@ type roundTrip struct {
 	t     *testing.T
 	seed  uint64
 	ns    string
-	cs    kubernetes.Interface
+	store objectStore // where the objects are: the cluster, or a render directory
 	pr    program
 	srv   integration.Server
 	u     resource.URN
@@ -172,7 +177,7 @@ type roundTrip struct {
 	id    string
 	shown bool // whether a failure message already showed the program
 
-	// What the object(s) are called on the server, once known.
+	// What the object(s) are called, once known.
 	sliceName string
 	items     []objectKey
 }
@@ -181,7 +186,8 @@ type objectKey struct{ namespace, name string }
 
 func (k objectKey) String() string { return k.namespace + "/" + k.name }
 
-func newRoundTrip(t *testing.T, seed uint64, ns string, cs kubernetes.Interface, pr program) *roundTrip {
+// newRoundTrip is the round trip of a program whose objects go to store.
+func newRoundTrip(t *testing.T, seed uint64, ns string, store objectStore, pr program) *roundTrip {
 	t.Helper()
 	var config map[string]property.Value
 	if pr.nsViaConfig {
@@ -194,7 +200,7 @@ func newRoundTrip(t *testing.T, seed uint64, ns string, cs kubernetes.Interface,
 	// The edit's random choices come from a stream of their own, so that the program
 	// does not depend on them.
 	edits := newGen(seed^0x5eed, pr.kind, pr.index)
-	return &roundTrip{t: t, seed: seed, ns: ns, cs: cs, pr: pr, srv: newProvider(t, nil, config),
+	return &roundTrip{t: t, seed: seed, ns: ns, store: store, pr: pr, srv: store.provider(t, config),
 		u: urn(token, pr.logical), g: edits}
 }
 
@@ -202,7 +208,8 @@ func newRoundTrip(t *testing.T, seed uint64, ns string, cs kubernetes.Interface,
 // time, what it is.
 func (rt *roundTrip) context() string {
 	cmd := fmt.Sprintf("reproduce (with the TEST_ASSET_* environment of make test): "+
-		"ROUNDTRIP_SEED=%d go test -count=1 -run 'TestRoundTrip/%s$' ./tests/lifecycle/", rt.seed, rt.pr.name())
+		"ROUNDTRIP_SEED=%d go test -count=1 -run '%s/%s$' ./tests/lifecycle/", rt.seed,
+		strings.SplitN(rt.t.Name(), "/", 2)[0], rt.pr.name())
 	if rt.shown {
 		return cmd
 	}
@@ -231,9 +238,9 @@ type kindOps interface {
 	names(rt *roundTrip, checked property.Map)
 	// created records the objects' names from Create's outputs.
 	created(rt *roundTrip, outputs property.Map)
-	// verify compares the objects on the server with the program.
+	// verify compares the stored objects with the program.
 	verify(rt *roundTrip, step string)
-	// edit changes the objects on the server behind the provider's back and says how.
+	// edit changes the stored objects behind the provider's back and says how.
 	edit(rt *roundTrip) string
 	// imported checks what `pulumi import` makes of the objects.
 	imported(rt *roundTrip)
@@ -258,7 +265,11 @@ func (rt *roundTrip) run(ops kindOps) {
 	checked = rt.quiet("preview after Create and refresh", read)
 
 	// An update with the same inputs changes nothing.
+	before := rt.store.fingerprint(rt)
 	updated := rt.update("Update with the same inputs", read, checked)
+	if after := rt.store.fingerprint(rt); after != before {
+		rt.errorf("an Update with the same inputs rewrote %s:\nbefore: %s\nafter: %s", rt.store, before, after)
+	}
 	ops.verify(rt, "after an Update with the same inputs")
 	read = rt.read("refresh after an Update with the same inputs", updated.Properties, checked)
 	checked = rt.quiet("preview after an Update with the same inputs and refresh", read)
@@ -527,20 +538,20 @@ func (o sliceOps) wantOnServer(rt *roundTrip) sliceSemantics {
 
 func (o sliceOps) verify(rt *roundTrip, step string) {
 	rt.t.Helper()
-	live, err := rt.cs.DiscoveryV1().EndpointSlices(rt.ns).Get(rt.t.Context(), rt.sliceName, metav1.GetOptions{})
+	live, err := rt.store.slice(rt.t.Context(), rt.ns, rt.sliceName)
 	if err != nil {
-		rt.fatalf("%s: EndpointSlice %s/%s on the server: %v", step, rt.ns, rt.sliceName, err)
+		rt.fatalf("%s: EndpointSlice %s/%s in %s: %v", step, rt.ns, rt.sliceName, rt.store, err)
 	}
 	if d := cmp.Diff(o.wantOnServer(rt), semanticsOfSlice(live, rt.ns), cmpopts.EquateEmpty()); d != "" {
-		rt.errorf("%s: the slice on the server differs from the program (-program +server):\n%s", step, d)
+		rt.errorf("%s: the slice in %s differs from the program (-program +stored):\n%s", step, rt.store, d)
 	}
+	rt.store.verify(rt, step)
 }
 
 func (o sliceOps) edit(rt *roundTrip) string {
 	rt.t.Helper()
 	ctx := rt.t.Context()
-	api := rt.cs.DiscoveryV1().EndpointSlices(rt.ns)
-	live, err := api.Get(ctx, rt.sliceName, metav1.GetOptions{})
+	live, err := rt.store.slice(ctx, rt.ns, rt.sliceName)
 	if err != nil {
 		rt.fatalf("edit: get the slice: %v", err)
 	}
@@ -591,7 +602,7 @@ func (o sliceOps) edit(rt *roundTrip) string {
 	if d := cmp.Diff(o.want(rt), semanticsOfSlice(live, rt.ns), cmpopts.EquateEmpty()); d == "" {
 		rt.fatalf("internal error: the edit %q changes nothing", e.what)
 	}
-	if _, err := api.Update(ctx, live, metav1.UpdateOptions{FieldManager: "roundtrip-drift"}); err != nil {
+	if err := rt.store.updateSlice(ctx, live); err != nil {
 		rt.fatalf("edit (%s): update the slice: %v", e.what, err)
 	}
 	return "slice " + e.what
@@ -630,9 +641,9 @@ func (o sliceOps) imported(rt *roundTrip) {
 
 func (sliceOps) gone(rt *roundTrip) {
 	rt.t.Helper()
-	_, err := rt.cs.DiscoveryV1().EndpointSlices(rt.ns).Get(rt.t.Context(), rt.sliceName, metav1.GetOptions{})
+	_, err := rt.store.slice(rt.t.Context(), rt.ns, rt.sliceName)
 	if !apierrors.IsNotFound(err) {
-		rt.errorf("after Delete: EndpointSlice %s/%s is still there (err=%v)", rt.ns, rt.sliceName, err)
+		rt.errorf("after Delete: EndpointSlice %s/%s is still in %s (err=%v)", rt.ns, rt.sliceName, rt.store, err)
 	}
 }
 
@@ -676,30 +687,9 @@ func (o listOps) names(rt *roundTrip, checked property.Map) {
 		}
 		rt.checkObjectName("Check", fmt.Sprintf("items[%d].metadata.name", i), name)
 		rt.items = append(rt.items, objectKey{namespace, name})
-		if hasService(name) {
-			o.service(rt, objectKey{namespace, name})
+		if err := rt.store.keep(rt.t.Context(), objectKey{namespace, name}); err != nil {
+			rt.fatalf("Check: items[%d]: %v", i, err)
 		}
-	}
-}
-
-// hasService tells whether an item's name can be a Service's (a DNS-1035 label; an
-// Endpoints name may be any DNS subdomain). Items that can are given one.
-func hasService(name string) bool { return len(validation.IsDNS1035Label(name)) == 0 }
-
-// service gives an item the selectorless Service its Endpoints belong to, as in a
-// real cluster: the endpoints controller deletes Endpoints of no Service once Endpoints
-// of their name are deleted, as the drift edits do (and then also the item the next
-// Update writes again), so only items with a Service are deleted out of band.
-func (listOps) service(rt *roundTrip, k objectKey) {
-	rt.t.Helper()
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: k.name, Namespace: k.namespace},
-		// Headless: hundreds of programs would fill the test cluster's Service IP range.
-		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}},
-	}
-	_, err := rt.cs.CoreV1().Services(k.namespace).Create(rt.t.Context(), svc, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		rt.fatalf("create the selectorless Service %s: %v", k, err)
 	}
 }
 
@@ -800,7 +790,7 @@ func (listOps) live(rt *roundTrip, step string) (map[string]endpointsSemantics, 
 	rt.t.Helper()
 	sem, objs := map[string]endpointsSemantics{}, map[string]*corev1.Endpoints{}
 	for _, k := range rt.items {
-		e, err := rt.cs.CoreV1().Endpoints(k.namespace).Get(rt.t.Context(), k.name, metav1.GetOptions{})
+		e, err := rt.store.endpoints(rt.t.Context(), k.namespace, k.name)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -816,8 +806,9 @@ func (o listOps) verify(rt *roundTrip, step string) {
 	rt.t.Helper()
 	live, _ := o.live(rt, step)
 	if d := cmp.Diff(o.want(rt), live, cmpopts.EquateEmpty()); d != "" {
-		rt.errorf("%s: the Endpoints on the server differ from the program (-program +server):\n%s", step, d)
+		rt.errorf("%s: the Endpoints in %s differ from the program (-program +stored):\n%s", step, rt.store, d)
 	}
+	rt.store.verify(rt, step)
 }
 
 func (o listOps) edit(rt *roundTrip) string {
@@ -829,7 +820,7 @@ func (o listOps) edit(rt *roundTrip) string {
 	k := pick(g, rt.items...)
 	e := objs[k.String()]
 	if e == nil {
-		rt.fatalf("edit: Endpoints %s is not on the server", k)
+		rt.fatalf("edit: Endpoints %s is not in %s", k, rt.store)
 	}
 	// The server repacks subsets; two equal ports can end up side by side (it tells
 	// ports apart by their appProtocol pointer). Write each port once, which means the
@@ -871,7 +862,7 @@ func (o listOps) edit(rt *roundTrip) string {
 		apply func()
 	}
 	edits := []edit{{"subset added", addSubset}}
-	if len(rt.items) > 1 && hasService(k.name) {
+	if len(rt.items) > 1 && rt.store.deletable(k) {
 		edits = append(edits, edit{"item deleted", nil})
 	}
 	if len(e.Subsets) > 0 {
@@ -891,7 +882,7 @@ func (o listOps) edit(rt *roundTrip) string {
 	}
 	ed := pick(g, edits...)
 	if ed.apply == nil {
-		if err := rt.cs.CoreV1().Endpoints(k.namespace).Delete(ctx, k.name, metav1.DeleteOptions{}); err != nil {
+		if err := rt.store.deleteEndpoints(ctx, k.namespace, k.name); err != nil {
 			rt.fatalf("edit: delete Endpoints %s: %v", k, err)
 		}
 		return fmt.Sprintf("Endpoints %s %s", k, ed.what)
@@ -904,7 +895,7 @@ func (o listOps) edit(rt *roundTrip) string {
 			addSubset()
 		}
 	}
-	if _, err := rt.cs.CoreV1().Endpoints(k.namespace).Update(ctx, e, metav1.UpdateOptions{FieldManager: "roundtrip-drift"}); err != nil {
+	if err := rt.store.updateEndpoints(ctx, e); err != nil {
 		rt.fatalf("edit (%s): update Endpoints %s: %v", ed.what, k, err)
 	}
 	return fmt.Sprintf("Endpoints %s: %s", k, ed.what)
@@ -917,6 +908,6 @@ func (listOps) imported(*roundTrip) {}
 func (o listOps) gone(rt *roundTrip) {
 	rt.t.Helper()
 	if live, _ := o.live(rt, "after Delete"); len(live) > 0 {
-		rt.errorf("after Delete: %d of the Endpoints are still there: %v", len(live), slices.Sorted(maps.Keys(live)))
+		rt.errorf("after Delete: %d of the Endpoints are still in %s: %v", len(live), rt.store, slices.Sorted(maps.Keys(live)))
 	}
 }
