@@ -5,5 +5,6 @@
 // that points the schema's pluginDownloadURL at it, as users behind a mirror
 // do. The tests here build the archives twice and compare them byte for byte,
 // and install the plugin with the real CLI from an empty PULUMI_HOME: with
-// `pulumi plugin install`, and on its own at `pulumi up`.
+// `pulumi plugin install`, and on its own at `pulumi up` (against the control
+// plane, and rendering to manifests with no cluster).
 package release
