@@ -15,10 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 )
 
 // Proxy is a running proxy. Its methods are safe for concurrent use.

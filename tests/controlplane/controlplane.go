@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,11 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
 )
 
 // Environment variables that name the control plane's binaries.
