@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
 )
 
 // objectStore is where a round trip's objects are: the cluster, or the directory a
@@ -292,34 +291,13 @@ func (d dirStore) programFiles(rt *roundTrip) []string {
 	return out
 }
 
-// TestRenderRoundTrip: see the round-trip test's comment (roundtrip_test.go).
+// TestRenderRoundTrip: see the round-trip test's comment (roundtrip_test.go). The
+// namespace is the manifests', for the dry runs.
 func TestRenderRoundTrip(t *testing.T) {
 	t.Parallel()
-	seed := roundTripSeed(t)
-	nSlices, nLists := roundTripSlices, roundTripLists
-	if testing.Short() {
-		nSlices, nLists = 30, 20
+	dyn, err := dynamic.NewForConfig(fastRESTConfig(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	ns := newNamespace(t) // the manifests' namespace, for the dry runs
-	cfg := controlplane.Shared(t).RESTConfig()
-	cfg.QPS, cfg.Burst = 1000, 2000
-	dyn := dynamic.NewForConfigOrDie(cfg)
-
-	var names []string
-	for i := range nSlices {
-		names = append(names, fmt.Sprintf("slice-%03d", i))
-	}
-	for i := range nLists {
-		names = append(names, fmt.Sprintf("list-%03d", i))
-	}
-	began := time.Now()
-	ran := runConcurrently(t, roundTripWorkers, names, func(t *testing.T, i int) {
-		pr, ops := newGen(seed, "slice", i).sliceProgram(ns), kindOps(sliceOps{})
-		if i >= nSlices {
-			pr, ops = newGen(seed, "list", i-nSlices).listProgram(ns), listOps{}
-		}
-		newRoundTrip(t, seed, ns, dirStore{dir: t.TempDir(), dyn: dyn}, pr).run(ops)
-	})
-	t.Logf("seed %d: rendered %d of %d programs (%d EndpointSlice, %d EndpointsList) in %v, %d at a time",
-		seed, ran, len(names), nSlices, nLists, time.Since(began).Round(time.Millisecond), roundTripWorkers)
+	runRoundTrips(t, newNamespace(t), func(t *testing.T) objectStore { return dirStore{dir: t.TempDir(), dyn: dyn} })
 }

@@ -69,39 +69,41 @@ const (
 
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
+	cs, err := kubernetes.NewForConfig(fastRESTConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runRoundTrips(t, newNamespace(t), func(*testing.T) objectStore { return clusterStore{cs} })
+}
+
+// runRoundTrips runs the seeded programs in namespace ns, roundTripSlices of
+// EndpointSlice and roundTripLists of EndpointsList (30 and 20 with -short),
+// roundTripWorkers at a time, each with its objects in the store that store gives its
+// subtest.
+func runRoundTrips(t *testing.T, ns string, store func(t *testing.T) objectStore) {
+	t.Helper()
 	seed := roundTripSeed(t)
 	nSlices, nLists := roundTripSlices, roundTripLists
 	if testing.Short() {
 		nSlices, nLists = 30, 20
 	}
-	ns := newNamespace(t)
-	cs := fastClientset(t)
-
-	type run struct {
-		name string
-		fn   func(t *testing.T)
-	}
-	var runs []run
+	var names []string
 	for i := range nSlices {
-		runs = append(runs, run{fmt.Sprintf("slice-%03d", i), func(t *testing.T) {
-			pr := newGen(seed, "slice", i).sliceProgram(ns)
-			newRoundTrip(t, seed, ns, clusterStore{cs}, pr).run(sliceOps{})
-		}})
+		names = append(names, fmt.Sprintf("slice-%03d", i))
 	}
 	for i := range nLists {
-		runs = append(runs, run{fmt.Sprintf("list-%03d", i), func(t *testing.T) {
-			pr := newGen(seed, "list", i).listProgram(ns)
-			newRoundTrip(t, seed, ns, clusterStore{cs}, pr).run(listOps{})
-		}})
+		names = append(names, fmt.Sprintf("list-%03d", i))
 	}
 	began := time.Now()
-	names := make([]string, len(runs))
-	for i, r := range runs {
-		names[i] = r.name
-	}
-	ran := runConcurrently(t, roundTripWorkers, names, func(t *testing.T, i int) { runs[i].fn(t) })
+	ran := runConcurrently(t, roundTripWorkers, names, func(t *testing.T, i int) {
+		pr, ops := newGen(seed, "slice", i).sliceProgram(ns), kindOps(sliceOps{})
+		if i >= nSlices {
+			pr, ops = newGen(seed, "list", i-nSlices).listProgram(ns), listOps{}
+		}
+		newRoundTrip(t, seed, ns, store(t), pr).run(ops)
+	})
 	t.Logf("seed %d: ran %d of %d programs (%d EndpointSlice, %d EndpointsList) in %v, %d at a time",
-		seed, ran, len(runs), nSlices, nLists, time.Since(began).Round(time.Millisecond), roundTripWorkers)
+		seed, ran, len(names), nSlices, nLists, time.Since(began).Round(time.Millisecond), roundTripWorkers)
 }
 
 func roundTripSeed(t *testing.T) uint64 {
@@ -150,18 +152,14 @@ func runConcurrently(t *testing.T, workers int, names []string, run func(t *test
 	return ran
 }
 
-// fastClientset is an admin clientset without the shared one's rate limit (50 QPS),
-// which hundreds of programs would wait on.
-func fastClientset(t *testing.T) kubernetes.Interface {
+// fastRESTConfig is the admin configuration without the shared clientset's rate
+// limit (50 QPS), which hundreds of programs would wait on, and without warnings.
+func fastRESTConfig(t *testing.T) *rest.Config {
 	t.Helper()
 	cfg := controlplane.Shared(t).RESTConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000
 	cfg.WarningHandler = rest.NoWarnings{}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return cfg
 }
 
 // roundTrip runs one program.
