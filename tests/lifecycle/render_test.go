@@ -208,22 +208,56 @@ func renderAll(t *testing.T, srv integration.Server, dir, ns string) rendering {
 
 // TestRenderLifecycle: an update rewrites the manifest, an item the list loses loses
 // its manifest, refresh reads a hand edit back as drift and a missing manifest as a
-// deleted object, Diff has `up` write a missing or edited manifest again, and a delete
-// removes the manifests.
+// deleted object, Diff has `up` write a missing, edited or broken manifest again
+// (and leaves one edited in form only), and a delete removes the manifests.
 func TestRenderLifecycle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	srv := renderProvider(t, dir, map[string]property.Value{"namespace": property.New("apps")})
 	out := renderAll(t, srv, dir, "")
-	web := out.resources["web"]
-	if got := getString(t, web.inputs, "metadata.namespace"); got != "apps" {
+	l := &renderLife{t: t, srv: srv, dir: dir, out: out, web: out.resources["web"]}
+	if got := getString(t, l.web.inputs, "metadata.namespace"); got != "apps" {
 		t.Fatalf("namespace = %q, want the namespace setting's apps", got)
 	}
-	webFile := filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-apps-"+out.name("web")+".yaml")
+	l.webFile = filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-apps-"+out.name("web")+".yaml")
 
-	// Update in place.
+	l.update()
+	l.handEdits()
+	l.formAndBrokenEdits()
+	l.list()
+	l.importAndGet()
+	l.goneAndDeleted()
+}
+
+// renderLife is TestRenderLifecycle's stack: the provider, its directory, what
+// renderAll wrote, and the slice web as its steps leave it.
+type renderLife struct {
+	t       *testing.T
+	srv     integration.Server
+	dir     string
+	out     rendering
+	web     rendered
+	webFile string
+
+	genState, lstInputs property.Map // the gen slice's and the list's, after their updates
+}
+
+// diffWeb is the Diff of the slice web's recorded state and inputs against inputs.
+func (l *renderLife) diffWeb(inputs property.Map) (p.DiffResponse, error) {
+	return l.srv.Diff(p.DiffRequest{Urn: l.web.urn, ID: l.web.id, State: l.web.state, OldInputs: l.web.inputs, Inputs: inputs})
+}
+
+// readWeb refreshes the slice web.
+func (l *renderLife) readWeb() (p.ReadResponse, error) {
+	return l.srv.Read(p.ReadRequest{Urn: l.web.urn, ID: l.web.id, Properties: l.web.state, Inputs: l.web.inputs})
+}
+
+// update: an update in place rewrites the manifest, and a generated name stays
+// across updates.
+func (l *renderLife) update() {
+	t, srv, web := l.t, l.srv, l.web
 	news := check(t, srv, web.urn, web.inputs, sliceInputs("", "IPv4", "10.0.0.9", 80))
-	d, err := srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: news})
+	d, err := l.diffWeb(news)
 	if err != nil || !d.HasChanges || d.DeleteBeforeReplace {
 		t.Fatalf("Diff = %+v, %v; want an update in place", d, err)
 	}
@@ -231,99 +265,107 @@ func TestRenderLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(toolchain.ReadFile(t, webFile), "10.0.0.9") {
-		t.Errorf("the update did not rewrite %s:\n%s", webFile, toolchain.ReadFile(t, webFile))
+	if !strings.Contains(toolchain.ReadFile(t, l.webFile), "10.0.0.9") {
+		t.Errorf("the update did not rewrite %s:\n%s", l.webFile, toolchain.ReadFile(t, l.webFile))
 	}
-	web.inputs, web.state = news, updated.Properties
+	l.web.inputs, l.web.state = news, updated.Properties
 
-	// A generated name stays across updates.
-	gen := out.resources["gen"]
+	gen := l.out.resources["gen"]
 	genNews := check(t, srv, gen.urn, gen.inputs, renderProgram("apps")["gen"].Set("ports",
 		property.New([]property.Value{property.New(obj("name", "http", "port", 99))})))
 	genUpdated, err := srv.Update(p.UpdateRequest{Urn: gen.urn, ID: gen.id, State: gen.state, OldInputs: gen.inputs, Inputs: genNews})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := getString(t, genUpdated.Properties, "metadata.name"); got != out.name("gen") {
-		t.Errorf("generated name after update = %q, want %q", got, out.name("gen"))
+	if got := getString(t, genUpdated.Properties, "metadata.name"); got != l.out.name("gen") {
+		t.Errorf("generated name after update = %q, want %q", got, l.out.name("gen"))
 	}
+	l.genState = genUpdated.Properties
+}
 
-	// Refresh: a hand edit is drift; an unchanged file is none.
-	edited := strings.Replace(toolchain.ReadFile(t, webFile), "10.0.0.9", "10.0.0.10", 1)
-	if err := os.WriteFile(webFile, []byte(edited), 0o600); err != nil {
+// handEdits: refresh reads a hand edit back as drift; without a refresh, Diff finds
+// the edited file and has `up` write it again.
+func (l *renderLife) handEdits() {
+	t, srv, web := l.t, l.srv, l.web
+	edited := strings.Replace(toolchain.ReadFile(t, l.webFile), "10.0.0.9", "10.0.0.10", 1)
+	if err := os.WriteFile(l.webFile, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	read, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs})
+	read, err := l.readWeb()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := getString(t, read.Inputs, "endpoints[0].addresses[0]"); got != "10.0.0.10" {
 		t.Errorf("refresh after a hand edit: inputs' address = %q, want the edited 10.0.0.10", got)
 	}
-	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: read.Properties, OldInputs: read.Inputs, Inputs: web.inputs})
+	d, err := srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: read.Properties, OldInputs: read.Inputs, Inputs: web.inputs})
 	if err != nil || !d.HasChanges {
 		t.Errorf("Diff of the program against the refreshed hand edit = %+v, %v; want a change", d, err)
 	}
-	// Without a refresh, Diff finds the edited file and has `up` write it again.
-	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	d, err = l.diffWeb(web.inputs)
 	if err != nil || !d.HasChanges {
 		t.Errorf("Diff of unchanged inputs with an edited manifest = %+v, %v; want a change", d, err)
 	}
 	if _, err := srv.Update(p.UpdateRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs}); err != nil {
 		t.Fatal(err)
 	}
-	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	d, err = l.diffWeb(web.inputs)
 	if err != nil || d.HasChanges {
 		t.Errorf("Diff once the manifest is written again = %+v, %v; want none", d, err)
 	}
+}
 
-	// An edit of form alone (a comment, the keys in another order) is no change to
-	// Diff nor to refresh, and the file is kept as edited.
-	reformed := "# reviewed\n" + reorderKeys(t, toolchain.ReadFile(t, webFile))
-	if err := os.WriteFile(webFile, []byte(reformed), 0o600); err != nil {
+// formAndBrokenEdits: an edit of form alone (a comment, the keys in another order) is
+// no change to Diff nor to refresh, and the file is kept as edited; a file broken by a
+// hand edit fails refresh, naming it, and Diff has `up` write it again, which the
+// update does.
+func (l *renderLife) formAndBrokenEdits() {
+	t, srv, web := l.t, l.srv, l.web
+	reformed := "# reviewed\n" + reorderKeys(t, toolchain.ReadFile(t, l.webFile))
+	if err := os.WriteFile(l.webFile, []byte(reformed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	d, err := l.diffWeb(web.inputs)
 	if err != nil || d.HasChanges {
 		t.Errorf("Diff of unchanged inputs with a manifest edited in form only = %+v, %v; want none", d, err)
 	}
-	read, err = srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs})
+	read, err := l.readWeb()
 	if err != nil || !read.Inputs.Equals(web.inputs) {
 		t.Errorf("refresh of a manifest edited in form only = %v, %v; want the inputs %v", read.Inputs, err, web.inputs)
 	}
 
-	// A file broken by a hand edit: refresh fails naming it, Diff has `up` write it
-	// again, and the update does.
-	if err := os.WriteFile(webFile, []byte("endpoints: [\n"), 0o600); err != nil {
+	if err := os.WriteFile(l.webFile, []byte("endpoints: [\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs}); err == nil ||
-		!strings.Contains(err.Error(), webFile) || !strings.Contains(err.Error(), "not valid YAML") {
-		t.Errorf("refresh of a broken manifest: %v; want an error naming %s as not valid YAML", err, webFile)
+	if _, err := l.readWeb(); err == nil || !strings.Contains(err.Error(), l.webFile) || !strings.Contains(err.Error(), "not valid YAML") {
+		t.Errorf("refresh of a broken manifest: %v; want an error naming %s as not valid YAML", err, l.webFile)
 	}
-	d, err = srv.Diff(p.DiffRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs})
+	d, err = l.diffWeb(web.inputs)
 	if err != nil || !d.HasChanges {
 		t.Errorf("Diff of unchanged inputs with a broken manifest = %+v, %v; want a change", d, err)
 	}
 	if _, err := srv.Update(p.UpdateRequest{Urn: web.urn, ID: web.id, State: web.state, OldInputs: web.inputs, Inputs: web.inputs}); err != nil {
 		t.Fatalf("Update over a broken manifest: %v", err)
 	}
-	if got := toolchain.ReadFile(t, webFile); !strings.Contains(got, "10.0.0.9") || strings.Contains(got, "# reviewed") {
-		t.Errorf("the update did not write the broken %s again:\n%s", webFile, got)
+	if got := toolchain.ReadFile(t, l.webFile); !strings.Contains(got, "10.0.0.9") || strings.Contains(got, "# reviewed") {
+		t.Errorf("the update did not write the broken %s again:\n%s", l.webFile, got)
 	}
+}
 
-	// The list: a missing item file is refreshed away, Diff has it written again; an
-	// item dropped from the program loses its file.
-	lst := out.resources["items"]
-	fixedFile := filepath.Join(dir, "v1-Endpoints-apps-fixed.yaml")
+// list: a missing item file is refreshed away, Diff has it written again; an item
+// dropped from the program loses its file.
+func (l *renderLife) list() {
+	t, srv := l.t, l.srv
+	lst := l.out.resources["items"]
+	fixedFile := filepath.Join(l.dir, "v1-Endpoints-apps-fixed.yaml")
 	if err := os.Remove(fixedFile); err != nil {
 		t.Fatal(err)
 	}
-	d, err = srv.Diff(p.DiffRequest{Urn: lst.urn, ID: lst.id, State: lst.state, OldInputs: lst.inputs, Inputs: lst.inputs})
+	d, err := srv.Diff(p.DiffRequest{Urn: lst.urn, ID: lst.id, State: lst.state, OldInputs: lst.inputs, Inputs: lst.inputs})
 	if err != nil || !d.HasChanges {
 		t.Errorf("Diff of unchanged inputs with a missing manifest = %+v, %v; want a change", d, err)
 	}
-	read, err = srv.Read(p.ReadRequest{Urn: lst.urn, ID: lst.id, Properties: lst.state, Inputs: lst.inputs})
+	read, err := srv.Read(p.ReadRequest{Urn: lst.urn, ID: lst.id, Properties: lst.state, Inputs: lst.inputs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,17 +373,20 @@ func TestRenderLifecycle(t *testing.T) {
 		t.Errorf("refresh with one manifest missing: %d items, ID %q; want 1, %q", n, read.ID, lst.id)
 	}
 	keep := lst.inputs.Get("items").AsArray().Get(1).AsMap()
-	lstNews := check(t, srv, lst.urn, lst.inputs, obj("items", list(keep)))
-	if _, err := srv.Update(p.UpdateRequest{Urn: lst.urn, ID: lst.id, State: lst.state, OldInputs: lst.inputs, Inputs: lstNews}); err != nil {
+	l.lstInputs = check(t, srv, lst.urn, lst.inputs, obj("items", list(keep)))
+	if _, err := srv.Update(p.UpdateRequest{Urn: lst.urn, ID: lst.id, State: lst.state, OldInputs: lst.inputs, Inputs: l.lstInputs}); err != nil {
 		t.Fatal(err)
 	}
-	itemFile := filepath.Join(dir, "v1-Endpoints-apps-"+out.name("items[1]")+".yaml")
+	itemFile := filepath.Join(l.dir, "v1-Endpoints-apps-"+l.out.name("items[1]")+".yaml")
 	if _, err := os.Stat(itemFile); err != nil {
 		t.Errorf("the item kept lost its manifest: %v", err)
 	}
+}
 
-	// Import and get read the manifests: a slice by namespace/name, a list by namespace
-	// and label selector; a missing manifest is an error naming the file.
+// importAndGet: import and get read the manifests, a slice by namespace/name, a list
+// by namespace and label selector; a missing manifest is an error naming the file.
+func (l *renderLife) importAndGet() {
+	t, srv, web := l.t, l.srv, l.web
 	imported, err := srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id})
 	if err != nil || getString(t, imported.Inputs, "endpoints[0].addresses[0]") != "10.0.0.9" {
 		t.Errorf("import of %s = %+v, %v; want the manifest's slice", web.id, imported.Inputs, err)
@@ -350,30 +395,34 @@ func TestRenderLifecycle(t *testing.T) {
 		!strings.Contains(err.Error(), "discovery.k8s.io_v1-EndpointSlice-apps-none.yaml") {
 		t.Errorf("import of a slice with no manifest: %v; want an error naming the file", err)
 	}
-	genItemName := out.name("items[1]")
+	genItemName := l.out.name("items[1]")
+	lst := l.out.resources["items"]
 	importedList, err := srv.Read(p.ReadRequest{Urn: lst.urn, ID: "apps?labelSelector=!app"})
 	if err != nil || importedList.Properties.Get("items").AsArray().Len() != 1 ||
 		getString(t, importedList.Inputs, "items[0].metadata.name") != genItemName {
 		t.Errorf("import of apps?labelSelector=!app = %+v, %v; want the item %s", importedList.Inputs, err, genItemName)
 	}
+}
 
-	// A slice whose manifest is gone is gone.
-	if err := os.Remove(webFile); err != nil {
+// goneAndDeleted: a slice whose manifest is gone is gone, and Delete removes the
+// manifests.
+func (l *renderLife) goneAndDeleted() {
+	t, srv := l.t, l.srv
+	if err := os.Remove(l.webFile); err != nil {
 		t.Fatal(err)
 	}
-	read, err = srv.Read(p.ReadRequest{Urn: web.urn, ID: web.id, Properties: web.state, Inputs: web.inputs})
+	read, err := l.readWeb()
 	if err != nil || read.ID != "" {
 		t.Errorf("refresh of a slice whose manifest is gone = %q, %v; want an empty ID", read.ID, err)
 	}
-
-	// Delete removes the manifests.
-	if err := srv.Delete(p.DeleteRequest{Urn: gen.urn, ID: gen.id, Properties: genUpdated.Properties}); err != nil {
+	gen, lst := l.out.resources["gen"], l.out.resources["items"]
+	if err := srv.Delete(p.DeleteRequest{Urn: gen.urn, ID: gen.id, Properties: l.genState}); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Delete(p.DeleteRequest{Urn: lst.urn, ID: lst.id, Properties: lstNews}); err != nil {
+	if err := srv.Delete(p.DeleteRequest{Urn: lst.urn, ID: lst.id, Properties: l.lstInputs}); err != nil {
 		t.Fatal(err)
 	}
-	if files := toolchain.FileNames(t, dir); len(files) != 0 {
+	if files := toolchain.FileNames(t, l.dir); len(files) != 0 {
 		t.Errorf("files left after the deletes: %v", files)
 	}
 }
