@@ -131,3 +131,50 @@ func TestRenderSwitchTargets(t *testing.T) {
 	})
 	s.Run("destroy", "--yes", "--non-interactive")
 }
+
+// A named slice whose addressType changes is replaced in the render directory as on
+// a cluster: the preview shows the replacement, up deletes the old object first
+// (the name stays) and writes the new manifest in its file, and refresh and preview
+// are then quiet.
+func TestRenderReplacesNamedSlice(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	s.init(fmt.Sprintf(namedSliceProgram, "IPv4", "10.0.0.1"), "endpoints:renderDirectory", "manifests")
+	dir := filepath.Join(s.Dir, "manifests")
+	file := filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-default-web-1.yaml")
+	s.Run("up", "--yes", "--non-interactive")
+
+	s.WriteProject(fmt.Sprintf(namedSliceProgram, "IPv6", "fd00::1"))
+	if got := changes(s.previewOps()); !slices.Equal(got["webSlice"], []string{"replace"}) {
+		t.Errorf("preview of the addressType change: %v, want webSlice replaced", got)
+	}
+	// A create before the delete would find the old manifest in the file and fail.
+	s.Run("up", "--yes", "--non-interactive")
+	if files := toolchain.FileNames(t, dir); !slices.Equal(files, []string{filepath.Base(file)}) {
+		t.Fatalf("after the replacement: files %v, want only %s", files, filepath.Base(file))
+	}
+	if text := toolchain.ReadFile(t, file); !strings.Contains(text, "addressType: IPv6") || !strings.Contains(text, "fd00::1") {
+		t.Errorf("the replacement did not write the new slice:\n%s", text)
+	}
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+	s.Run("preview", "--non-interactive", "--expect-no-changes")
+	s.Run("destroy", "--yes", "--non-interactive")
+	if files := toolchain.FileNames(t, dir); len(files) != 0 {
+		t.Errorf("destroy left %v", files)
+	}
+}
+
+// namedSliceProgram is a slice named web-1 in the default namespace, with a camelCase
+// logical name, no ports and no conditions; its addressType and address are filled in.
+const namedSliceProgram = `name: e2e-render-replace
+runtime: yaml
+resources:
+  webSlice:
+    type: endpoints:discovery.k8s.io/v1:EndpointSlice
+    properties:
+      metadata:
+        name: web-1
+      addressType: %s
+      endpoints:
+        - addresses: ["%s"]
+`
