@@ -190,9 +190,9 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 test: tools provider dist ## Run every test: unit, control plane, provider and CLI tests.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
-# BENCH_FLAGS passes flags to tests/bench, e.g. a quick run into a scratch file:
+# BENCH_FLAGS passes flags to tests/cmd/bench, e.g. a quick run into a scratch file:
 #   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
-# (`go run ./tests/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
+# (`go run ./tests/cmd/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
 # -rtt, -durable-etcd, -out). The engine section runs the slice programs under 1000 slices and the
 # EndpointsList at each round trip of -rtt (default 0,50ms: the API server behind a proxy that holds each
 # request and answer 25 ms), with etcd fsyncing every write (-durable-etcd=false: --unsafe-no-fsync).
@@ -200,7 +200,7 @@ BENCH_FLAGS ?=
 
 .PHONY: bench
 bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor; write BENCHMARKS.md (BENCH_FLAGS=...).
-	$(TEST_ENV) go run ./tests/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
+	$(TEST_ENV) go run ./tests/cmd/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
 		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint
@@ -211,7 +211,7 @@ lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the examples
 
 .PHONY: demo
 demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.
-	$(TEST_ENV) go run ./tests/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
+	$(TEST_ENV) go run ./tests/cmd/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
 		-plugin $(PLUGIN_TARBALL) -version $(VERSION) -example examples/yaml -fixture examples/fixtures/google.json
 
 # Release artifacts (make dist) and the Java SDK and tools live in their own fragments.

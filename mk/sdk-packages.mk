@@ -26,8 +26,8 @@ PYTHON_SDK_VERSION := $(shell echo '$(VERSION)' | sed -E \
 WHEEL := dist/pulumi_endpoints-$(PYTHON_SDK_VERSION)-py3-none-any.whl
 SDIST := dist/pulumi_endpoints-$(PYTHON_SDK_VERSION).tar.gz
 
-# The Node SDK builds with the versions tests/toolchain pins for every Node program.
-node_pin = $(shell sed -nE 's/^[[:space:]]*$(1)[[:space:]]*= "([^"]+)".*/\1/p' tests/toolchain/toolchain.go)
+# The Node SDK builds with the versions tests/harness/toolchain pins for every Node program.
+node_pin = $(shell sed -nE 's/^[[:space:]]*$(1)[[:space:]]*= "([^"]+)".*/\1/p' tests/harness/toolchain/toolchain.go)
 NODE_BUILD_PINS := @pulumi/pulumi@$(call node_pin,PulumiVersion) typescript@$(call node_pin,TypeScriptVersion) \
 	@types/node@$(call node_pin,TypesNodeVersion)
 NPM_ENV := npm_config_cache=$(CACHE)/npm npm_config_prefer_offline=true npm_config_audit=false \
@@ -56,7 +56,7 @@ sdk-version-check = v=$$(sed -nE 's/^[[:space:]]*"version": "([^"]+)".*/\1/p' $(
 # The npm package holds the compiled JavaScript and its .d.ts at its root (as Pulumi's
 # own SDKs do), with package.json, the README and the LICENSE: users need no TypeScript
 # build.
-$(NPM_PACKAGE): $(NODE_SDK_SOURCES) LICENSE tests/toolchain/toolchain.go $(BIN_DIR)/.version
+$(NPM_PACKAGE): $(NODE_SDK_SOURCES) LICENSE tests/harness/toolchain/toolchain.go $(BIN_DIR)/.version
 	@$(call sdk-version-check,sdk/nodejs/package.json,$(VERSION))
 	rm -rf $(SDK_BUILD)/nodejs
 	mkdir -p $(SDK_BUILD) $(@D)

@@ -11,7 +11,7 @@ import (
 
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 // The Makefile stamps the version into the binary; the binary reports it on the command

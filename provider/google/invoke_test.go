@@ -24,7 +24,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
 //nolint:gosec // G101: fake tokens the doubles check

@@ -34,7 +34,7 @@
 // and the server to that. When both reject, one of Check's failure paths must name
 // the field the server names.
 //
-// The test starts one control plane for the package (see tests/controlplane); it
+// The test starts one control plane for the package (see tests/harness/controlplane); it
 // needs TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER and
 // TEST_ASSET_KUBE_CONTROLLER_MANAGER, which `make test` sets.
 package differential

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 func TestMain(m *testing.M) {

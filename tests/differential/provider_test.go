@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/inprocess"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
 // Check's side of the test: the real provider, in process, behind

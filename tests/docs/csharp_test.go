@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // treeSitterVersions pin the C# parser, as tests/sdk pins it for the C# SDK.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 // TestMain stops the control plane the YAML examples' previews share, and removes

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // mypyVersion is the type checker of the Python snippets, the version tests/sdk

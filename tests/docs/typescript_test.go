@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestTypeScriptExamples type-checks every TypeScript snippet of the docs with

@@ -11,12 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/pulumicli"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // The Google objects the lookup examples read, served by the double.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/pulumicli"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // tool is toolchain.Asset: a tool or artifact `make test` names.

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // The API server's deprecation warning for v1 Endpoints and its warning about an FQDN

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 const (

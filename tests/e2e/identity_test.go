@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // identityProgram is an autonamed slice and an EndpointsList item in a namespace;

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // exampleLanguage is one example program under examples/<dir>, and how to install it

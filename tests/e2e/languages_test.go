@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestExampleProgramsLifecycle runs the TypeScript, Python and Go examples (the same

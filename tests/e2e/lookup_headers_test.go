@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
 // assertHeaders checks that the double received requests, every one of them with the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 const lookupToken = "e2e-access-token"

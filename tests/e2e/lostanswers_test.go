@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // Writes whose answer is lost: the API server carries out the create, update or

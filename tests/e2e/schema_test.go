@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/pulumicli"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
 )
 
 // The real CLI loads the built plugin and reads its schema, as `pulumi package

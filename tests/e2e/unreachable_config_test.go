@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // goneProgram is a slice and an EndpointsList (identityProgram without its outputs,

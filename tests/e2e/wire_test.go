@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 // A partial state crosses the real gRPC boundary as the engine expects it: an error

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // A get (`EndpointSlice.get(name, id)`, `EndpointsList.get(name, id)` in a program)

@@ -13,8 +13,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/inprocess"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
 // logs keeps every log line the provider writes (the integration server has no

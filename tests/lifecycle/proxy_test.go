@@ -7,11 +7,11 @@ import (
 
 	"github.com/pulumi/pulumi-go-provider/integration"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
-// apiProxy is a proxy (tests/apiproxy) in front of the shared control plane's API
+// apiProxy is a proxy (tests/harness/apiproxy) in front of the shared control plane's API
 // server, with the admin's credentials. It records the requests that pass through
 // it and can act after the server has answered a DELETE, before the answer reaches
 // the client, and before a read (a GET that is not a watch) reaches the server.

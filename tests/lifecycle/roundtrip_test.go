@@ -28,7 +28,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // The round-trip test: seeded, generated, valid programs of both kinds (generate_test.go)

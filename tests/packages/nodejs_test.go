@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // nodePackage is the npm package's name.

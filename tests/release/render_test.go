@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestRenderFromRelease renders to manifests with the plugin the engine downloads

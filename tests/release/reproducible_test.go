@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestArchivesAreReproducible builds the release archives a second time, from a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestGoSDK checks the Go SDK as its own module: `go vet ./...` inside sdk/ is

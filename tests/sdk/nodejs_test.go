@@ -1,7 +1,7 @@
 package sdk_test
 
 import (
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -2,7 +2,7 @@ package sdk_test
 
 import (
 	"encoding/json"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 type results struct {
@@ -264,7 +264,7 @@ func render(r results, cfg config) string {
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("# Benchmarks")
 	w("")
-	w("Written by `make bench` (`tests/bench`) on %s. Figures are medians unless", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	w("Written by `make bench` (`tests/cmd/bench`) on %s. Figures are medians unless", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	w("labelled otherwise; ratios compare runs made in the same session on the same machine.")
 	w("")
 	w("Machine: %s; %d cores; %s memory; %s.", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
@@ -404,7 +404,7 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("")
 	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) with the provider's")
 	w("resources and, as many times, with the floor's: the same program with every resource a `floor:index:Noop`")
-	w("of a no-op plugin (`tests/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
+	w("of a no-op plugin (`tests/cmd/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
 	w("local backend, rotating which goes first. The floor is the engine's own time for that many resources.")
 	w("The slice programs run a third time with `floor:discovery.k8s.io/v1:EndpointSlice`, which also answers at once but leaves the")
 	w("state the provider leaves (the generated name and default protocol in the inputs; uid, resourceVersion,")
@@ -412,7 +412,7 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("ID): the engine's time for a state of the provider's size, so the last ratio is the provider's own share.")
 	w("The EndpointsList program also times an update between refresh and destroy: `pulumi up` of the program with one")
 	w("item's address changed. Programs named with a round trip reach the API server through a proxy")
-	w("(`tests/apiproxy`) that holds each request and each answer for half of it, as a cluster that far away")
+	w("(`tests/harness/apiproxy`) that holds each request and each answer for half of it, as a cluster that far away")
 	w("would; the floor talks to no server, so its runs are the same at any round trip.")
 	w("Cells give the median and, in brackets, the lowest and highest run; with one run there is no spread to give.")
 	w("")

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
 // klogError matches a klog error line ("E1123 12:00:00.000000 ...").

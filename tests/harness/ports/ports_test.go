@@ -4,7 +4,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/ports"
 )
 
 // A reserved port refuses connections while nothing listens on it, and no other

@@ -30,8 +30,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
 func main() {

@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 
 // The same Check benchmarks `make bench` reports, for `go test -bench` and pprof:
 //
-//	go test ./tests/bench -run '^$' -bench Check -cpuprofile cpu.out
+//	go test ./tests/cmd/bench -run '^$' -bench Check -cpuprofile cpu.out
 func goBenchmarkCheck(b *testing.B, token string, inputs property.Map) {
 	prov := provider.New(b.Context())
 	req := p.CheckRequest{Urn: resource.NewURN("bench", "bench", "", resourceType(token), "r"), Inputs: inputs}

@@ -9,8 +9,8 @@ import (
 
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/googledouble"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 const lookupCalls = 300

@@ -14,7 +14,7 @@ import (
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 type startupFigures struct {
@@ -139,7 +139,7 @@ func copyExecutable(bin, dir string) (string, error) {
 func buildFloor(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "pulumi-resource-floor")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out,
-		"github.com/endpoints-provider/pulumi-endpoints/tests/bench/floor")
+		"github.com/endpoints-provider/pulumi-endpoints/tests/cmd/bench/floor")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the baseline plugin: %w\n%s", err, b)

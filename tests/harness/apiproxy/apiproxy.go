@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/ports"
 )
 
 // Proxy is a running proxy. Its methods are safe for concurrent use.

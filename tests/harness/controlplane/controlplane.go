@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/ports"
 )
 
 // Environment variables that name the control plane's binaries.

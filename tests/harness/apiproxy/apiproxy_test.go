@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/apiproxy"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/ports"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/ports"
 )
 
 func TestMain(m *testing.M) { os.Exit(controlplane.RunTests(m)) }
