@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/release"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/release"
 )
 
 // pluginBinary is the provider plugin's executable, which no PATH entry of a user
