@@ -190,6 +190,10 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 test: tools provider dist ## Run every test: unit, control plane, provider and CLI tests.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
+.PHONY: test-env
+test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by hand: eval "$$(make -s test-env)".
+	@$(foreach v,$(TEST_ENV),echo 'export $(v)';)
+
 # BENCH_FLAGS passes flags to tests/cmd/bench, e.g. a quick run into a scratch file:
 #   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
 # (`go run ./tests/cmd/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
