@@ -80,6 +80,17 @@ func TestAPIErrorMessages(t *testing.T) {
 			notWant: []string{"pulumi import"},
 		},
 		{
+			name: "namespace missing",
+			id:   id,
+			err: &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+				Message: `namespaces "apps" not found`, Details: &metav1.StatusDetails{Name: "apps", Kind: "namespaces"},
+			}},
+			want: []string{`create EndpointSlice apps/web: namespace "apps" does not exist (404)`,
+				"metadata.namespace, else the provider's namespace setting, else the namespace of the kubeconfig context",
+				"`kubectl create namespace apps`", "`pulumi config set endpoints:namespace <namespace>`"},
+		},
+		{
 			name:    "name taken",
 			id:      id,
 			err:     apierrors.NewAlreadyExists(slices, "web"),
