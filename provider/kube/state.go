@@ -2,7 +2,6 @@ package kube
 
 import (
 	"maps"
-	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -124,27 +123,19 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 }
 
 // diffInputs compares the previous and new inputs of one object in the kind's
-// canonical form: a change to an immutable field, the name or the namespace replaces
-// it; anything else updates it in place. A replacement keeping a fixed name must
-// delete the old object first.
+// canonical form: a change to a property that replaces the object (replacedBy)
+// replaces it; anything else updates it in place. A replacement keeping a fixed name
+// must delete the old object first.
 func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range k.fields {
-		if c, changed := change(k.form, f, olds, news, slices.Contains(k.immutable, f)); changed {
+		if c, changed := change(k.form, f, olds, news, k.replacedBy(f)); changed {
 			d.DetailedDiff[f] = c
 		}
 	}
 	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
-	keys := map[string]struct{}{}
-	for key := range oldMeta.All {
-		keys[key] = struct{}{}
-	}
-	for key := range newMeta.All {
-		keys[key] = struct{}{}
-	}
-	for _, key := range slices.Sorted(maps.Keys(keys)) {
-		identity := key == "name" || key == "namespace" || key == "generateName"
-		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, identity); changed {
+	for _, key := range metadataKeys(oldMeta, newMeta) {
+		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, k.replacedBy("metadata."+key)); changed {
 			d.DetailedDiff["metadata."+key] = c
 		}
 	}
