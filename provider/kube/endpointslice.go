@@ -32,7 +32,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 				"or metadata.generateName, or change the stack's autonaming configuration)", req.Urn.Name())
 		}
 	}
-	failures = append(failures, createIDFailures(inputs)...)
+	failures = append(failures, reservedKeyFailures(inputs)...)
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 

@@ -10,11 +10,6 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// importedAnnotations are annotations other tools and the controllers keep for
-// themselves, left out of the inputs of an imported object (as are the provider's own
-// labels: CreateIDLabel, and its managed-by value).
-var importedAnnotations = append([]string{"kubectl.kubernetes.io/last-applied-configuration"}, controllerAnnotations...)
-
 // outputs are a live object's properties: its fields without apiVersion and kind, and
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
 // changes on every write and would only weigh down the state.
@@ -58,9 +53,8 @@ func previewOutputs(inputs property.Map) property.Map {
 // server defaults, and shows as drift against the program. On import (no previous
 // inputs) they are the object's own fields, without server defaults, with its name,
 // namespace, labels, annotations, owner references and finalizers, but without what
-// the provider and the controllers add by themselves (the provider's managed-by label,
-// the controllers' bookkeeping annotations): what a program that writes the object
-// would set.
+// the provider, the controllers and kubectl add by themselves (see ownKeys): what a
+// program that writes the object would set.
 func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
 	obj := outputs(k, live)
 	imported := old.Len() == 0
@@ -92,25 +86,15 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
-		liveMap := mapField(liveMeta, f)
-		if imported {
-			keep := importedLabels(liveMap.Delete(append(importedAnnotations, CreateIDLabel)...))
-			if keep.Len() > 0 {
+		oldMap, wasSet := oldMeta.GetOk(f)
+		switch {
+		case imported:
+			if keep := readBackKeys(f, mapField(liveMeta, f), property.Map{}, true); keep.Len() > 0 {
 				meta[f] = property.New(keep)
 			}
-			continue
+		case wasSet && oldMap.IsMap():
+			meta[f] = property.New(readBackKeys(f, mapField(liveMeta, f), oldMap.AsMap(), false))
 		}
-		oldMap, ok := oldMeta.GetOk(f)
-		if !ok || !oldMap.IsMap() {
-			continue
-		}
-		kept := map[string]property.Value{}
-		for key := range oldMap.AsMap().All {
-			if v, ok := liveMap.GetOk(key); ok {
-				kept[key] = v
-			}
-		}
-		meta[f] = property.New(kept)
 	}
 	for _, f := range []string{"ownerReferences", "finalizers"} {
 		_, wasSet := oldMeta.GetOk(f)
