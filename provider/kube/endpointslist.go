@@ -77,7 +77,7 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	checked, failures := checkResult(ctx, validate.EndpointsListIn(inputs, namespace))
+	checked, failures := checkResult(ctx, validate.EndpointsList(inputs, namespace))
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 
