@@ -115,7 +115,8 @@ func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds pr
 			oldName = ""
 		}
 		// Would the object be replaced if it kept its name?
-		replacing := oldName != "" && replaces(k, olds, news.Set("metadata", property.New(meta.Set("name", property.New(oldName)))))
+		keeping := news.Set("metadata", property.New(meta.Set("name", property.New(oldName))))
+		replacing := oldName != "" && replaces(k, olds, keeping)
 		name, reason := autoname(ctx, urn, oldName, replacing)
 		if reason != "" {
 			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})
