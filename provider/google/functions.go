@@ -98,7 +98,7 @@ func invoke[T any](
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the lookup timed out after %s", timeout))
 	defer cancel()
 	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
-	v, err := retry(ctx, DefaultRetry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
+	v, err := retry(ctx, cfg.retry(), subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
 		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)
 	}

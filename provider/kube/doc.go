@@ -129,8 +129,9 @@
 // a program that never declares a Kubernetes resource never needs a kubeconfig.
 // [NewClient] reads the kubeconfig (a path, its contents, or KUBECONFIG's files) and
 // makes no request. Its rate limiter allows [DefaultQPS] and [DefaultBurst], and each
-// request is bounded by [DefaultRequestTimeout], unless configured otherwise. When the
-// kubeconfig now reaches another cluster than the one recorded for the provider
-// ([Resolve], [Recorded]), the recorded kubeconfig is used: a provider's objects are
-// read, updated and deleted on the cluster they were created on.
+// request is bounded by [DefaultRequestTimeout] (schema.json's defaults of the
+// settings), unless configured otherwise. When the kubeconfig now reaches another
+// cluster than the one recorded for the provider ([Resolve], [Recorded]), the recorded
+// kubeconfig is used: a provider's objects are read, updated and deleted on the
+// cluster they were created on.
 package kube

@@ -24,8 +24,7 @@ func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
-	replacing := forcesReplacement(endpointSliceKind, req.State, req.Inputs, namespace)
-	named, autonamed, nameFailures := assignMetadata(ctx, req.Urn, req.Inputs, req.State, namespace, replacing)
+	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
@@ -33,27 +32,8 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 				"or metadata.generateName, or change the stack's autonaming configuration)", req.Urn.Name())
 		}
 	}
-	failures = append(failures, createIDFailures(inputs)...)
+	failures = append(failures, reservedKeyFailures(inputs)...)
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
-}
-
-// forcesReplacement tells whether new inputs replace the object the old ones describe
-// (which decides whether an autonamed object keeps its name).
-func forcesReplacement(k kind, olds, news property.Map, namespace string) bool {
-	if olds.Len() == 0 {
-		return false
-	}
-	for _, f := range k.immutable {
-		if !k.form.Same(f, olds.Get(f), news.Get(f)) {
-			return true
-		}
-	}
-	oldNamespace, _ := stringField(mapField(olds, "metadata"), "namespace")
-	newNamespace, ok := stringField(mapField(news, "metadata"), "namespace")
-	if !ok || newNamespace == "" {
-		newNamespace = namespace
-	}
-	return oldNamespace != newNamespace
 }
 
 // Diff compares old and new inputs. A slice that changes and that a Kubernetes

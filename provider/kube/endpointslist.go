@@ -30,9 +30,10 @@ import (
 // page by page (limit items per request, default 500, following ListMeta.continue), and
 // adopts them as the items.
 //
-// Partial failure: Create and Update stop at the first item that fails and return
-// the items written so far as the resource's partial state, so every object that
-// exists is tracked; the next `pulumi up` completes the set.
+// Partial failure: Create and Update write the first item alone, then the rest up to
+// 16 at a time; a failure stops the writes not yet started (those in flight finish).
+// Every item written is recorded in the resource's partial state, so every object
+// that exists is tracked; the next `pulumi up` completes the set.
 //
 // metadata: the list's own metadata is not stored in the cluster (a list is not an
 // object); its outputs are the inputs given, and after an import the resourceVersion
@@ -77,7 +78,7 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	checked, failures := checkResult(ctx, validate.EndpointsListIn(inputs, namespace))
+	checked, failures := checkResult(ctx, validate.EndpointsList(inputs, namespace))
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 

@@ -1,13 +1,18 @@
 package kube
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 func TestMerge3KeepsOthersKeysAndDropsOursRemoved(t *testing.T) {
@@ -108,6 +113,45 @@ func TestDiffInputs(t *testing.T) {
 	}
 }
 
+// Check keeps an autoname exactly when Diff finds no replacement: both ask replacedBy.
+func TestCheckKeepsAnAutonameUnlessTheChangeReplaces(t *testing.T) {
+	t.Parallel()
+	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:discovery.k8s.io/v1:EndpointSlice::web")
+	const autoname = "web-0a1b2c3d"
+	olds := inputsOf(t, `{"metadata":{"name":"`+autoname+`","namespace":"apps","labels":{"a":"1"}},`+
+		`"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"port":80}]}`)
+	tests := []struct {
+		name, news string
+		keep       bool
+	}{
+		{"no change", `{"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"port":80}]}`, true},
+		{"a port and a label", `{"metadata":{"labels":{"a":"2"}},"addressType":"IPv4","ports":[{"port":81}]}`, true},
+		{"the namespace spelled out", `{"metadata":{"namespace":"apps"},"addressType":"IPv4"}`, true},
+		{"the address type", `{"addressType":"IPv6","endpoints":[{"addresses":["::1"]}],"ports":[{"port":80}]}`, false},
+		{"the namespace", `{"metadata":{"namespace":"web"},"addressType":"IPv4"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			news, _, failures := assignMetadata(t.Context(), endpointSliceKind, urn, inputsOf(t, tt.news), olds, "apps")
+			if len(failures) > 0 {
+				t.Fatalf("failures: %v", failures)
+			}
+			name, _ := stringField(mapField(news, "metadata"), "name")
+			if kept := name == autoname; kept != tt.keep {
+				t.Errorf("name %q: kept %v, want %v", name, kept, tt.keep)
+			}
+			replaced := false
+			for _, c := range diffInputs(endpointSliceKind, olds, news).DetailedDiff {
+				replaced = replaced || Replaces(c.Kind)
+			}
+			if replaced == tt.keep {
+				t.Errorf("Diff replaces: %v, but Check kept the name: %v", replaced, tt.keep)
+			}
+		})
+	}
+}
+
 // Check names an item with generateName as the API server names objects: the prefix
 // and 5 random characters, the prefix cut only where the name would exceed the
 // server's 253 characters.
@@ -131,5 +175,31 @@ func TestGeneratedItemName(t *testing.T) {
 		if again, _ := generatedItemName([]byte("seed"), tt.prefix); again != name {
 			t.Errorf("generatedItemName(%q) = %q, then %q from the same seed", tt.prefix, name, again)
 		}
+	}
+}
+
+// A client without settings of its own gets schema.json's defaults of qps, burst and
+// requestTimeout.
+func TestClientDefaultsAreTheSchemas(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(Config{Kubeconfig: `{"apiVersion": "v1", "kind": "Config",
+"clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:1"}}],
+"contexts": [{"name": "x", "context": {"cluster": "c"}}], "current-context": "x"}`})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	vars := spec.MustLoad().Config.Variables
+	timeout, err := time.ParseDuration(fmt.Sprint(vars["requestTimeout"].Default))
+	if err != nil {
+		t.Fatalf("schema.json's requestTimeout default: %v", err)
+	}
+	got := []any{float64(c.REST.QPS), float64(c.REST.Burst), c.REST.Timeout}
+	want := []any{vars["qps"].Default, vars["burst"].Default, timeout}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the client's qps, burst and request timeout (-schema.json +client):\n%s", diff)
+	}
+	if DefaultQPS() != float64(c.REST.QPS) || DefaultBurst() != c.REST.Burst || DefaultRequestTimeout() != c.REST.Timeout {
+		t.Errorf("DefaultQPS, DefaultBurst, DefaultRequestTimeout = %g, %d, %s; the client has %g, %d, %s",
+			DefaultQPS(), DefaultBurst(), DefaultRequestTimeout(), c.REST.QPS, c.REST.Burst, c.REST.Timeout)
 	}
 }

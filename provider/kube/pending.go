@@ -7,16 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
-
-// CreateIDLabel is the label that identifies the create of an object whose name the API
-// server generated, so that an object whose create went unanswered is found (see the
-// package documentation, IDs and pending IDs).
-const CreateIDLabel = "endpoints-provider.github.io/create-id"
 
 // pendingSuffix ends the name part of a pending ID: the server generated the name,
 // and the answer that would have told it was lost.
@@ -152,17 +146,4 @@ func (o kindClient) findCreated(ctx context.Context, id objectID, state property
 	return nil, fmt.Errorf("%s %s: %d objects carry the label %s=%s (%s), which one create wrote; "+
 		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, createID,
 		strings.Join(names, ", "))
-}
-
-// createIDFailures reports a program that sets CreateIDLabel: the provider sets it,
-// with a value of its own for every create.
-func createIDFailures(inputs property.Map) []p.CheckFailure {
-	if _, set := mapField(mapField(inputs, "metadata"), "labels").GetOk(CreateIDLabel); !set {
-		return nil
-	}
-	return []p.CheckFailure{{
-		Property: fmt.Sprintf("metadata.labels[%q]", CreateIDLabel),
-		Reason: "the label is the provider's: it sets a new value on every create whose name the server generates " +
-			"(metadata.generateName), to find the object if the answer is lost; leave it out",
-	}}
 }

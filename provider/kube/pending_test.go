@@ -94,10 +94,10 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 // A program may not set the create ID label.
 func TestCreateIDFailures(t *testing.T) {
 	t.Parallel()
-	if f := createIDFailures(inputsOf(t, `{"metadata":{"labels":{"app":"web"}}}`)); len(f) != 0 {
+	if f := reservedKeyFailures(inputsOf(t, `{"metadata":{"labels":{"app":"web"}}}`)); len(f) != 0 {
 		t.Errorf("failures for a program without the label: %v", f)
 	}
-	f := createIDFailures(inputsOf(t, `{"metadata":{"labels":{"`+CreateIDLabel+`":"x"}}}`))
+	f := reservedKeyFailures(inputsOf(t, `{"metadata":{"labels":{"`+CreateIDLabel+`":"x"}}}`))
 	if len(f) != 1 || f[0].Property != `metadata.labels["`+CreateIDLabel+`"]` {
 		t.Errorf("failures for a program that sets the label: %+v", f)
 	}
