@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -78,7 +79,7 @@ func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string,
 	}
 	var inState []string
 	for _, r := range state.Deployment.Resources {
-		if r.Type == "endpoints:discovery.k8s.io/v1:EndpointSlice" {
+		if r.Type == spec.EndpointSliceToken {
 			inState = append(inState, r.ID)
 		}
 	}
@@ -217,7 +218,7 @@ func TestInterruptDuringUp(t *testing.T) {
 	var wrong []string
 	for _, name := range sliceNames(t, cp, ns) {
 		resource := name[:strings.LastIndex(name, "-")] // autonamed: <resource>-<8 hex>
-		if failed["endpoints:discovery.k8s.io/v1:EndpointSlice ("+resource+"):"] != "" {
+		if failed[spec.EndpointSliceToken+" ("+resource+"):"] != "" {
 			wrong = append(wrong, resource)
 		}
 	}
