@@ -8,18 +8,12 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // Function is one lookup: it validates its arguments and calls the API.
 type Function = func(context.Context, property.Map) (p.InvokeResponse, error)
-
-// The tokens of the lookups, as schema.json declares them.
-//
-//nolint:gosec // G101: function tokens, not credentials
-const (
-	ImportDataFileToken       tokens.Type = "endpoints:migration/v1alpha1:getImportDataFile"
-	ProxyConfigIamPolicyToken tokens.Type = "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"
-)
 
 // Functions returns the lookups this package serves, by token. config returns the
 // provider configuration in force at the time of each call. No client is built and no
@@ -27,8 +21,8 @@ const (
 func Functions(config func() Config) map[tokens.Type]Function {
 	l := &lookups{config: config}
 	return map[tokens.Type]Function{
-		ImportDataFileToken:       l.getImportDataFile,
-		ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
+		spec.ImportDataFileToken:       l.getImportDataFile,
+		spec.ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
@@ -36,8 +37,8 @@ const (
 	// wrongToken is a token the doubles reject; it must not appear either.
 	wrongToken = "ya29.endpoints-wrong-token-2b8d"
 
-	importDataFile = google.ImportDataFileToken
-	policyToken    = google.ProxyConfigIamPolicyToken
+	importDataFile = spec.ImportDataFileToken
+	policyToken    = spec.ProxyConfigIamPolicyToken
 
 	// lookupTimeout is the lookupTimeout setting of these tests.
 	lookupTimeout = 5 * time.Second

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // forbidden is a 403 answer with the API server's message.
@@ -83,7 +85,7 @@ func TestAPIErrorMessages(t *testing.T) {
 			name:    "name taken",
 			id:      id,
 			err:     apierrors.NewAlreadyExists(slices, "web"),
-			want:    []string{"EndpointSlice apps/web already exists (409)", "pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice <name> apps/web"},
+			want:    []string{"EndpointSlice apps/web already exists (409)", "pulumi import " + spec.EndpointSliceToken + " <name> apps/web"},
 			notWant: []string{"generateName"},
 		},
 	}

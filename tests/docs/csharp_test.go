@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -18,7 +19,7 @@ var treeSitterVersions = []string{"tree-sitter==0.26.1", "tree-sitter-c-sharp==0
 func TestCSharpExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "csharp")
-	bad := broken(t, examples, sliceType, "    });\n\n    return new Dictionary", "    }\n\n    return new Dictionary")
+	bad := broken(t, examples, spec.EndpointSliceToken, "    });\n\n    return new Dictionary", "    }\n\n    return new Dictionary")
 	python := toolchain.Venv(t, treeSitterVersions...)
 	script := filepath.Join(toolchain.RepoRoot(t), "tests", "sdk", "testdata", "dotnet", "parse_cs.py")
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"github.com/google/go-cmp/cmp"
@@ -57,7 +58,6 @@ func TestEveryTokenHasEveryLanguage(t *testing.T) {
 // and that it refuses malformed ones.
 func TestParseDescription(t *testing.T) {
 	t.Parallel()
-	const listType = "endpoints:core/v1:EndpointsList"
 	tests := []struct {
 		name        string
 		description string
@@ -69,8 +69,8 @@ func TestParseDescription(t *testing.T) {
 			description: "A list.\n\n{{% examples %}}\n## Example Usage\n{{% example %}}\n### A title\n\n" +
 				"```typescript\nconst a = 1;\n```\n```sh\npulumi up\n```\n```yaml\nresources: {}\n```\n{{% /example %}}\n{{% /examples %}}",
 			want: []docs.Example{
-				{Source: "schema.json", Token: listType, Title: "A title", Lang: "typescript", Code: "const a = 1;\n", Name: "EndpointsList1"},
-				{Source: "schema.json", Token: listType, Title: "A title", Lang: "yaml", Code: "resources: {}\n", Name: "EndpointsList1"},
+				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "typescript", Code: "const a = 1;\n", Name: "EndpointsList1"},
+				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "yaml", Code: "resources: {}\n", Name: "EndpointsList1"},
 			},
 		},
 		{name: "no examples", description: "A list.", wantErr: "0 {{% examples %}} blocks"},
@@ -93,7 +93,7 @@ func TestParseDescription(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := docs.ParseDescription(listType, tt.description)
+			got, err := docs.ParseDescription(spec.EndpointsListToken, tt.description)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ParseDescription error = %v, want one containing %q", err, tt.wantErr)

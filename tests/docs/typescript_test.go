@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -18,7 +19,7 @@ import (
 func TestTypeScriptExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "typescript")
-	bad := broken(t, examples, sliceType, `addressType: "IPv4"`, `adressType: "IPv4"`)
+	bad := broken(t, examples, spec.EndpointSliceToken, `addressType: "IPv4"`, `adressType: "IPv4"`)
 	// The configuration page's explicit provider, too.
 	page, err := os.ReadFile(filepath.Clean(filepath.Join(toolchain.RepoRoot(t), "docs", "installation-configuration.md")))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
@@ -36,7 +37,7 @@ const (
 func TestYAMLExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "yaml")
-	bad := broken(t, examples, sliceType, "addressType: IPv4", "adressType: IPv4")
+	bad := broken(t, examples, spec.EndpointSliceToken, "addressType: IPv4", "adressType: IPv4")
 	yamlHost, provider := toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML"), toolchain.Asset(t, "TEST_ASSET_PROVIDER")
 	ambient, err := plugin.AmbientDir(provider)
 	if err != nil {

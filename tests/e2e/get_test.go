@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -52,7 +53,7 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 	res := p.run(t, "up")
 	// The summary counts the stack alone; the engine's progress shows the reads.
 	res.WantChanges(t, "up", map[string]int{"create": 1})
-	for _, token := range []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoints:core/v1:EndpointsList"} {
+	for _, token := range []string{spec.EndpointSliceToken, spec.EndpointsListToken} {
 		if !strings.Contains(res.Log, token+": (read)") {
 			t.Errorf("up: the engine's progress shows no read of a %s:\n%s", token, res.Log)
 		}

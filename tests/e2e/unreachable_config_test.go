@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -45,7 +46,7 @@ const (
 )
 
 // The types of the stack's Kubernetes resources.
-var kubeTypes = []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoints:core/v1:EndpointsList"}
+var kubeTypes = []string{spec.EndpointSliceToken, spec.EndpointsListToken}
 
 // goneStack is a stack whose slice and EndpointsList were created through a proxy that
 // is then cut: its cluster is unreachable for good. config lists the stack's
