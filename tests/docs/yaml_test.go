@@ -26,9 +26,10 @@ const (
 )
 
 // TestYAMLExamples runs `pulumi preview` of every YAML snippet of the docs (those of
-// docs.Pages, such as the README's program, too) as a Pulumi YAML program, with the real CLI, YAML language host and provider plugin,
-// against a local control plane (the namespace "default" with the selectorless
-// Services the EndpointsList example names) and the double of the Google APIs
+// docs.Pages, such as the README's program, too) as a Pulumi YAML program, with the
+// real CLI, YAML language host and provider plugin, against a local control plane
+// (the namespace "default" with the selectorless Services the EndpointsList examples
+// name) and the double of the Google APIs
 // holding the objects the lookups name. The YAML host type-checks each program
 // against the schema, the provider checks the resources' inputs and the API server
 // judges them in a dry run, and the lookups are called. A snippet with a misspelt
