@@ -609,7 +609,7 @@ func (o sliceOps) edit(rt *roundTrip) string {
 
 // imported: `pulumi import` by namespace/name gives inputs that, written into a
 // program, check without failures, preview with no changes and mean what the program
-// means (README, "No spurious diffs").
+// means (docs/guides/resources.md, "No spurious diffs").
 func (o sliceOps) imported(rt *roundTrip) {
 	rt.t.Helper()
 	u := urn(spec.EndpointSliceToken, rt.pr.logical+"-imported")

@@ -170,8 +170,9 @@ type pluginInfo struct {
 	Server   string `json:"server"`
 }
 
-// TestReadmes checks that each SDK has a short README with its install line and an
-// example; the language tests compile the examples.
+// TestReadmes checks that each SDK has a short README with its install line (for C#,
+// that no package is published) and an example; the language tests compile the
+// examples.
 func TestReadmes(t *testing.T) {
 	t.Parallel()
 	v := sdkVersion(t)
@@ -182,7 +183,7 @@ func TestReadmes(t *testing.T) {
 		{"python/README.md", "pip install pulumi_endpoints==" + v, "python"},
 		{"python/pulumi_endpoints/README.md", "pip install pulumi_endpoints==" + v, "python"},
 		{"go/endpoints/README.md", "go get github.com/endpoints-provider/pulumi-endpoints/sdk@v" + v, "go"},
-		{"dotnet/README.md", "dotnet add package EndpointsProvider.Endpoints --version " + v, "csharp"},
+		{"dotnet/README.md", "no NuGet package is built or published", "csharp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -277,7 +277,7 @@ func render(r results, cfg config) string {
 	} else {
 		w("etcd runs with `--unsafe-no-fsync` (writes not durable), as the tests run it; a real cluster's etcd fsyncs every write.")
 	}
-	w("What was profiled and changed to reach the targets, with before and after figures: [docs/performance.md](docs/performance.md).")
+	w("What was profiled and changed to reach the targets, with before and after figures: [docs/guides/performance.md](docs/guides/performance.md).")
 	w("")
 	if s := r.startup; s != nil {
 		renderStartup(w, s)
