@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -56,18 +55,8 @@ func answerLost(err error) bool {
 	if !unreachable(err) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	var (
-		op      *net.OpError
-		dns     *net.DNSError
-		timeout interface{ Timeout() bool }
-	)
-	switch {
-	case errors.As(err, &op) && op.Op == "dial", errors.As(err, &dns):
-		return false
-	case errors.As(err, &timeout) && timeout.Timeout():
-		return false
-	}
-	return true
+	var timeout interface{ Timeout() bool }
+	return !notSent(err) && !(errors.As(err, &timeout) && timeout.Timeout())
 }
 
 // Unreachable wraps a resource's lifecycle with the provider's answers for a cluster
