@@ -21,3 +21,13 @@ func unconfirmed(k kind, id objectID, err error) error {
 func partialFailure(err error) (*p.InitializationFailed, error) {
 	return &p.InitializationFailed{Reasons: []string{err.Error()}}, err
 }
+
+// restated is a partial state, if any, saying err: the error that what answers for the
+// resource further out (see Unreachable) made of the partial failure's. The engine
+// shows the partial state's reasons, not the error.
+func restated(state *p.InitializationFailed, err error) *p.InitializationFailed {
+	if state == nil || err == nil {
+		return state
+	}
+	return &p.InitializationFailed{Reasons: []string{err.Error()}}
+}

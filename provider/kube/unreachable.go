@@ -154,7 +154,9 @@ func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.Create
 	if req.DryRun && r.previewFallback(ctx, err) {
 		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
 	}
-	return resp, r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
+	err = r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
+	resp.PartialState = restated(resp.PartialState, err)
+	return resp, err
 }
 
 func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -174,7 +176,9 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 		}
 		return p.UpdateResponse{Properties: state}, nil
 	}
-	return resp, r.unreachableError(ctx, err, skipHint)
+	err = r.unreachableError(ctx, err, skipHint)
+	resp.PartialState = restated(resp.PartialState, err)
+	return resp, err
 }
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {

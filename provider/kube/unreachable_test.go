@@ -173,11 +173,11 @@ func refusedError(t *testing.T) error {
 	return err
 }
 
-// An EndpointsList meets a cluster gone as a slice does, the partial state of its
-// update aside: without the settings, an update fails with the skipUpdateUnreachable
-// hint and a delete with the deleteUnreachable hint, and neither says that anything may
-// have been written; with them, the update keeps the last state and the delete drops
-// the list, both without an error.
+// An EndpointsList meets a cluster gone as a slice does: without the settings, an
+// update fails with the skipUpdateUnreachable hint (its partial state saying so too)
+// and a delete with the deleteUnreachable hint, and neither says that anything may have
+// been written; with them, the update keeps the last state and the delete drops the
+// list, both without an error.
 func TestUnreachableList(t *testing.T) {
 	t.Parallel()
 	c := kindClientAt(t, closedAddress(t), 0).client
@@ -209,6 +209,11 @@ func TestUnreachableList(t *testing.T) {
 			if !tc.options.SkipUpdateUnreachable {
 				unreachableHinted(t, "update", updateErr, skipHint)
 				unreachableHinted(t, "delete", deleteErr, dropHint)
+				// The engine shows the partial state's reasons, not the error.
+				if s := updated.PartialState; updateErr != nil && (s == nil || len(s.Reasons) != 1 ||
+					s.Reasons[0] != updateErr.Error()) {
+					t.Errorf("the update's partial state %v does not say what its error says: %v", s, updateErr)
+				}
 				return
 			}
 			if updateErr != nil || deleteErr != nil {
