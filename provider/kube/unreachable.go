@@ -56,7 +56,8 @@ func answerLost(err error) bool {
 		return false
 	}
 	var timeout interface{ Timeout() bool }
-	return !notSent(err) && !(errors.As(err, &timeout) && timeout.Timeout())
+	timedOut := errors.As(err, &timeout) && timeout.Timeout()
+	return !notSent(err) && !timedOut
 }
 
 // Unreachable wraps a resource's lifecycle with the provider's answers for a cluster

@@ -63,8 +63,8 @@ var (
 
 // The warnings of the settings, each for a resource they spare.
 const (
-	skipWarning = "skipUpdateUnreachable is set, so the last state is kept"
-	dropWarning = "deleteUnreachable is set, so the object is dropped from the state"
+	keptWarning    = "skipUpdateUnreachable is set, so the last state is kept"
+	droppedWarning = "deleteUnreachable is set, so the object is dropped from the state"
 )
 
 // The types of the stack's Kubernetes resources.
@@ -191,7 +191,7 @@ func TestUnreachableSkipHintWorks(t *testing.T) {
 			s, ns := goneStack(t, goneProgram)
 			s.WriteProject(fmt.Sprintf(goneProgram, ns, 81))
 			hinted(t, s, skipHint, upCmd...)
-			if out := tc.follow(s); !strings.Contains(out, skipWarning) {
+			if out := tc.follow(s); !strings.Contains(out, keptWarning) {
 				t.Errorf("the up that follows the hint does not keep the last state:\n%s", out)
 			}
 		})
@@ -215,7 +215,7 @@ func TestUnreachableListAsSlice(t *testing.T) {
 			s, ns := goneStack(t, res.program)
 			s.WriteProject(fmt.Sprintf(res.program, ns, 81))
 			hinted(t, s, skipHint, upCmd...)
-			if out := s.runEnv([]string{skipEnv}, upCmd...); !strings.Contains(out, skipWarning) {
+			if out := s.runEnv([]string{skipEnv}, upCmd...); !strings.Contains(out, keptWarning) {
 				t.Errorf("the up with %s does not warn that it kept the last state:\n%s", skipEnv, out)
 			}
 			if n := resources(t, s, res.typ); n != 1 {
@@ -226,7 +226,7 @@ func TestUnreachableListAsSlice(t *testing.T) {
 			t.Parallel()
 			s, _ := goneStack(t, res.program)
 			hinted(t, s, dropHint, destroyCmd...)
-			if out := s.runEnv([]string{dropEnv}, destroyCmd...); !strings.Contains(out, dropWarning) {
+			if out := s.runEnv([]string{dropEnv}, destroyCmd...); !strings.Contains(out, droppedWarning) {
 				t.Errorf("the destroy with %s does not warn that it dropped the resource:\n%s", dropEnv, out)
 			}
 			emptied(t, s, "the destroy with "+dropEnv)
