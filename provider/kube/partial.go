@@ -29,5 +29,6 @@ func restated(state *p.InitializationFailed, err error) *p.InitializationFailed 
 	if state == nil || err == nil {
 		return state
 	}
-	return &p.InitializationFailed{Reasons: []string{err.Error()}}
+	state, _ = partialFailure(err)
+	return state
 }
