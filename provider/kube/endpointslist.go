@@ -165,7 +165,7 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 	return property.NewMap(m)
 }
 
-// Create creates the items: the first alone, then the rest up to itemParallelism at a
+// Create creates the items: the first alone, then the rest up to fanOutLimit at a
 // time. A failure stops the creates not yet sent; those in flight finish. The state
 // then records every item that was written (and every item whose create may have
 // taken effect), in the order of the inputs, as partial state: nothing written is left
@@ -240,7 +240,7 @@ func partial(err error, recorded *itemSet, unanswered bool) (*p.InitializationFa
 	if unanswered {
 		note = unansweredNote
 	}
-	return partialFailure(fmt.Sprintf("%v (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
+	return partialFailure(fmt.Errorf("%w (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
 		err, len(recorded.items()), note))
 }
 

@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -27,6 +28,18 @@ func ambiguous(err error) bool {
 	// A 5xx of any other reason, such as the API server's answer when etcd broke off
 	// mid-write (500, reason unknown), says nothing of whether the write took effect.
 	return status.Status().Code >= http.StatusInternalServerError
+}
+
+// notSent tells whether err shows that a request never reached the API server: the
+// connection could not be made (refused, no route, an unknown host, a dial that timed
+// out), so nothing was written. A connection that broke after it was made, or a
+// timeout while the request was out, is not such a failure.
+func notSent(err error) bool {
+	var (
+		op  *net.OpError
+		dns *net.DNSError
+	)
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
 }
 
 // apiError turns an API server error into a message that names the object, says what

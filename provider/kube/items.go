@@ -2,14 +2,9 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 )
 
 // listItem is one Endpoints object of an EndpointsList: its inputs and, once written,
@@ -109,8 +104,9 @@ func (s *itemSet) dropped(desired []listItem) []listItem {
 
 // recordWrites records what the writes of items did (results[i] for items[i]): each
 // item written, with its outputs, and each item whose create may have taken effect
-// (its answer was lost), with its inputs, so that it is never orphaned. An item whose
-// write failed for sure keeps what the set recorded of it, if anything.
+// (its answer was lost, see inDoubt), with its inputs, so that it is never orphaned. An
+// item whose write failed for sure, or was never sent, keeps what the set recorded of
+// it, if anything.
 func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 	for i, it := range items {
 		res := results[i]
@@ -119,7 +115,7 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 			continue
 		case res.err == nil:
 			it.output = res.output
-		case ambiguous(res.err) && !s.has(it.id):
+		case inDoubt(res.err) && !s.has(it.id):
 			it.output = it.inputs
 		default:
 			continue
@@ -136,90 +132,37 @@ type itemResult struct {
 	err    error
 }
 
-// itemParallelism bounds the creates, updates and reads of a list's items in flight
-// at once.
-const itemParallelism = 16
+// itemCalls is how the creates, updates and reads of a list's items run: carefully
+// (see fanOut), each named by its index.
+var itemCalls = fanOut{
+	what:    "item(s)",
+	name:    func(i int) string { return fmt.Sprintf("items[%d]", i) },
+	prefix:  true,
+	careful: true,
+}
 
-// forItems runs do for the items 0 to n-1: the first alone, so that a failure every
-// item would meet (a missing namespace, a denied write) writes nothing and costs one
-// request, then the rest up to itemParallelism at a time. After a failure nothing
-// further is sent; the calls in flight finish, so that each outcome is known. Once the
-// engine cancels (see package interrupt) no further item starts either: each of those
-// is left unsent with an error that says it was not started.
+// forItems runs do for the items 0 to n-1 as itemCalls: the first alone, then the
+// rest up to fanOutLimit at a time; after a failure, or once the engine cancels,
+// nothing further is sent, and the calls in flight finish.
 func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
 	results := make([]itemResult, n)
-	if n == 0 {
-		return results
+	for i, c := range itemCalls.run(ctx, n, func(i int) error {
+		var err error
+		results[i].output, err = do(i)
+		return err
+	}) {
+		results[i].sent, results[i].err = c.sent, c.err
 	}
-	run := func(i int) bool {
-		if err := interrupt.NotStarted(ctx, fmt.Sprintf("items[%d]", i)); err != nil {
-			results[i] = itemResult{err: err}
-			return false
-		}
-		output, err := do(i)
-		results[i] = itemResult{sent: true, output: output, err: err}
-		return err == nil
-	}
-	if !run(0) {
-		notStarted(ctx, results)
-		return results
-	}
-	var (
-		// No context: a failure must not cancel the calls in flight.
-		calls  errgroup.Group
-		failed atomic.Bool
-	)
-	calls.SetLimit(itemParallelism)
-	for i := 1; i < n && !failed.Load(); i++ {
-		calls.Go(func() error {
-			// Go waits for a free slot; a failure seen meanwhile stops this item too.
-			if !failed.Load() && !run(i) {
-				failed.Store(true)
-			}
-			return nil
-		})
-	}
-	_ = calls.Wait() // every call returns nil: the outcomes are in results
-	notStarted(ctx, results)
 	return results
 }
 
-// notStarted marks each item not sent as not started, once the engine is cancelling;
-// otherwise it changes nothing (the items not sent after a failure carry no error).
-func notStarted(ctx context.Context, results []itemResult) {
-	for i, res := range results {
-		if !res.sent && res.err == nil {
-			results[i].err = interrupt.NotStarted(ctx, fmt.Sprintf("items[%d]", i))
-		}
-	}
-}
-
 // itemsFailed is the error of the items whose call failed, naming each (items[i] for
-// results[i]), the first one first (see joinFailures), and then, in one error, those
-// not started because the engine is cancelling; nil when none failed.
+// results[i]), the first one first, and then, in one error, those not started because
+// the engine is cancelling (see fanOut.failed); nil when none failed.
 func itemsFailed(results []itemResult) error {
-	var failed, unstarted []error
+	errs := make([]error, len(results))
 	for i, res := range results {
-		switch {
-		case res.err == nil:
-		case interrupt.IsNotStarted(res.err):
-			unstarted = append(unstarted, res.err)
-		default:
-			failed = append(failed, fmt.Errorf("items[%d]: %w", i, res.err))
-		}
+		errs[i] = res.err
 	}
-	if len(unstarted) > 0 {
-		failed = append(failed, collapseNotStarted(unstarted, "item(s)"))
-	}
-	return joinFailures(failed, "item(s)")
-}
-
-// collapseNotStarted is one error for the calls not started (each error from
-// interrupt.NotStarted): it names the first and counts the others.
-func collapseNotStarted(unstarted []error, what string) error {
-	var first *interrupt.NotStartedError
-	if len(unstarted) == 1 || !errors.As(unstarted[0], &first) {
-		return unstarted[0]
-	}
-	return &interrupt.NotStartedError{What: fmt.Sprintf("%s and %d more %s", first.What, len(unstarted)-1, what), Many: true}
+	return itemCalls.failed(errs)
 }

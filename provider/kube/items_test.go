@@ -58,8 +58,8 @@ func TestForItemsStopsAfterAFailure(t *testing.T) {
 			t.Errorf("results[%d].output = %v", i, res.output)
 		}
 	}
-	if !results[failing].sent || sent > 1+itemParallelism {
-		t.Errorf("%d of %d items sent; want the first, then at most %d at a time until the failure", sent, n, itemParallelism)
+	if !results[failing].sent || sent > 1+fanOutLimit {
+		t.Errorf("%d of %d items sent; want the first, then at most %d at a time until the failure", sent, n, fanOutLimit)
 	}
 }
 

@@ -23,7 +23,7 @@ const (
 // readItems reads the live objects of the recorded items (nil for one that is gone).
 // Where itemListMin or more items share a namespace, one list of the namespace's
 // objects of the kind, page by page, answers for all of them: against a cluster far
-// away, a request per item costs a round trip per itemParallelism items. Elsewhere,
+// away, a request per item costs a round trip per fanOutLimit items. Elsewhere,
 // and where the namespace holds too many other objects (see listNamespace), each item
 // is read by itself, as Create writes them (see forItems).
 func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
