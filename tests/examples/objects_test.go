@@ -32,11 +32,11 @@ const mirrorTimeout = time.Minute
 func wantKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, ns string) {
 	t.Helper()
 	want := map[string]string{
-		"EndpointSlice web":          "10.0.0.10@zone-a,10.0.0.11@zone-b notReady - http:8080",
-		"Endpoints web-legacy":       "10.0.0.10,10.0.0.11 notReady - http:8080",
-		"Endpoints db-legacy":        "10.0.1.5 notReady 10.0.1.6 :5432",
-		"mirrored slice web-legacy":  "10.0.0.10,10.0.0.11 notReady - http:8080",
-		"mirrored slice db-legacy":   "10.0.1.5 notReady 10.0.1.6 :5432",
+		"EndpointSlice web":         "10.0.0.10@zone-a,10.0.0.11@zone-b notReady - http:8080",
+		"Endpoints web-legacy":      "10.0.0.10,10.0.0.11 notReady - http:8080",
+		"Endpoints db-legacy":       "10.0.1.5 notReady 10.0.1.6 :5432",
+		"mirrored slice web-legacy": "10.0.0.10,10.0.0.11 notReady - http:8080",
+		"mirrored slice db-legacy":  "10.0.1.5 notReady 10.0.1.6 :5432",
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), mirrorTimeout)
 	defer cancel()
