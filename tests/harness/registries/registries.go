@@ -88,8 +88,10 @@ func (r *Registries) UserEnv(t testing.TB, home string) []string {
 		"GONOSUMDB=" + GoSDKModule,
 		"GOMODCACHE=" + t.TempDir(),
 		"GOCACHE=" + goCache,
-		// -modcacherw: the test's module cache can be removed with its directory.
-		"GOFLAGS=-modcacherw",
+		// -modcacherw: the test's module cache can be removed with its directory;
+		// -trimpath: builds are cached by module, not by that directory, so a
+		// second run reuses the compiled SDK and pulumi packages.
+		"GOFLAGS=-modcacherw -trimpath",
 		"GOWORK=off",
 		"GOTOOLCHAIN=local",
 		"PIP_FIND_LINKS=" + r.findLinks,
