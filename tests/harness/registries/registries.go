@@ -84,7 +84,7 @@ func (r *Registries) UserEnv(t testing.TB, home string) []string {
 	goCache := strings.TrimSpace(toolchain.Run(t, home, nil, "go", "env", "GOCACHE"))
 	env := []string{
 		"HOME=" + home,
-		"GOPROXY=" + strings.Join(append([]string{fileURL(filepath.Join(r.dist, "goproxy"))}, sharedModuleDownloads(t)...), ","),
+		"GOPROXY=" + strings.Join(append([]string{FileURL(filepath.Join(r.dist, "goproxy"))}, SharedModuleDownloads(t)...), ","),
 		"GONOSUMDB=" + GoSDKModule,
 		"GOMODCACHE=" + t.TempDir(),
 		"GOCACHE=" + goCache,
@@ -133,17 +133,18 @@ func MavenRepo(t testing.TB) string {
 	return toolchain.Asset(t, "TEST_ASSET_MAVEN_REPO")
 }
 
-// sharedModuleDownloads returns the GOPROXY entries after the SDK's: the shared module
+// SharedModuleDownloads returns the GOPROXY entries after the SDK's: the shared module
 // cache's downloads (a file:// proxy), when there is one, then the public proxy.
-func sharedModuleDownloads(t testing.TB) []string {
+func SharedModuleDownloads(t testing.TB) []string {
 	t.Helper()
 	entries := []string{"https://proxy.golang.org"}
 	out := toolchain.Run(t, t.TempDir(), nil, "go", "env", "GOMODCACHE")
 	downloads := filepath.Join(strings.TrimSpace(out), "cache", "download")
 	if info, err := os.Stat(downloads); err == nil && info.IsDir() {
-		entries = append([]string{fileURL(downloads)}, entries...)
+		entries = append([]string{FileURL(downloads)}, entries...)
 	}
 	return entries
 }
 
-func fileURL(dir string) string { return "file://" + filepath.ToSlash(dir) }
+// FileURL is the file:// URL of a directory.
+func FileURL(dir string) string { return "file://" + filepath.ToSlash(dir) }
