@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -61,29 +60,12 @@ func pythonRunner(t *testing.T, dir, _ string) string {
 	return shellQuote(filepath.Join(dir, venv, "bin", "python")) + " " + shellQuote(absTestdata(t, "python", "run.py"))
 }
 
-var gohost struct {
-	once sync.Once
-	path string
-	out  string
-	err  error
-}
-
-// goRunner runs the operation through gohost, built once per test binary.
+// goRunner runs the operation through gohost, built for the test.
 func goRunner(t *testing.T, _, cli string) string {
 	t.Helper()
-	gohost.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gohost-")
-		if err != nil {
-			gohost.err = err
-			return
-		}
-		gohost.path = filepath.Join(dir, "gohost")
-		gohost.out, gohost.err = toolchain.Command(t.Context(), ".", nil, "go", "build", "-o", gohost.path, "./gohost")
-	})
-	if gohost.err != nil {
-		t.Fatalf("go build ./gohost: %v\n%s", gohost.err, gohost.out)
-	}
-	return shellQuote(gohost.path) + " " + shellQuote(cli)
+	gohost := filepath.Join(t.TempDir(), "gohost")
+	toolchain.Run(t, ".", nil, "go", "build", "-o", gohost, "./gohost")
+	return shellQuote(gohost) + " " + shellQuote(cli)
 }
 
 // writeShim writes, into a new directory, the `pulumi` that hands up, preview,
