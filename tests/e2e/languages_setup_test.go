@@ -87,7 +87,7 @@ func installTypeScriptExample(t *testing.T, src, dst string) []string {
 	if deps == nil {
 		t.Fatalf("%s/package.json has no dependencies", src)
 	}
-	deps["@endpoints-provider/endpoints"] = "file:" + distArtifact(t, "endpoints-provider-endpoints-"+toolchain.Version(t)+".tgz")
+	deps["@endpoints-provider/endpoints"] = "file:" + distArtifact(t, "endpoints-provider-endpoints-"+toolchain.ReleaseVersion(t)+".tgz")
 	data, err := json.MarshalIndent(pkg, "", "    ")
 	if err != nil {
 		t.Fatal(err)
@@ -115,10 +115,11 @@ func installPythonExample(t *testing.T, src, dst string) []string {
 	return []string{python, filepath.Join(dst, "run.py")}
 }
 
-// pythonVersion is the Python package's version for VERSION, as the Makefile spells it.
+// pythonVersion is the Python package's version of the release artifacts, as the
+// Makefile spells it.
 func pythonVersion(t *testing.T) string {
 	t.Helper()
-	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version"))
+	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version", "VERSION="+toolchain.ReleaseVersion(t)))
 }
 
 // distArtifact returns the release artifact name in TEST_ASSET_DIST, which must hold it.
