@@ -15,6 +15,8 @@ LDFLAGS := -s -w -buildid= -X $(MODULE)/provider.Version=$(VERSION)
 GOBUILD := CGO_ENABLED=0 go build -trimpath -buildvcs=false
 
 BIN_DIR  ?= bin
+# Where the release artifacts go (make dist DIST=/some/dir builds them elsewhere).
+DIST     ?= dist
 PROVIDER := $(BIN_DIR)/pulumi-resource-endpoints
 
 # Pinned tools. Each is a tiny Go module under tools/; its go.mod is the one place its
@@ -53,7 +55,8 @@ TEST_ENV := \
 	TEST_ASSET_PULUMI=$(PULUMI) \
 	TEST_ASSET_PULUMI_LANGUAGE_YAML=$(PULUMI_LANGUAGE_YAML) \
 	TEST_ASSET_PROVIDER=$(abspath $(PROVIDER)) \
-	TEST_ASSET_DIST=$(abspath dist)
+	TEST_ASSET_DIST=$(abspath $(DIST)) \
+	TEST_ASSET_VERSION=$(VERSION)
 
 GO_SOURCES := go.mod go.sum schema.json $(shell find cmd provider tests -name '*.go' 2>/dev/null) $(wildcard *.go)
 
@@ -80,7 +83,7 @@ GOARCH := $(shell go env GOARCH)
 # Release archives: one per platform Pulumi supports, each as `pulumi plugin install`
 # unpacks it (the binary at the root, .exe on windows, with LICENSE and README.md).
 PLATFORMS      := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
-ARCHIVE         = dist/pulumi-resource-endpoints-v$(VERSION)-$(1).tar.gz
+ARCHIVE         = $(DIST)/pulumi-resource-endpoints-v$(VERSION)-$(1).tar.gz
 PLUGIN_ARCHIVES := $(foreach p,$(PLATFORMS),$(call ARCHIVE,$(p)))
 PLUGIN_TARBALL  := $(call ARCHIVE,$(GOOS)-$(GOARCH))
 
@@ -91,15 +94,15 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 3155328
 TAR := tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --format=gnu
 
 .PHONY: plugin
-plugin: $(PLUGIN_TARBALL) ## Package the plugin for this machine as dist/pulumi-resource-endpoints-v<version>-<os>-<arch>.tar.gz.
+plugin: $(PLUGIN_TARBALL) ## Package the plugin for this machine as DIST/pulumi-resource-endpoints-v<version>-<os>-<arch>.tar.gz.
 
 .PHONY: dist-plugins
-dist-plugins: $(PLUGIN_ARCHIVES) dist/checksums.txt ## Build the plugin archives of every platform and dist/checksums.txt.
+dist-plugins: $(PLUGIN_ARCHIVES) $(DIST)/checksums.txt ## Build the plugin archives of every platform and checksums.txt into DIST.
 
 .PHONY: dist
-dist: dist-plugins ## Build every release artifact into dist/: plugin archives, checksums, SDK packages.
+dist: dist-plugins ## Build every release artifact into DIST (dist/), stamped with VERSION: plugin archives, checksums, SDK packages, the Go module.
 
-dist/pulumi-resource-endpoints-v$(VERSION)-%.tar.gz: $(GO_SOURCES) $(BIN_DIR)/.version $(BIN_DIR)/.source-date-epoch LICENSE README.md
+$(DIST)/pulumi-resource-endpoints-v$(VERSION)-%.tar.gz: $(GO_SOURCES) $(BIN_DIR)/.version $(BIN_DIR)/.source-date-epoch LICENSE README.md
 	@case " $(PLATFORMS) " in *" $* "*) ;; *) echo "no release for platform $*: one of $(PLATFORMS)" >&2; exit 1;; esac
 	rm -rf $(BIN_DIR)/release/$* && mkdir -p $(BIN_DIR)/release/$* $(@D)
 	GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GOBUILD) -ldflags "$(LDFLAGS)" \
@@ -117,7 +120,7 @@ $(BIN_DIR)/.source-date-epoch: FORCE
 	@mkdir -p $(@D)
 	@echo '$(SOURCE_DATE_EPOCH)' | cmp -s - $@ || echo '$(SOURCE_DATE_EPOCH)' > $@
 
-dist/checksums.txt: $(PLUGIN_ARCHIVES)
+$(DIST)/checksums.txt: $(PLUGIN_ARCHIVES)
 	cd $(@D) && sha256sum $(sort $(notdir $^)) > $(@F).tmp && mv $(@F).tmp $(@F)
 
 .PHONY: install
@@ -186,8 +189,29 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 	cd tools/gen-dotnet && go build -trimpath -o $@.tmp .
 	mv $@.tmp $@
 
+# The examples (examples/<group>/<language>) name the newest release, the top released
+# section of CHANGELOG.md, as a user's program does; between releases VERSION is a
+# prerelease. `make examples-dist` builds what they install, stamped with that version,
+# into $(EXAMPLES_DIST) (the plugin of this machine only), and tests/examples serves it
+# from local registries.
+EXAMPLES_VERSION ?= $(shell sed -nE 's/^## \[([0-9]+\.[0-9]+\.[0-9]+)\].*/\1/p' CHANGELOG.md | head -n 1)
+EXAMPLES_DIST    := build/examples
+EXAMPLES_MAKE    := $(MAKE) --no-print-directory VERSION=$(EXAMPLES_VERSION) DIST=$(EXAMPLES_DIST) \
+	BIN_DIR=$(EXAMPLES_DIST)/bin PLATFORMS=$(GOOS)-$(GOARCH)
+EXAMPLES_PLUGIN  := $(EXAMPLES_DIST)/pulumi-resource-endpoints-v$(EXAMPLES_VERSION)-$(GOOS)-$(GOARCH).tar.gz
+
+TEST_ENV += TEST_ASSET_EXAMPLES_DIST=$(abspath $(EXAMPLES_DIST)) TEST_ASSET_EXAMPLES_VERSION=$(EXAMPLES_VERSION)
+
+.PHONY: examples-dist
+examples-dist: ## Build what the examples install (plugin, SDK packages), stamped with the newest release in CHANGELOG.md, into build/examples.
+	$(EXAMPLES_MAKE) dist
+
+.PHONY: examples-plugin
+examples-plugin:
+	$(EXAMPLES_MAKE) plugin
+
 .PHONY: test
-test: tools provider dist ## Run every test: unit, control plane, provider and CLI tests.
+test: tools provider dist examples-dist ## Run every test: unit, control plane, provider, CLI and the examples' READMEs.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
 .PHONY: test-env
@@ -208,22 +232,21 @@ bench: tools provider ## Measure start-up, footprint, Check, overhead and scale 
 		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the examples' Go module too.
+lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test program's module too.
 	$(GOLANGCI_LINT) run ./...
-	cd examples/go && $(GOLANGCI_LINT) run --config ../../.golangci.yaml ./... && \
-		$(GOLANGCI_LINT) run --config ../../.golangci.yaml --build-tags runner ./...
+	cd tests/e2e/testdata/programs/go && $(GOLANGCI_LINT) run --config ../../../../../.golangci.yaml ./...
 
 .PHONY: demo
-demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.
+demo: tools examples-plugin ## Run the demo: `pulumi up` of examples/kubernetes/yaml against a local control plane.
 	$(TEST_ENV) go run ./tests/cmd/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
-		-plugin $(PLUGIN_TARBALL) -version $(VERSION) -example examples/yaml -fixture examples/fixtures/google.json
+		-plugin $(EXAMPLES_PLUGIN) -version $(EXAMPLES_VERSION) -example examples/kubernetes/yaml
 
 # Release artifacts (make dist) and the Java SDK and tools live in their own fragments.
 include $(sort $(wildcard mk/*.mk))
 
 .PHONY: clean
 clean: ## Remove build outputs (not the tool cache).
-	rm -rf $(BIN_DIR) dist
+	rm -rf $(BIN_DIR) $(DIST) build
 
 .PHONY: FORCE
 FORCE:

@@ -1,6 +1,6 @@
 # The Java SDK: pulumi-java's generator and language host, pinned in tools/pulumi-java
 # and built into the cache; `make gen` writes sdk/java with them, and `make dist-java`
-# builds the SDK's jar and pom with Maven into dist/.
+# builds the SDK's jar and pom with Maven into DIST.
 
 PULUMI_JAVA_VERSION  := $(call modver,github.com/pulumi/pulumi-java/pkg,pulumi-java)
 PULUMI_LANGUAGE_JAVA := $(CACHE)/pulumi-java-$(PULUMI_JAVA_VERSION)/pulumi-language-java
@@ -28,20 +28,22 @@ GEN_FLAGS += -java-gen $(PULUMI_JAVA_GEN)
 
 TEST_ENV += TEST_ASSET_PULUMI_LANGUAGE_JAVA=$(PULUMI_LANGUAGE_JAVA) TEST_ASSET_MAVEN_REPO=$(MAVEN_REPO)
 
-JAVA_JAR := dist/endpoints-$(VERSION).jar
-JAVA_POM := dist/endpoints-$(VERSION).pom
+JAVA_JAR := $(DIST)/endpoints-$(VERSION).jar
+JAVA_POM := $(DIST)/endpoints-$(VERSION).pom
 JAVA_SDK_SOURCES := $(shell find sdk/java -type f -not -path 'sdk/java/target/*' 2>/dev/null)
 
 .PHONY: dist-java
-dist-java: $(JAVA_JAR) $(JAVA_POM) ## Build the Java SDK's jar and pom into dist/ with Maven (com.endpointsprovider:endpoints).
+dist-java: $(JAVA_JAR) $(JAVA_POM) ## Build the Java SDK's jar and pom into DIST with Maven (com.endpointsprovider:endpoints).
 
 dist: dist-java
 
-# Built in a copy under $(BIN_DIR), so sdk/java stays as `make gen` wrote it; the jar's
-# entries get SOURCE_DATE_EPOCH's time (project.build.outputTimestamp).
-$(JAVA_JAR) $(JAVA_POM) &: $(JAVA_SDK_SOURCES) $(BIN_DIR)/.source-date-epoch
-	rm -rf $(BIN_DIR)/sdk-build/java && mkdir -p $(BIN_DIR)/sdk-build dist
-	cp -R sdk/java $(BIN_DIR)/sdk-build/java
-	cd $(BIN_DIR)/sdk-build/java && $(MVN) package -Dproject.build.outputTimestamp=$(SOURCE_DATE_EPOCH)
-	cp $(BIN_DIR)/sdk-build/java/target/endpoints-$(VERSION).jar $(JAVA_JAR)
-	cp sdk/java/pom.xml $(JAVA_POM)
+# Built in a copy stamped with VERSION under $(SDK_BUILD) (mk/sdk-packages.mk), so
+# sdk/java stays as `make gen` wrote it; the jar's entries get SOURCE_DATE_EPOCH's time
+# (project.build.outputTimestamp).
+$(JAVA_JAR) $(JAVA_POM) &: $(JAVA_SDK_SOURCES) $(BIN_DIR)/.version $(BIN_DIR)/.source-date-epoch
+	rm -rf $(SDK_BUILD)/java && mkdir -p $(SDK_BUILD) $(DIST)
+	cp -R sdk/java $(SDK_BUILD)/java
+	@$(call stamp-sdk,$(SDK_BUILD)/java,java)
+	cd $(SDK_BUILD)/java && $(MVN) package -Dproject.build.outputTimestamp=$(SOURCE_DATE_EPOCH)
+	cp $(SDK_BUILD)/java/target/endpoints-$(VERSION).jar $(JAVA_JAR)
+	cp $(SDK_BUILD)/java/pom.xml $(JAVA_POM)

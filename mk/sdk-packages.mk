@@ -1,30 +1,59 @@
-# SDK packages as they are published: the npm package and the Python wheel and sdist,
-# built from sdk/ into dist/ (`make dist-sdks`). The Go SDK is published as its own
-# module, sdk/, by the tag sdk/v$(VERSION); it needs no build.
+# SDK packages as they are published: the npm package, the Python wheel and sdist, and
+# the Go SDK module, built from sdk/ into $(DIST) (`make dist-sdks`). The Go SDK is
+# published as its own module, sdk/, by the tag sdk/v$(VERSION): $(DIST)/goproxy holds
+# that module at that version in a module proxy's layout, so that
+# GOPROXY=file://<abs>/$(DIST)/goproxy,https://proxy.golang.org resolves it as users
+# resolve the published one.
 #
 # Each package is built in a copy of its SDK under $(SDK_BUILD), so sdk/ stays as
-# `make gen` wrote it. npm's and pip's downloads are cached under $(CACHE), and the
-# archives are reproducible where the tools allow: npm pack writes fixed timestamps,
-# and the Python builds take SOURCE_DATE_EPOCH (the last commit's time).
+# `make gen` wrote it, and the copy is stamped with VERSION (stamp-sdk): any VERSION
+# builds, whatever version the committed sdk/ was generated for. npm's and pip's
+# downloads are cached under $(CACHE), and the archives are reproducible where the
+# tools allow: npm pack writes fixed timestamps, and the Python builds take
+# SOURCE_DATE_EPOCH (the last commit's time).
 
 SDK_BUILD := $(BIN_DIR)/sdk-build
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
 
+# The version the committed sdk/ was generated for, and the files of each SDK that
+# name it as `make gen` writes them (the Python package's own version, in PEP 440's
+# spelling, is set apart in its pyproject.toml).
+SDK_GEN_VERSION := $(shell sed -nE 's/^[[:space:]]*"version": "([^"]+)".*/\1/p' sdk/go/endpoints/pulumi-plugin.json 2>/dev/null | head -n 1)
+SDK_VERSION_FILES_nodejs := package.json README.md
+SDK_VERSION_FILES_python := README.md pulumi_endpoints/README.md pulumi_endpoints/pulumi-plugin.json
+SDK_VERSION_FILES_go     := go/endpoints/README.md go/endpoints/pulumi-plugin.json go/endpoints/internal/pulumiUtilities.go
+SDK_VERSION_FILES_java   := README.md pom.xml $(addprefix src/main/resources/com/endpointsprovider/endpoints/,plugin.json version.txt)
+
+# stamp-sdk writes VERSION for the committed version (alone, or after a `v` as in a Go
+# module version) in the files of the SDK $(2) copied to $(1), and stops when one of
+# them then does not name VERSION or still names the committed version.
+sdk_version_re = $(subst +,\+,$(subst .,\.,$(SDK_GEN_VERSION)))
+stamp-sdk = [ -n '$(SDK_GEN_VERSION)' ] || { echo "sdk/go/endpoints/pulumi-plugin.json names no version: run make gen" >&2; exit 1; }; \
+	cd $(1) && sed -i -E 's/(^|[^0-9A-Za-z.+-]|[^0-9A-Za-z.+-]v)$(sdk_version_re)([^0-9A-Za-z+-]|$$)/\1$(VERSION)\2/g' $(SDK_VERSION_FILES_$(2)) && \
+	for f in $(SDK_VERSION_FILES_$(2)); do \
+		grep -qF -- '$(VERSION)' "$$f" || { echo "$(1)/$$f does not name version $(VERSION) after stamping" >&2; exit 1; }; \
+		[ '$(SDK_GEN_VERSION)' = '$(VERSION)' ] || ! grep -nF -- '$(SDK_GEN_VERSION)' "$$f" >&2 || \
+			{ echo "$(1)/$$f still names version $(SDK_GEN_VERSION) after stamping (the lines above)" >&2; exit 1; }; \
+	done
+
 # The npm package's name (@endpoints-provider/endpoints) as npm pack spells its file.
-NPM_PACKAGE := dist/endpoints-provider-endpoints-$(VERSION).tgz
+NPM_PACKAGE := $(DIST)/endpoints-provider-endpoints-$(VERSION).tgz
 
 # The Python version is VERSION in PEP 440's spelling: a semver prerelease
 # 0.5.0-alpha.1 is 0.5.0a1, -beta.N bN, -rc.N rcN, -dev.N .devN; build metadata
-# (+abc.1) is a local version. Any other prerelease has no PEP 440 form: the build
-# stops and says so.
+# (+abc.1) is a local version. Any other prerelease has no PEP 440 form the SDK reads
+# back as VERSION (it asks the engine for the plugin of the version it reads back:
+# 0.7.0.dev0 is 0.7.0-dev.0, so a VERSION 0.7.0-dev would ask for a plugin no release
+# holds): the build stops and says so.
 PYTHON_SDK_VERSION := $(shell echo '$(VERSION)' | sed -E \
 	-e 's/^([0-9]+\.[0-9]+\.[0-9]+)-(alpha|a)\.?([0-9]+)/\1a\3/' \
 	-e 's/^([0-9]+\.[0-9]+\.[0-9]+)-(beta|b)\.?([0-9]+)/\1b\3/' \
 	-e 's/^([0-9]+\.[0-9]+\.[0-9]+)-rc\.?([0-9]+)/\1rc\2/' \
 	-e 's/^([0-9]+\.[0-9]+\.[0-9]+)-dev\.?([0-9]+)/\1.dev\2/' | \
 	grep -E '^[0-9]+\.[0-9]+\.[0-9]+((a|b|rc)[0-9]+|\.dev[0-9]+)?(\+[A-Za-z0-9]+([.][A-Za-z0-9]+)*)?$$')
-WHEEL := dist/pulumi_endpoints-$(PYTHON_SDK_VERSION)-py3-none-any.whl
-SDIST := dist/pulumi_endpoints-$(PYTHON_SDK_VERSION).tar.gz
+PYTHON_VERSION_ERROR := VERSION $(VERSION) has no PEP 440 form the Python SDK reads back as $(VERSION): use X.Y.Z or X.Y.Z-alpha.N, -beta.N, -rc.N, -dev.N (such as 0.7.0-dev.0)
+WHEEL := $(DIST)/pulumi_endpoints-$(PYTHON_SDK_VERSION)-py3-none-any.whl
+SDIST := $(DIST)/pulumi_endpoints-$(PYTHON_SDK_VERSION).tar.gz
 
 # The Node SDK builds with the versions tests/harness/toolchain pins for every Node program.
 node_pin = $(shell sed -nE 's/^[[:space:]]*$(1)[[:space:]]*= "([^"]+)".*/\1/p' tests/harness/toolchain/toolchain.go)
@@ -43,27 +72,28 @@ PIP_ENV := PIP_CACHE_DIR=$(CACHE)/pip PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INP
 NODE_SDK_SOURCES   := $(shell find sdk/nodejs -type f -not -path 'sdk/nodejs/bin/*' -not -path 'sdk/nodejs/node_modules/*' 2>/dev/null)
 PYTHON_SDK_SOURCES := $(shell find sdk/python -type f -not -name '*.pyc' -not -path '*.egg-info/*' 2>/dev/null)
 
+# The Go SDK module in a module proxy's layout (cmd/mkgoproxy writes it).
+GO_SDK_MODULE   := github.com/endpoints-provider/pulumi-endpoints/sdk
+GO_MODULE_PROXY := $(DIST)/goproxy
+GO_MODULE_FILES := $(addprefix $(GO_MODULE_PROXY)/$(GO_SDK_MODULE)/@v/,list v$(VERSION).info v$(VERSION).mod v$(VERSION).zip)
+GO_SDK_SOURCES  := sdk/go.mod sdk/go.sum $(shell find sdk/go -type f 2>/dev/null)
+
 .PHONY: dist-sdks
-dist-sdks: $(NPM_PACKAGE) $(WHEEL) $(SDIST) ## Build the SDK packages into dist/: the npm tarball, the Python wheel and sdist.
+dist-sdks: $(NPM_PACKAGE) $(WHEEL) $(SDIST) $(GO_MODULE_FILES) ## Build the SDK packages into DIST: the npm tarball, the Python wheel and sdist, the Go module (DIST/goproxy).
 
 dist: dist-sdks
-
-# sdk-version-check: the SDK under $(1) names the plugin version $(2); otherwise it was
-# generated for another version than VERSION.
-sdk-version-check = v=$$(sed -nE 's/^[[:space:]]*"version": "([^"]+)".*/\1/p' $(1) | head -n 1); \
-	[ "$$v" = '$(2)' ] || { echo "$(1) is for version $$v, VERSION is $(2): run make gen" >&2; exit 1; }
 
 # The npm package holds the compiled JavaScript and its .d.ts at its root (as Pulumi's
 # own SDKs do), with package.json, the README and the LICENSE: users need no TypeScript
 # build.
 $(NPM_PACKAGE): $(NODE_SDK_SOURCES) LICENSE tests/harness/toolchain/toolchain.go $(BIN_DIR)/.version
-	@$(call sdk-version-check,sdk/nodejs/package.json,$(VERSION))
 	rm -rf $(SDK_BUILD)/nodejs
 	mkdir -p $(SDK_BUILD) $(@D)
 	cp -R sdk/nodejs $(SDK_BUILD)/nodejs
+	@$(call stamp-sdk,$(SDK_BUILD)/nodejs,nodejs)
 	cd $(SDK_BUILD)/nodejs && $(NPM_ENV) npm install --no-save --no-package-lock $(NODE_BUILD_PINS)
 	cd $(SDK_BUILD)/nodejs && node_modules/.bin/tsc
-	cp sdk/nodejs/package.json sdk/nodejs/README.md LICENSE $(SDK_BUILD)/nodejs/bin/
+	cp $(SDK_BUILD)/nodejs/package.json $(SDK_BUILD)/nodejs/README.md LICENSE $(SDK_BUILD)/nodejs/bin/
 	cd $(SDK_BUILD)/nodejs/bin && $(NPM_ENV) npm pack --pack-destination $(abspath $(@D)) >/dev/null
 	@test -f $@ || { echo "npm pack did not write $@" >&2; exit 1; }
 
@@ -94,11 +124,11 @@ export NORMALIZE_SDIST
 
 # python -m build makes the sdist, then the wheel from it: the sdist is known to build.
 $(WHEEL) $(SDIST) &: $(PYTHON_SDK_SOURCES) LICENSE $(BIN_DIR)/.version | $(PYTHON_BUILD)
-	@[ -n '$(PYTHON_SDK_VERSION)' ] || { echo "VERSION $(VERSION) has no PEP 440 form: use X.Y.Z or X.Y.Z-alpha.N, -beta.N, -rc.N, -dev.N" >&2; exit 1; }
-	@$(call sdk-version-check,sdk/python/pulumi_endpoints/pulumi-plugin.json,$(VERSION))
+	@[ -n '$(PYTHON_SDK_VERSION)' ] || { echo "$(PYTHON_VERSION_ERROR)" >&2; exit 1; }
 	rm -rf $(SDK_BUILD)/python
 	mkdir -p $(SDK_BUILD) $(@D)
 	cp -R sdk/python $(SDK_BUILD)/python
+	@$(call stamp-sdk,$(SDK_BUILD)/python,python)
 	cp LICENSE $(SDK_BUILD)/python/
 	sed -i -E 's/^([[:space:]]*version = )"[^"]*"/\1"$(PYTHON_SDK_VERSION)"/' $(SDK_BUILD)/python/pyproject.toml
 	find $(SDK_BUILD)/python -exec touch -h -d @$(SOURCE_DATE_EPOCH) {} +
@@ -110,5 +140,15 @@ $(WHEEL) $(SDIST) &: $(PYTHON_SDK_SOURCES) LICENSE $(BIN_DIR)/.version | $(PYTHO
 # Prints the Python package version for VERSION (make -s python-sdk-version VERSION=...).
 .PHONY: python-sdk-version
 python-sdk-version:
-	@[ -n '$(PYTHON_SDK_VERSION)' ] || { echo "VERSION $(VERSION) has no PEP 440 form" >&2; exit 1; }
+	@[ -n '$(PYTHON_SDK_VERSION)' ] || { echo "$(PYTHON_VERSION_ERROR)" >&2; exit 1; }
 	@echo '$(PYTHON_SDK_VERSION)'
+
+# The Go SDK module: sdk/'s go.mod and go.sum and the SDK under go/, stamped, served at
+# v$(VERSION). (The tag's module zip would also carry the other languages' SDKs, which
+# no Go program imports.)
+$(GO_MODULE_FILES) &: $(GO_SDK_SOURCES) cmd/mkgoproxy/main.go go.sum $(BIN_DIR)/.version $(BIN_DIR)/.source-date-epoch
+	rm -rf $(SDK_BUILD)/gomodule
+	mkdir -p $(SDK_BUILD)/gomodule
+	cp -R sdk/go.mod sdk/go.sum sdk/go $(SDK_BUILD)/gomodule/
+	@$(call stamp-sdk,$(SDK_BUILD)/gomodule,go)
+	go run ./cmd/mkgoproxy -dir $(SDK_BUILD)/gomodule -version v$(VERSION) -time $(SOURCE_DATE_EPOCH) -out $(GO_MODULE_PROXY)

@@ -23,7 +23,7 @@ func TestJavaExamples(t *testing.T) {
 	if dist == "" || repo == "" {
 		t.Fatal("TEST_ASSET_DIST or TEST_ASSET_MAVEN_REPO is not set: run the tests with `make test`")
 	}
-	jar := filepath.Join(dist, "endpoints-"+toolchain.Version(t)+".jar")
+	jar := filepath.Join(dist, "endpoints-"+toolchain.ReleaseVersion(t)+".jar")
 	if _, err := os.Stat(jar); err != nil {
 		t.Fatalf("the Java SDK's jar: %v (run `make dist-java`)", err)
 	}

@@ -23,8 +23,8 @@ import (
 )
 
 // TestGetExistingObjects runs a TypeScript, a Python and a Go program (each the
-// example's Automation API runner with testdata/get's program in place of the
-// example's) that read, without managing them, the EndpointSlice and the Endpoints the
+// Automation API runner of testdata/programs with testdata/get's program in place of
+// its own) that read, without managing them, the EndpointSlice and the Endpoints the
 // Kubernetes controllers made for a Service with a selector: `EndpointSlice.get` by
 // namespace/name and `EndpointsList.get` by namespace and label selector. The stack
 // outputs must be the objects as the API server has them; destroying the stack leaves
@@ -113,15 +113,20 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 	}
 }
 
-// installGetProgram installs the example of lang with testdata/get's program in
-// place of the example's, in a new stack's directory, as installExample does.
+// installGetProgram installs the program of lang with testdata/get's program in
+// place of testdata/programs', in a new stack's directory, as installExample does.
 func installGetProgram(t *testing.T, lang exampleLanguage, kubeconfig string) *exampleProgram {
 	t.Helper()
 	root := toolchain.RepoRoot(t)
-	// The copy keeps the example's place relative to sdk/ and dist/, which it names.
-	src := filepath.Join(t.TempDir(), "examples", lang.dir)
-	toolchain.CopyDir(t, filepath.Join(root, "examples", lang.dir), src)
-	if err := os.Symlink(filepath.Join(root, "sdk"), filepath.Join(src, "..", "..", "sdk")); err != nil {
+	// The copy keeps the program's place relative to sdk/, which its Go module names.
+	tmp := t.TempDir()
+	rel, err := filepath.Rel(root, programDir(t, lang))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(tmp, rel)
+	toolchain.CopyDir(t, programDir(t, lang), src)
+	if err := os.Symlink(filepath.Join(root, "sdk"), filepath.Join(tmp, "sdk")); err != nil {
 		t.Fatal(err)
 	}
 	program := map[string]string{"typescript": "program.ts", "python": "program.py", "go": "program.go"}[lang.dir]

@@ -1,6 +1,6 @@
-// Package packages tests the SDKs as their users get them: the npm package and the
-// Python wheel and sdist that `make dist-sdks` builds into dist/, and the Go SDK
-// module served at its release version by a module proxy.
+// Package packages tests the SDKs as their users get them: the npm package, the
+// Python wheel and sdist, and the Go SDK module in a module proxy's layout
+// (dist/goproxy) that `make dist-sdks` builds into dist/.
 //
 // Each test installs a package into a fresh project with the ordinary tool (npm
 // install, pip install into a new virtualenv, go get through GOPROXY) and runs a
@@ -10,6 +10,7 @@
 // SDK names (pluginDownloadURL), which the test points at a local release server
 // holding dist/'s plugin archives.
 //
-// The artifacts come from TEST_ASSET_DIST (the absolute dist directory), which
-// `make test` sets after building them.
+// The artifacts come from TEST_ASSET_DIST (the absolute dist directory) and carry the
+// version TEST_ASSET_VERSION, which `make test` sets after building them (make test
+// VERSION=X DIST=dir tests a build of any version in any directory).
 package packages

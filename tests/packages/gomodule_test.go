@@ -2,26 +2,22 @@ package packages
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"golang.org/x/mod/module"
-	modzip "golang.org/x/mod/zip"
-
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/registries"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // goSDKModule is the Go SDK's module, released by the tags sdk/vX.Y.Z.
-const goSDKModule = "github.com/endpoints-provider/pulumi-endpoints/sdk"
+const goSDKModule = registries.GoSDKModule
 
 // TestGoModule gets the Go SDK as users do: a program's module requires
-// goSDKModule at the release version, which `go get` fetches through GOPROXY, here a
-// file:// module proxy serving sdk/ as that version (the module zip the proxy would
-// serve for the tag sdk/v<version>) in front of the public proxy for every other
-// module. It builds the program and runs its up and destroy.
+// goSDKModule at the release version, which `go get` fetches through GOPROXY, here
+// the file:// module proxy `make dist` writes (dist/goproxy: the module zip, go.mod
+// and info the proxy would serve for the tag sdk/v<version>) in front of the public
+// proxy for every other module. It builds the program and runs its up and destroy.
 //
 // The checksum database does not know the SDK module (GONOSUMDB), and the module
 // cache is the test's own, so the module it gets is the one served now (a shared cache
@@ -29,12 +25,13 @@ const goSDKModule = "github.com/endpoints-provider/pulumi-endpoints/sdk"
 // proxy in front of the network, so a second run is offline.
 func TestGoModule(t *testing.T) {
 	t.Parallel()
-	version := "v" + toolchain.Version(t)
-	proxy := goProxy(t, filepath.Join(toolchain.RepoRoot(t), "sdk"), version)
+	version := "v" + toolchain.ReleaseVersion(t)
+	proxy := filepath.Join(distDir(t), "goproxy")
+	distFile(t, filepath.Join("goproxy", filepath.FromSlash(goSDKModule), "@v", version+".zip"))
 
 	p := newUserProject(t, "go")
 	goEnv := []string{
-		"GOPROXY=" + strings.Join(append([]string{fileURL(proxy)}, sharedModuleDownloads(t)...), ","),
+		"GOPROXY=" + strings.Join(append([]string{registries.FileURL(proxy)}, registries.SharedModuleDownloads(t)...), ","),
 		"GONOSUMDB=" + goSDKModule,
 		"GOMODCACHE=" + t.TempDir(),
 		// -modcacherw: the test's module cache can be removed with its directory.
@@ -65,65 +62,3 @@ func TestGoModule(t *testing.T) {
 	toolchain.Run(t, p.dir, goEnv, "go", "build", "-trimpath", "-o", program, ".")
 	p.lifecycle(t, []string{program})
 }
-
-// goProxy writes a module proxy directory (the GOPROXY protocol's layout) that serves
-// the module in dir at version, and returns it.
-func goProxy(t *testing.T, dir, version string) string {
-	t.Helper()
-	proxy := t.TempDir()
-	escaped, err := module.EscapePath(goSDKModule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(proxy, filepath.FromSlash(escaped), "@v")
-	if err := os.MkdirAll(base, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile(filepath.Clean(filepath.Join(dir, "go.mod")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := json.Marshal(struct {
-		Version string
-		Time    time.Time
-	}{version, time.Now().UTC().Truncate(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{"list": []byte(version + "\n"), version + ".info": info, version + ".mod": mod} {
-		if err := os.WriteFile(filepath.Join(base, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	zipFile, err := os.Create(filepath.Clean(filepath.Join(base, version+".zip")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := modzip.CreateFromDir(zipFile, module.Version{Path: goSDKModule, Version: version}, dir); err != nil {
-		_ = zipFile.Close()
-		t.Fatalf("module zip of %s (%s) at %s: %v", goSDKModule, dir, version, err)
-	}
-	if err := zipFile.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return proxy
-}
-
-// sharedModuleDownloads returns the GOPROXY entries after the test's own proxy: the
-// shared module cache's downloads (a file:// proxy), when there is one, then the
-// public proxy.
-func sharedModuleDownloads(t *testing.T) []string {
-	t.Helper()
-	entries := []string{"https://proxy.golang.org"}
-	out, err := toolchain.Command(t.Context(), t.TempDir(), nil, "go", "env", "GOMODCACHE")
-	if err != nil {
-		t.Fatalf("go env GOMODCACHE: %v\n%s", err, out)
-	}
-	downloads := filepath.Join(strings.TrimSpace(out), "cache", "download")
-	if info, err := os.Stat(downloads); err == nil && info.IsDir() {
-		entries = append([]string{fileURL(downloads)}, entries...)
-	}
-	return entries
-}
-
-func fileURL(dir string) string { return "file://" + filepath.ToSlash(dir) }

@@ -32,7 +32,7 @@ var nodePackageFiles = []string{
 // against it; and runs the program's up and destroy.
 func TestNodePackage(t *testing.T) {
 	t.Parallel()
-	version := toolchain.Version(t)
+	version := toolchain.ReleaseVersion(t)
 	tarball := distFile(t, "endpoints-provider-endpoints-"+version+".tgz")
 	wantTarball(t, tarball)
 

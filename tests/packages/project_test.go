@@ -157,7 +157,7 @@ func (p *userProject) lifecycle(t *testing.T, argv []string, extraEnv ...string)
 // PULUMI_HOME, which started empty.
 func (p *userProject) wantPluginDownloaded(t *testing.T) {
 	t.Helper()
-	version := toolchain.Version(t)
+	version := toolchain.ReleaseVersion(t)
 	archive := "/v" + version + "/pulumi-resource-endpoints-v" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH + ".tar.gz"
 	requests := p.release.Requests()
 	if !slices.ContainsFunc(requests, func(path string) bool { return strings.HasSuffix(path, archive) }) {

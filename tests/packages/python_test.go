@@ -22,7 +22,8 @@ var pythonPackageFiles = []string{
 }
 
 // TestPythonVersion checks the Python package's version for each form of VERSION:
-// PEP 440's spelling of a semver prerelease, and an error for one it cannot spell.
+// PEP 440's spelling of a semver prerelease, and an error for one it cannot spell so
+// that the SDK reads it back as VERSION.
 func TestPythonVersion(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ version, want string }{
@@ -31,6 +32,9 @@ func TestPythonVersion(t *testing.T) {
 		{"1.2.3-beta.2", "1.2.3b2"},
 		{"1.2.3-rc.10", "1.2.3rc10"},
 		{"1.2.3-dev.4", "1.2.3.dev4"},
+		{"0.7.0-dev.0", "0.7.0.dev0"},
+		// 0.7.0.dev0 reads back as 0.7.0-dev.0: the SDK would ask for a plugin 0.7.0-dev no release holds.
+		{"0.7.0-dev", ""},
 		{"1.2.3-alpha.1+g1a2b", "1.2.3a1+g1a2b"},
 		{"1.2.3-preview.1", ""},
 		{"v1.2.3", ""},
@@ -53,7 +57,7 @@ func TestPythonVersion(t *testing.T) {
 // pythonVersion is the Python package's version for VERSION, as the Makefile spells it.
 func pythonVersion(t *testing.T) string {
 	t.Helper()
-	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version"))
+	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version", "VERSION="+toolchain.ReleaseVersion(t)))
 }
 
 // TestPythonWheel checks dist/'s wheel (its files, version, plugin metadata and
@@ -61,7 +65,7 @@ func pythonVersion(t *testing.T) string {
 // version, as a user does, and runs a program's up and destroy with it.
 func TestPythonWheel(t *testing.T) {
 	t.Parallel()
-	version, pyVersion := toolchain.Version(t), pythonVersion(t)
+	version, pyVersion := toolchain.ReleaseVersion(t), pythonVersion(t)
 	wheel := distFile(t, "pulumi_endpoints-"+pyVersion+"-py3-none-any.whl")
 	files := wheelFiles(t, wheel)
 	for _, f := range pythonPackageFiles {
@@ -97,7 +101,7 @@ func TestPythonWheel(t *testing.T) {
 // py.typed that imports.
 func TestPythonSdist(t *testing.T) {
 	t.Parallel()
-	version, pyVersion := toolchain.Version(t), pythonVersion(t)
+	version, pyVersion := toolchain.ReleaseVersion(t), pythonVersion(t)
 	sdist := distFile(t, "pulumi_endpoints-"+pyVersion+".tar.gz")
 	files := sdistFiles(t, sdist)
 	root := "pulumi_endpoints-" + pyVersion + "/"

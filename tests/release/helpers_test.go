@@ -59,5 +59,5 @@ func (c *cli) installedPlugins() []string {
 	return names
 }
 
-// version is the release version (the VERSION file).
-func version(t *testing.T) string { return toolchain.Version(t) }
+// version is the version of the release artifacts under test.
+func version(t *testing.T) string { return toolchain.ReleaseVersion(t) }

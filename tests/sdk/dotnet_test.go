@@ -16,9 +16,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from sdk/")
 
-// treeSitterVersions pin the C# parser of TestDotnetSDKSyntax (PyPI).
-var treeSitterVersions = []string{"tree-sitter==0.26.1", "tree-sitter-c-sharp==0.23.5"}
-
 // TestDotnetSDKFiles is the golden check of the C# SDK's file names
 // (testdata/dotnet/files.golden; `go test ./tests/sdk -run TestDotnetSDKFiles -update`
 // rewrites it after an intended change).
@@ -129,11 +126,8 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 func TestDotnetSDKSyntax(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	python := toolchain.Venv(t, treeSitterVersions...)
-	script, err := filepath.Abs(filepath.Join("testdata", "dotnet", "parse_cs.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	parser := toolchain.CSharpParser(t)
+	python, script := parser[0], parser[1]
 
 	dir := filepath.Join(sdkDir(t), "dotnet")
 	var files []string

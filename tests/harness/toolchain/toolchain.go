@@ -164,6 +164,18 @@ func Version(t testing.TB) string {
 	return v
 }
 
+// ReleaseVersion returns the version of the release artifacts under test:
+// TEST_ASSET_VERSION, which `make test` sets to the VERSION it built them with (make
+// dist VERSION=0.6.0 DIST=... builds any version into any directory), or else the
+// VERSION file's.
+func ReleaseVersion(t testing.TB) string {
+	t.Helper()
+	if v := os.Getenv("TEST_ASSET_VERSION"); v != "" {
+		return v
+	}
+	return Version(t)
+}
+
 // Asset returns the path in the environment variable env, which `make test` sets to
 // a tool it built or an artifact under test, failing the test with what to run when
 // it is missing.
