@@ -232,18 +232,6 @@ func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (pr
 	return outputs(o.kind, obj), nil
 }
 
-// partial is the partial state of a list whose write failed with err: the items of
-// the set are recorded. unanswered says that some item writes got no answer (see
-// someUnanswered).
-func partial(err error, recorded *itemSet, unanswered bool) (*p.InitializationFailed, error) {
-	note := ""
-	if unanswered {
-		note = unansweredNote
-	}
-	return partialFailure(fmt.Errorf("%w (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
-		err, len(recorded.items()), note))
-}
-
 // Read refreshes the items the state records (listed by namespace, or read one by one,
 // see readItems; items gone from the cluster leave the state), or, for a Read with the ID
 // alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
