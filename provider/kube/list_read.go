@@ -2,12 +2,73 @@ package kube
 
 import (
 	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
 
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// An EndpointsList's Read: the refresh of the items its state records, and the import
+// or get of the set an ID selects. Render mode reads manifests instead (render_list.go).
+
+// Read refreshes the items the state records (listed by namespace, or read one by one,
+// see readItems; items gone from the cluster leave the state), or, for a Read with the ID
+// alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
+func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	o, err := r.connect(ctx)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	if lookup(req) {
+		return r.importSet(ctx, o, req.ID)
+	}
+	recorded := itemsOf(req.Properties)
+	objs, err := o.readItems(ctx, recorded) // nil: gone
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	return r.refreshed(req, recorded, objs), nil
+}
+
+// refreshed answers the refresh of the recorded items from their live objects, read
+// from the cluster or the render directory (nil: gone, and the item leaves the state;
+// a list with none left is gone).
+func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
+) p.ReadResponse {
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.Inputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	var live []listItem
+	var inputs []property.Value
+	for i, it := range recorded {
+		obj := objs[i]
+		if obj == nil {
+			continue
+		}
+		it.output = outputs(r.kind, obj)
+		live = append(live, it)
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
+	}
+	if len(live) == 0 && len(recorded) > 0 {
+		return p.ReadResponse{}
+	}
+	newInputs := map[string]property.Value{"items": property.New(inputs)}
+	if v, ok := req.Inputs.GetOk("metadata"); ok {
+		newInputs["metadata"] = v
+	}
+	return p.ReadResponse{
+		ID:         req.ID,
+		Properties: r.state(live, req.Properties.Get("metadata")),
+		Inputs:     property.NewMap(newInputs),
+	}
+}
 
 const (
 	// itemListMin is the number of a list's items in one namespace from which a
@@ -99,4 +160,80 @@ func (o kindClient) listNamespace(ctx context.Context, ns string, items int,
 		}
 		opts.Limit = itemListPage
 	}
+}
+
+// defaultImportPageSize is how many objects an import reads per request, unless its ID
+// gives a limit.
+const defaultImportPageSize = 500
+
+// importSet lists the Endpoints an import ID selects, following continue tokens. A
+// selection of none is an error naming the namespace, the selector and the cluster.
+func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
+	namespace, opts, err := parseImportID(id, o.client.Namespace)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	var (
+		live            []listItem
+		inputs          []property.Value
+		resourceVersion string
+	)
+	for {
+		list, err := o.api(namespace).List(ctx, opts)
+		if err != nil {
+			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
+		}
+		if resourceVersion == "" {
+			resourceVersion = list.GetResourceVersion()
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			live = append(live, listItem{id: idOf(obj), output: outputs(o.kind, obj)})
+			inputs = append(inputs, property.New(liveInputs(o.kind, obj, property.Map{})))
+		}
+		if list.GetContinue() == "" {
+			break
+		}
+		opts.Continue = list.GetContinue()
+	}
+	if len(live) == 0 {
+		selection := "no Endpoints in namespace " + namespace
+		if opts.LabelSelector != "" {
+			selection += fmt.Sprintf(" match the label selector %q", opts.LabelSelector)
+		}
+		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
+			"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
+	}
+	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+	return p.ReadResponse{
+		ID:         id,
+		Properties: r.state(live, meta),
+		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
+	}, nil
+}
+
+// parseImportID reads `namespace?labelSelector=...&limit=N`.
+func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
+	namespace, rawQuery, _ := strings.Cut(id, "?")
+	if namespace == "" {
+		namespace = fallbackNamespace
+	}
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want namespace?labelSelector=<selector>&limit=<n>: %w", id, err)
+	}
+	opts := metav1.ListOptions{LabelSelector: query.Get("labelSelector"), Limit: defaultImportPageSize}
+	for key := range query {
+		if key != "labelSelector" && key != "limit" {
+			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, limit)", id, key)
+		}
+	}
+	if l := query.Get("limit"); l != "" {
+		n, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || n <= 0 {
+			return "", opts, fmt.Errorf("import ID %q: limit must be a positive integer", id)
+		}
+		opts.Limit = n
+	}
+	return namespace, opts, nil
 }
