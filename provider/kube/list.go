@@ -331,3 +331,6 @@ func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
 	return err
 }
+
+// previewOffline is the list's inputs: its items are written as they are given.
+func (r *EndpointsList) previewOffline(inputs property.Map) property.Map { return inputs }

@@ -72,13 +72,13 @@ func inDoubt(err error) bool {
 // that exists, or may exist, but did not finish: the partial state the engine records
 // always travels with the error it reports (pulumi-go-provider requires the error to be
 // non-nil alongside the state), both saying err. The error is err itself, so that what
-// answers for the resource further out (see Unreachable) still finds its cause.
+// answers for the resource further out (see reachability) still finds its cause.
 func partialFailure(err error) (*p.InitializationFailed, error) {
 	return &p.InitializationFailed{Reasons: []string{err.Error()}}, err
 }
 
 // restated is a partial state, if any, saying err: the error that what answers for the
-// resource further out (see Unreachable) made of the partial failure's. The engine
+// resource further out (see reachability) made of the partial failure's. The engine
 // shows the partial state's reasons, not the error.
 func restated(state *p.InitializationFailed, err error) *p.InitializationFailed {
 	if state == nil || err == nil {

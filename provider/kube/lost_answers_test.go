@@ -190,7 +190,7 @@ func TestPartialSaysUnansweredItemsMayExist(t *testing.T) {
 
 // The error of a write that stopped part way, a list's or a slice's, keeps its cause
 // for errors.Is and errors.As, so that what answers for an unreachable cluster (see
-// Unreachable) tells it as the cause alone; the partial state says what the error
+// reachability) tells it as the cause alone; the partial state says what the error
 // says.
 func TestPartialKeepsTheCause(t *testing.T) {
 	t.Parallel()
