@@ -3,44 +3,12 @@ package kube
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// ambiguous tells whether a failed write may have taken effect anyway: the request
-// may have reached the server, but no definite answer came back (the connection
-// failed, the call was canceled or timed out, the server timed out or failed
-// internally).
-func ambiguous(err error) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return true
-	}
-	switch status.Status().Reason {
-	case metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout, metav1.StatusReasonInternalError:
-		return true
-	}
-	// A 5xx of any other reason, such as the API server's answer when etcd broke off
-	// mid-write (500, reason unknown), says nothing of whether the write took effect.
-	return status.Status().Code >= http.StatusInternalServerError
-}
-
-// notSent tells whether err shows that a request never reached the API server: the
-// connection could not be made (refused, no route, an unknown host, a dial that timed
-// out), so nothing was written. A connection that broke after it was made, or a
-// timeout while the request was out, is not such a failure.
-func notSent(err error) bool {
-	var (
-		op  *net.OpError
-		dns *net.DNSError
-	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
-}
 
 // apiError turns an API server error into a message that names the object, says what
 // happened in plain words and what the user can do.

@@ -109,33 +109,3 @@ func TestAPIErrorMessages(t *testing.T) {
 		})
 	}
 }
-
-// A write is ambiguous unless the server's answer says it did not take effect.
-func TestAmbiguous(t *testing.T) {
-	t.Parallel()
-	slices := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
-	status := func(code int32, reason metav1.StatusReason) error {
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason,
-			Message: "rpc error: code = Unavailable desc = error reading from server: connection reset by peer"}}
-	}
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"no answer", errors.New("EOF"), true},
-		{"a server timeout", apierrors.NewServerTimeout(slices, "create", 1), true},
-		{"an internal error", apierrors.NewInternalError(errors.New("boom")), true},
-		{"etcd broke off mid-write: 500 of no reason", status(http.StatusInternalServerError, metav1.StatusReasonUnknown), true},
-		{"service unavailable", status(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable), true},
-		{"already exists", apierrors.NewAlreadyExists(slices, "web"), false},
-		{"invalid", apierrors.NewBadRequest("bad"), false},
-		{"forbidden", forbidden("no"), false},
-		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), false},
-	}
-	for _, tt := range tests {
-		if got := ambiguous(tt.err); got != tt.want {
-			t.Errorf("%s: ambiguous(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
-	}
-}

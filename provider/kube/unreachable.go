@@ -60,22 +60,14 @@ func answerLost(err error) bool {
 	return !notSent(err) && !timedOut
 }
 
-// Unreachable wraps a resource's lifecycle with the provider's answers for a cluster
-// that cannot be reached:
+// reachability gives a resource's cluster lifecycle the provider's answers for a
+// cluster that cannot be reached:
 //   - a preview falls back to Check's offline verdict, with one warning per
 //     configuration naming the server;
 //   - refresh (Read) and destroy (Delete) fail naming the server and the object, or,
 //     with deleteUnreachable, drop the object from the state with a warning;
 //   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
 //     with a warning.
-func Unreachable(r Lifecycle, client ClientFunc, options OptionsFunc) Lifecycle {
-	offline := func(inputs property.Map) property.Map { return inputs }
-	if o, ok := r.(offlinePreviewer); ok {
-		offline = o.previewOffline
-	}
-	return reachability{Lifecycle: r, offline: offline, client: client, options: options}
-}
-
 type reachability struct {
 	Lifecycle
 	// offline is the preview's answer from the checked inputs alone.

@@ -173,6 +173,11 @@ func refusedError(t *testing.T) error {
 	return err
 }
 
+// noScope runs an operation in the caller's context.
+func noScope(ctx context.Context, _ bool, _ string) (context.Context, func(), error) {
+	return ctx, func() {}, nil
+}
+
 // An EndpointsList meets a cluster gone as a slice does: without the settings, an
 // update fails with the skipUpdateUnreachable hint (its partial state saying so too)
 // and a delete with the deleteUnreachable hint, and neither says that anything may have
@@ -202,10 +207,11 @@ func TestUnreachableList(t *testing.T) {
 			t.Parallel()
 			client := func(context.Context) (*Client, error) { return c, nil }
 			options := func() Options { return tc.options }
-			list := Unreachable(NewEndpointsList(client, options), client, options)
-			updated, updateErr := list.Update(t.Context(), p.UpdateRequest{ID: "list", Urn: "urn:pulumi:s::p::" +
-				"endpoints:core/v1:EndpointsList::list", State: old, OldInputs: old, Inputs: item(81)})
-			deleteErr := list.Delete(t.Context(), p.DeleteRequest{ID: "list", Properties: old})
+			list := Wrap(NewEndpointsList(client, options), client, options, noScope)
+			const urn = "urn:pulumi:s::p::endpoints:core/v1:EndpointsList::list"
+			updated, updateErr := list.Update(t.Context(), p.UpdateRequest{ID: "list", Urn: urn, State: old,
+				OldInputs: old, Inputs: item(81)})
+			deleteErr := list.Delete(t.Context(), p.DeleteRequest{ID: "list", Urn: urn, Properties: old})
 			if !tc.options.SkipUpdateUnreachable {
 				unreachableHinted(t, "update", updateErr, skipHint)
 				unreachableHinted(t, "delete", deleteErr, dropHint)

@@ -3,16 +3,12 @@ package kube
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -44,8 +40,6 @@ type EndpointsList struct{ clusterResource }
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
 	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
 }
-
-const defaultImportPageSize = 500
 
 // Check defaults each item's namespace, names the items that ask for a generated name,
 // then validates every item, final names and namespaces included.
@@ -232,143 +226,6 @@ func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (pr
 	return outputs(o.kind, obj), nil
 }
 
-// partial is the partial state of a list whose write failed with err: the items of
-// the set are recorded. unanswered says that some item writes got no answer (see
-// someUnanswered).
-func partial(err error, recorded *itemSet, unanswered bool) (*p.InitializationFailed, error) {
-	note := ""
-	if unanswered {
-		note = unansweredNote
-	}
-	return partialFailure(fmt.Errorf("%w (%d item(s) were written and are recorded%s; run `pulumi up` again to finish)",
-		err, len(recorded.items()), note))
-}
-
-// Read refreshes the items the state records (listed by namespace, or read one by one,
-// see readItems; items gone from the cluster leave the state), or, for a Read with the ID
-// alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
-func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.connect(ctx)
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
-	if lookup(req) {
-		return r.importSet(ctx, o, req.ID)
-	}
-	recorded := itemsOf(req.Properties)
-	objs, err := o.readItems(ctx, recorded) // nil: gone
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
-	return r.refreshed(req, recorded, objs), nil
-}
-
-// refreshed answers the refresh of the recorded items from their live objects, read
-// from the cluster or the render directory (nil: gone, and the item leaves the state;
-// a list with none left is gone).
-func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
-) p.ReadResponse {
-	oldInputs := map[objectID]property.Map{}
-	for _, it := range itemsOf(req.Inputs) {
-		oldInputs[it.id] = it.inputs
-	}
-	var live []listItem
-	var inputs []property.Value
-	for i, it := range recorded {
-		obj := objs[i]
-		if obj == nil {
-			continue
-		}
-		it.output = outputs(r.kind, obj)
-		live = append(live, it)
-		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
-	}
-	if len(live) == 0 && len(recorded) > 0 {
-		return p.ReadResponse{}
-	}
-	newInputs := map[string]property.Value{"items": property.New(inputs)}
-	if v, ok := req.Inputs.GetOk("metadata"); ok {
-		newInputs["metadata"] = v
-	}
-	return p.ReadResponse{
-		ID:         req.ID,
-		Properties: r.state(live, req.Properties.Get("metadata")),
-		Inputs:     property.NewMap(newInputs),
-	}
-}
-
-// importSet lists the Endpoints an import ID selects, following continue tokens. A
-// selection of none is an error naming the namespace, the selector and the cluster.
-func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
-	namespace, opts, err := parseImportID(id, o.client.Namespace)
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
-	var (
-		live            []listItem
-		inputs          []property.Value
-		resourceVersion string
-	)
-	for {
-		list, err := o.api(namespace).List(ctx, opts)
-		if err != nil {
-			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
-		}
-		if resourceVersion == "" {
-			resourceVersion = list.GetResourceVersion()
-		}
-		for i := range list.Items {
-			obj := &list.Items[i]
-			live = append(live, listItem{id: idOf(obj), output: outputs(o.kind, obj)})
-			inputs = append(inputs, property.New(liveInputs(o.kind, obj, property.Map{})))
-		}
-		if list.GetContinue() == "" {
-			break
-		}
-		opts.Continue = list.GetContinue()
-	}
-	if len(live) == 0 {
-		selection := "no Endpoints in namespace " + namespace
-		if opts.LabelSelector != "" {
-			selection += fmt.Sprintf(" match the label selector %q", opts.LabelSelector)
-		}
-		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
-			"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
-	}
-	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
-	return p.ReadResponse{
-		ID:         id,
-		Properties: r.state(live, meta),
-		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
-	}, nil
-}
-
-// parseImportID reads `namespace?labelSelector=...&limit=N`.
-func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
-	namespace, rawQuery, _ := strings.Cut(id, "?")
-	if namespace == "" {
-		namespace = fallbackNamespace
-	}
-	query, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want namespace?labelSelector=<selector>&limit=<n>: %w", id, err)
-	}
-	opts := metav1.ListOptions{LabelSelector: query.Get("labelSelector"), Limit: defaultImportPageSize}
-	for key := range query {
-		if key != "labelSelector" && key != "limit" {
-			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, limit)", id, key)
-		}
-	}
-	if l := query.Get("limit"); l != "" {
-		n, err := strconv.ParseInt(l, 10, 64)
-		if err != nil || n <= 0 {
-			return "", opts, fmt.Errorf("import ID %q: limit must be a positive integer", id)
-		}
-		opts.Limit = n
-	}
-	return namespace, opts, nil
-}
-
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them and left alone
 // otherwise (see kindClient.update), items it lost are deleted (after the writes, so a
@@ -474,3 +331,6 @@ func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
 	return err
 }
+
+// previewOffline is the list's inputs: its items are written as they are given.
+func (r *EndpointsList) previewOffline(inputs property.Map) property.Map { return inputs }

@@ -194,3 +194,8 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	}
 	return o.remove(ctx, t, r.options().DeletePolicy, engineTimeout(req.Timeout))
 }
+
+// previewOffline is the slice's inputs, with what only the server knows left unknown.
+func (r *EndpointSlice) previewOffline(inputs property.Map) property.Map {
+	return previewOutputs(inputs)
+}
