@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -54,8 +55,9 @@ func TestMigrationGuide(t *testing.T) {
 	toolchain.WriteFile(t, filepath.Join(s.Dir, "import.json"), string(importFile))
 	s.Run("import", "--file", "import.json", "--yes", "--non-interactive", "--out", "many.yaml")
 
-	// The program holds what the imports generated.
+	// The program holds what the imports generated; the guide shows web-a's code.
 	program := pasteImported(t, s, "web-a.yaml", "legacy.yaml", "many.yaml")
+	checkGuideCode(t, s, "web-a.yaml", ns)
 	checkImportedItems(t, s, map[string][]string{
 		"legacy": {"cache-legacy", "db-legacy", "web-legacy"},
 		"batch":  {"batch"},
@@ -113,6 +115,36 @@ func pasteImported(t *testing.T, s *stack, files ...string) string {
 	return program
 }
 
+// checkGuideCode checks that the code pulumi import wrote into file is the YAML the
+// guide shows, with the guide's namespace for ns.
+func checkGuideCode(t *testing.T, s *stack, file, ns string) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(toolchain.RepoRoot(t), migrationGuide))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, e := range docs.ParsePage(migrationGuide, string(page)) {
+		if e.Lang == "yaml" {
+			shown = append(shown, e.Code)
+		}
+	}
+	code, err := os.ReadFile(filepath.Join(s.Dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated := strings.ReplaceAll(string(code), "namespace: "+ns+"\n", "namespace: apps\n")
+	if len(shown) != 1 {
+		t.Fatalf("%s shows %d YAML blocks, want 1: the code of the import of web-a", migrationGuide, len(shown))
+	}
+	if diff := cmp.Diff(strings.Split(shown[0], "\n"), strings.Split(generated, "\n")); diff != "" {
+		t.Errorf("%s shows other code than pulumi import generates for web-a (-guide +generated):\n%s", migrationGuide, diff)
+	}
+}
+
+// migrationGuide is the guide TestMigrationGuide follows.
+const migrationGuide = "docs/guides/migrating.md"
+
 // checkImportedItems checks that each imported EndpointsList holds the Endpoints of
 // its selector, by name.
 func checkImportedItems(t *testing.T, s *stack, want map[string][]string) {
@@ -162,7 +194,7 @@ func createByAnotherClient(t *testing.T, cp *controlplane.ControlPlane, ns strin
 			"kubectl.kubernetes.io/last-applied-configuration": `{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice"}`,
 		}},
 	} {
-		labels := map[string]string{discoveryv1.LabelServiceName: sl.service, "team": "network"}
+		labels := map[string]string{discoveryv1.LabelServiceName: sl.service}
 		for k, v := range sl.labels {
 			labels[k] = v
 		}
@@ -194,12 +226,14 @@ func createByAnotherClient(t *testing.T, cp *controlplane.ControlPlane, ns strin
 	return liveUIDs(t, cp, ns)
 }
 
-// liveUIDs returns the UIDs of the namespace's EndpointSlices labelled team=network
-// (not those the mirroring controller makes) and of its Endpoints, by kind and name.
+// liveUIDs returns the UIDs of the namespace's EndpointSlices (but those the mirroring
+// controller makes from the Endpoints) and of its Endpoints, by kind and name.
 func liveUIDs(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]types.UID {
 	t.Helper()
 	uids := map[string]types.UID{}
-	sliceList, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "team=network"})
+	sliceList, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{
+		LabelSelector: discoveryv1.LabelManagedBy + "!=endpointslicemirroring-controller.k8s.io",
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
