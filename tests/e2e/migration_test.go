@@ -69,7 +69,16 @@ func TestMigrationGuide(t *testing.T) {
 	s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 	checkUIDs(t, cp, ns, uids, "after pulumi up")
 
-	// An edit of the program is an update in place.
+	editInPlace(t, s, cp, ns, program)
+	checkUIDs(t, cp, ns, uids, "after pulumi up of the edited program")
+	s.expectQuiet()
+}
+
+// editInPlace edits an address of the slice web-a and of the Endpoints web-legacy in
+// the program, and checks that the preview plans an update of those two resources
+// only and that `pulumi up` writes the new address.
+func editInPlace(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns, program string) {
+	t.Helper()
 	s.WriteProject(strings.NewReplacer("- 10.20.0.1\n", "- 10.20.0.9\n", "ip: 10.30.0.1\n", "ip: 10.30.0.9\n").Replace(program))
 	ops := s.previewOps()
 	for _, name := range []string{"web-b", "api-a", "batch"} {
@@ -83,11 +92,9 @@ func TestMigrationGuide(t *testing.T) {
 		}
 	}
 	s.upWithPreview()
-	checkUIDs(t, cp, ns, uids, "after pulumi up of the edited program")
 	if got := cp.LiveOutputs(t, controlplane.SlicesResource, ns, "web-a")["endpoints"]; !strings.Contains(toJSON(t, got), "10.20.0.9") {
 		t.Errorf("the slice web-a does not carry the edited address 10.20.0.9: %s", toJSON(t, got))
 	}
-	s.expectQuiet()
 }
 
 // migrationProject is the stack's project before the imports: a YAML program with
@@ -101,11 +108,8 @@ func pasteImported(t *testing.T, s *stack, files ...string) string {
 	t.Helper()
 	program := migrationProject + "resources:\n"
 	for _, f := range files {
-		code, err := os.ReadFile(filepath.Join(s.Dir, f))
-		if err != nil {
-			t.Fatalf("the code pulumi import wrote: %v", err)
-		}
-		entries, ok := strings.CutPrefix(string(code), "resources:\n")
+		code := importedCode(t, s, f)
+		entries, ok := strings.CutPrefix(code, "resources:\n")
 		if !ok || !strings.Contains(entries, "protect: true") {
 			t.Fatalf("%s is not the resources of an import, protected:\n%s", f, code)
 		}
@@ -113,6 +117,16 @@ func pasteImported(t *testing.T, s *stack, files ...string) string {
 	}
 	s.WriteProject(program)
 	return program
+}
+
+// importedCode returns the code `pulumi import --out file` wrote.
+func importedCode(t *testing.T, s *stack, file string) string {
+	t.Helper()
+	code, err := os.ReadFile(filepath.Clean(filepath.Join(s.Dir, file)))
+	if err != nil {
+		t.Fatalf("the code pulumi import wrote: %v", err)
+	}
+	return string(code)
 }
 
 // checkGuideCode checks that the code pulumi import wrote into file is the YAML the
@@ -129,11 +143,7 @@ func checkGuideCode(t *testing.T, s *stack, file, ns string) {
 			shown = append(shown, e.Code)
 		}
 	}
-	code, err := os.ReadFile(filepath.Join(s.Dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	generated := strings.ReplaceAll(string(code), "namespace: "+ns+"\n", "namespace: apps\n")
+	generated := strings.ReplaceAll(importedCode(t, s, file), "namespace: "+ns+"\n", "namespace: apps\n")
 	if len(shown) != 1 {
 		t.Fatalf("%s shows %d YAML blocks, want 1: the code of the import of web-a", migrationGuide, len(shown))
 	}
