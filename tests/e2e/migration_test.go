@@ -178,19 +178,11 @@ func checkImportedItems(t *testing.T, s *stack, want map[string][]string) {
 
 // createByAnotherClient creates, with client-go as kubectl would, selectorless
 // Services with EndpointSlices and Endpoints of their own, and returns the UIDs of
-// the slices and Endpoints (see liveUIDs).
+// the slices and Endpoints, keyed as liveObjects keys them.
 func createByAnotherClient(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]types.UID {
 	t.Helper()
-	ctx, clients := t.Context(), cp.Clientset()
-	for _, name := range []string{"web", "api", "web-legacy", "db-legacy", "cache-legacy", "batch"} {
-		svc := &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
-		}
-		if _, err := clients.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create Service %s/%s: %v", ns, name, err)
-		}
-	}
+	createSelectorlessServices(t, cp, ns, "web", "api", "web-legacy", "db-legacy", "cache-legacy", "batch")
+	ctx, clients, uids := t.Context(), cp.Clientset(), map[string]types.UID{}
 	port, proto, portName, ready := int32(8080), corev1.ProtocolTCP, "http", true
 	for _, sl := range []struct {
 		name, service, ip   string
@@ -214,9 +206,11 @@ func createByAnotherClient(t *testing.T, cp *controlplane.ControlPlane, ns strin
 			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{sl.ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 			Ports:       []discoveryv1.EndpointPort{{Name: &portName, Port: &port, Protocol: &proto}},
 		}
-		if _, err := clients.DiscoveryV1().EndpointSlices(ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		created, err := clients.DiscoveryV1().EndpointSlices(ns).Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("create EndpointSlice %s/%s: %v", ns, sl.name, err)
 		}
+		uids["EndpointSlice "+sl.name] = created.UID
 	}
 	for _, ep := range []struct{ name, partOf, ip string }{
 		{"web-legacy", "legacy", "10.30.0.1"}, {"db-legacy", "legacy", "10.30.0.2"},
@@ -229,42 +223,40 @@ func createByAnotherClient(t *testing.T, cp *controlplane.ControlPlane, ns strin
 				Ports:     []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}},
 			}},
 		}
-		if _, err := clients.CoreV1().Endpoints(ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		created, err := clients.CoreV1().Endpoints(ns).Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("create Endpoints %s/%s: %v", ns, ep.name, err)
 		}
-	}
-	return liveUIDs(t, cp, ns)
-}
-
-// liveUIDs returns the UIDs of the namespace's EndpointSlices (but those the mirroring
-// controller makes from the Endpoints) and of its Endpoints, by kind and name.
-func liveUIDs(t *testing.T, cp *controlplane.ControlPlane, ns string) map[string]types.UID {
-	t.Helper()
-	uids := map[string]types.UID{}
-	sliceList, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelManagedBy + "!=endpointslicemirroring-controller.k8s.io",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sl := range sliceList.Items {
-		uids["EndpointSlice "+sl.Name] = sl.UID
-	}
-	endpointsList, err := cp.Clientset().CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ep := range endpointsList.Items {
-		uids["Endpoints "+ep.Name] = ep.UID
+		uids["Endpoints "+ep.name] = created.UID
 	}
 	return uids
+}
+
+// createSelectorlessServices creates Services without a selector, whose endpoints
+// are their users' to write.
+func createSelectorlessServices(t *testing.T, cp *controlplane.ControlPlane, ns string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
+		}
+		if _, err := cp.Clientset().CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create Service %s/%s: %v", ns, name, err)
+		}
+	}
 }
 
 // checkUIDs checks that the objects the other client created are there with the UIDs
 // it got: none was deleted or recreated.
 func checkUIDs(t *testing.T, cp *controlplane.ControlPlane, ns string, want map[string]types.UID, when string) {
 	t.Helper()
-	if diff := cmp.Diff(want, liveUIDs(t, cp, ns)); diff != "" {
+	live := liveObjects(t, cp, ns)
+	got := map[string]types.UID{}
+	for key := range want {
+		got[key] = live[key]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("objects deleted or recreated %s (UIDs, -created +live):\n%s", when, diff)
 	}
 }
