@@ -189,8 +189,29 @@ $(GEN_DOTNET): $(wildcard tools/gen-dotnet/*.go) tools/gen-dotnet/go.sum | tools
 	cd tools/gen-dotnet && go build -trimpath -o $@.tmp .
 	mv $@.tmp $@
 
+# The examples (examples/<group>/<language>) name the newest release, the top released
+# section of CHANGELOG.md, as a user's program does; between releases VERSION is a
+# prerelease. `make examples-dist` builds what they install, stamped with that version,
+# into $(EXAMPLES_DIST) (the plugin of this machine only), and tests/examples serves it
+# from local registries.
+EXAMPLES_VERSION ?= $(shell sed -nE 's/^## \[([0-9]+\.[0-9]+\.[0-9]+)\].*/\1/p' CHANGELOG.md | head -n 1)
+EXAMPLES_DIST    := build/examples
+EXAMPLES_MAKE    := $(MAKE) --no-print-directory VERSION=$(EXAMPLES_VERSION) DIST=$(EXAMPLES_DIST) \
+	BIN_DIR=$(EXAMPLES_DIST)/bin PLATFORMS=$(GOOS)-$(GOARCH)
+EXAMPLES_PLUGIN  := $(EXAMPLES_DIST)/pulumi-resource-endpoints-v$(EXAMPLES_VERSION)-$(GOOS)-$(GOARCH).tar.gz
+
+TEST_ENV += TEST_ASSET_EXAMPLES_DIST=$(abspath $(EXAMPLES_DIST)) TEST_ASSET_EXAMPLES_VERSION=$(EXAMPLES_VERSION)
+
+.PHONY: examples-dist
+examples-dist: ## Build what the examples install (plugin, SDK packages), stamped with the newest release in CHANGELOG.md, into build/examples.
+	$(EXAMPLES_MAKE) dist
+
+.PHONY: examples-plugin
+examples-plugin:
+	$(EXAMPLES_MAKE) plugin
+
 .PHONY: test
-test: tools provider dist ## Run every test: unit, control plane, provider and CLI tests.
+test: tools provider dist examples-dist ## Run every test: unit, control plane, provider, CLI and the examples' READMEs.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
 
 .PHONY: test-env
@@ -211,22 +232,21 @@ bench: tools provider ## Measure start-up, footprint, Check, overhead and scale 
 		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the examples' Go module too.
+lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test program's module too.
 	$(GOLANGCI_LINT) run ./...
-	cd examples/go && $(GOLANGCI_LINT) run --config ../../.golangci.yaml ./... && \
-		$(GOLANGCI_LINT) run --config ../../.golangci.yaml --build-tags runner ./...
+	cd tests/e2e/testdata/programs/go && $(GOLANGCI_LINT) run --config ../../../../../.golangci.yaml ./...
 
 .PHONY: demo
-demo: tools $(PLUGIN_TARBALL) ## Run the demo: `pulumi up` of the YAML example against a local control plane.
+demo: tools examples-plugin ## Run the demo: `pulumi up` of examples/kubernetes/yaml against a local control plane.
 	$(TEST_ENV) go run ./tests/cmd/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
-		-plugin $(PLUGIN_TARBALL) -version $(VERSION) -example examples/yaml -fixture examples/fixtures/google.json
+		-plugin $(EXAMPLES_PLUGIN) -version $(EXAMPLES_VERSION) -example examples/kubernetes/yaml
 
 # Release artifacts (make dist) and the Java SDK and tools live in their own fragments.
 include $(sort $(wildcard mk/*.mk))
 
 .PHONY: clean
 clean: ## Remove build outputs (not the tool cache).
-	rm -rf $(BIN_DIR) $(DIST)
+	rm -rf $(BIN_DIR) $(DIST) build
 
 .PHONY: FORCE
 FORCE:

@@ -967,10 +967,16 @@ func TestSchemaCoversSpec(t *testing.T) {
 			{"ObjectMeta.generation", typeProp(meta+"ObjectMeta", "generation"), []string{readOnly}},
 			{"ObjectMeta.resourceVersion", typeProp(meta+"ObjectMeta", "resourceVersion"), []string{readOnly}},
 			{"ObjectMeta.uid", typeProp(meta+"ObjectMeta", "uid"), []string{readOnly}},
-			{"EndpointSlice", spec.Resources[discovery+"EndpointSlice"].Description,
-				[]string{"`addressType`", "`metadata.name`", "`metadata.namespace`", "replaced"}},
-			{"EndpointsList", spec.Resources[core+"EndpointsList"].Description,
-				[]string{"one Kubernetes v1 `Endpoints` object", "managed as a set"}},
+			{"EndpointSlice", spec.Resources[discovery+"EndpointSlice"].Description, []string{
+				"`addressType`", "`metadata.name`", "`metadata.namespace`", "replaced",
+				"## Import", "`<namespace>/<name>`", "`<namespace>/<generateName>*`",
+				"$ pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice web default/web-1a2b3c",
+			}},
+			{"EndpointsList", spec.Resources[core+"EndpointsList"].Description, []string{
+				"one Kubernetes v1 `Endpoints` object", "managed as a set",
+				"## Import", "`<namespace>?labelSelector=<selector>&limit=<n>`",
+				"$ pulumi import endpoints:core/v1:EndpointsList legacy 'default?labelSelector=",
+			}},
 			{"getImportDataFile", spec.Functions[importDataFile].Description, []string{
 				"GET https://migrationcenter.googleapis.com/v1alpha1/projects/{project}/locations/{location}" +
 					"/importJobs/{importJobId}/importDataFiles/{importDataFileId}",

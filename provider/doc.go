@@ -15,9 +15,10 @@
 //   - Check, Diff, Create, Read, Update and Delete find the resource of the request's
 //     type token (endpoints:discovery.k8s.io/v1:EndpointSlice or
 //     endpoints:core/v1:EndpointsList) and pass the call on to its lifecycle in package
-//     kube, wrapped by kube.Unreachable for clusters that do not answer. Check there
-//     runs the rules of package validate; the others call the API server. An unknown
-//     token is an error that lists the tokens served.
+//     kube, as kube.Wrap serves it (in an operation scope, on the target the settings
+//     name, with answers for clusters that do not answer). Check there runs the rules
+//     of package validate; the others call the API server. An unknown token is an
+//     error that lists the tokens served.
 //   - Invoke finds the function of the token and passes the call on to package
 //     google, which checks the arguments and calls the Google API.
 //   - Cancel stops new calls, then every call in flight (see below).

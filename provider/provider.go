@@ -70,8 +70,8 @@ func newServer(ctx context.Context, getenv func(string) string) *server {
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.cancelling, s.startCancelling = context.WithCancel(s.stopped)
 	s.resources = resources{
-		spec.EndpointSliceToken: s.scoped(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
-		spec.EndpointsListToken: s.scoped(kube.NewEndpointsList(s.kubeClient, s.kubeOptions)),
+		spec.EndpointSliceToken: s.served(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
+		spec.EndpointsListToken: s.served(kube.NewEndpointsList(s.kubeClient, s.kubeOptions)),
 	}
 	s.functions = google.Functions(func() google.Config { return s.currentConfig().Google })
 	s.setConfig(Config{})
@@ -161,79 +161,29 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 	return fn(ctx, req.Args)
 }
 
-// scoped wraps a Kubernetes resource as the provider serves it: with a render
-// directory it writes manifests (kube.Rendered), else an unreachable cluster is
-// handled as kube.Unreachable describes, and the calls that reach the API
-// server (Create, Read, Update, Delete) run in an operation scope (see scope). Check
-// and Diff are passed on as they are.
-func (s *server) scoped(r kube.Lifecycle) scopedResource {
-	cluster := kube.Unreachable(r, s.kubeClient, s.kubeOptions)
-	return scopedResource{Lifecycle: kube.Rendered(r, cluster, s.kubeOptions), scope: s.scope}
-}
-
-// scopedResource is a resource whose Create, Read, Update and Delete run in a scope.
-type scopedResource struct {
-	kube.Lifecycle
-	scope func(ctx context.Context, deprecations bool, what string) (context.Context, func(), error)
-}
-
-// operation names an engine call on the resource urn, for the error that refuses it.
-func operation(op string, urn presource.URN) string {
-	return fmt.Sprintf("the %s of %s %s", op, urn.Type().Name(), urn.Name())
-}
-
-func (r scopedResource) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	ctx, done, err := r.scope(ctx, !req.DryRun, operation("create", req.Urn))
-	if err != nil {
-		return p.CreateResponse{}, err
-	}
-	defer done()
-	return r.Lifecycle.Create(ctx, req)
-}
-
-func (r scopedResource) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	ctx, done, err := r.scope(ctx, true, operation("read", req.Urn))
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
-	defer done()
-	return r.Lifecycle.Read(ctx, req)
-}
-
-func (r scopedResource) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	ctx, done, err := r.scope(ctx, !req.DryRun, operation("update", req.Urn))
-	if err != nil {
-		return p.UpdateResponse{}, err
-	}
-	defer done()
-	return r.Lifecycle.Update(ctx, req)
-}
-
-func (r scopedResource) Delete(ctx context.Context, req p.DeleteRequest) error {
-	ctx, done, err := r.scope(ctx, false, operation("delete", req.Urn))
-	if err != nil {
-		return err
-	}
-	defer done()
-	return r.Lifecycle.Delete(ctx, req)
+// served is a Kubernetes resource as the provider serves it, its calls in the scope of
+// an operation (see scope): kube.Wrap builds the decorators around it, and says in what
+// order.
+func (s *server) served(r kube.Resource) kube.Lifecycle {
+	return kube.Wrap(r, s.kubeClient, s.kubeOptions, s.scope)
 }
 
 // resources are the provider's resources by type token. Their methods serve the
 // engine's resource calls: each passes the call on to the resource of the request's
 // type.
-type resources map[tokens.Type]scopedResource
+type resources map[tokens.Type]kube.Lifecycle
 
 // get returns the resource of urn's type, or an error naming the types served.
-func (rs resources) get(urn presource.URN) (scopedResource, error) {
+func (rs resources) get(urn presource.URN) (kube.Lifecycle, error) {
 	if r, ok := rs[urn.Type()]; ok {
 		return r, nil
 	}
-	return scopedResource{}, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
+	return nil, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
 		urn.Type(), Name, Version, served(rs))
 }
 
 // on runs call on the resource of urn's type.
-func on[T any](rs resources, urn presource.URN, call func(scopedResource) (T, error)) (T, error) {
+func on[T any](rs resources, urn presource.URN, call func(kube.Lifecycle) (T, error)) (T, error) {
 	r, err := rs.get(urn)
 	if err != nil {
 		var zero T
@@ -243,23 +193,23 @@ func on[T any](rs resources, urn presource.URN, call func(scopedResource) (T, er
 }
 
 func (rs resources) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	return on(rs, req.Urn, func(r scopedResource) (p.CheckResponse, error) { return r.Check(ctx, req) })
+	return on(rs, req.Urn, func(r kube.Lifecycle) (p.CheckResponse, error) { return r.Check(ctx, req) })
 }
 
 func (rs resources) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	return on(rs, req.Urn, func(r scopedResource) (p.DiffResponse, error) { return r.Diff(ctx, req) })
+	return on(rs, req.Urn, func(r kube.Lifecycle) (p.DiffResponse, error) { return r.Diff(ctx, req) })
 }
 
 func (rs resources) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	return on(rs, req.Urn, func(r scopedResource) (p.CreateResponse, error) { return r.Create(ctx, req) })
+	return on(rs, req.Urn, func(r kube.Lifecycle) (p.CreateResponse, error) { return r.Create(ctx, req) })
 }
 
 func (rs resources) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	return on(rs, req.Urn, func(r scopedResource) (p.ReadResponse, error) { return r.Read(ctx, req) })
+	return on(rs, req.Urn, func(r kube.Lifecycle) (p.ReadResponse, error) { return r.Read(ctx, req) })
 }
 
 func (rs resources) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	return on(rs, req.Urn, func(r scopedResource) (p.UpdateResponse, error) { return r.Update(ctx, req) })
+	return on(rs, req.Urn, func(r kube.Lifecycle) (p.UpdateResponse, error) { return r.Update(ctx, req) })
 }
 
 func (rs resources) Delete(ctx context.Context, req p.DeleteRequest) error {

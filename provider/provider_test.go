@@ -17,6 +17,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // newTestServer runs the provider behind pulumi-go-provider's in-process gRPC server.
@@ -66,15 +67,12 @@ func TestGetSchemaServesEmbeddedSchemaWithVersion(t *testing.T) {
 	if doc.Name != Name || doc.Version != Version {
 		t.Errorf("name/version = %q/%q, want %q/%q", doc.Name, doc.Version, Name, Version)
 	}
-	for _, tok := range []string{"endpoints:core/v1:EndpointsList", "endpoints:discovery.k8s.io/v1:EndpointSlice"} {
+	for _, tok := range []string{spec.EndpointsListToken, spec.EndpointSliceToken} {
 		if _, ok := doc.Resources[tok]; !ok {
 			t.Errorf("resource %s missing from the served schema", tok)
 		}
 	}
-	for _, tok := range []string{
-		"endpoints:migration/v1alpha1:getImportDataFile",
-		"endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy",
-	} {
+	for _, tok := range []string{spec.ImportDataFileToken, spec.ProxyConfigIamPolicyToken} {
 		if _, ok := doc.Functions[tok]; !ok {
 			t.Errorf("function %s missing from the served schema", tok)
 		}

@@ -36,7 +36,13 @@ type Config struct {
 	AppendUserAgent string
 	// Timeout bounds each lookup, retries included; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Retry is how a lookup retries transient failures; zero means 8 attempts, the
+	// waits from 200ms doubling up to 10s. No setting sets it.
+	Retry RetryPolicy
 }
+
+// DefaultTimeout bounds each lookup, retries included, unless Config.Timeout is set.
+const DefaultTimeout = 60 * time.Second
 
 // The APIs' public endpoints.
 const (
@@ -82,6 +88,14 @@ func (c Config) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+// retry returns the retry policy of the lookups.
+func (c Config) retry() RetryPolicy {
+	if c.Retry != (RetryPolicy{}) {
+		return c.Retry
+	}
+	return RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}
 }
 
 // endpoint returns the base URL to use for an API: the configured one, checked and

@@ -9,18 +9,12 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // Function is one lookup: it validates its arguments and calls the API.
 type Function = func(context.Context, property.Map) (p.InvokeResponse, error)
-
-// The tokens of the lookups, as schema.json declares them.
-//
-//nolint:gosec // G101: function tokens, not credentials
-const (
-	ImportDataFileToken       tokens.Type = "endpoints:migration/v1alpha1:getImportDataFile"
-	ProxyConfigIamPolicyToken tokens.Type = "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"
-)
 
 // Functions returns the lookups this package serves, by token. config returns the
 // provider configuration in force at the time of each call. No client is built and no
@@ -28,8 +22,8 @@ const (
 func Functions(config func() Config) map[tokens.Type]Function {
 	l := &lookups{config: config}
 	return map[tokens.Type]Function{
-		ImportDataFileToken:       l.getImportDataFile,
-		ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
+		spec.ImportDataFileToken:       l.getImportDataFile,
+		spec.ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
 	}
 }
 
@@ -99,7 +93,7 @@ func invoke[T any](
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	defer cancel()
 	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
-	v, err := retry(ctx, DefaultRetry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
+	v, err := retry(ctx, cfg.retry(), subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
 		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)
 	}

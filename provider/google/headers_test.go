@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/providers"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
@@ -265,7 +267,7 @@ func TestUserProjectOverrideWithoutBillingProjectFailsTheConfiguration(t *testin
 	t.Parallel()
 	srv := newProvider(t)
 	args := property.NewMap(map[string]property.Value{"userProjectOverride": property.New(true)})
-	resp, err := srv.CheckConfig(p.CheckRequest{Urn: "urn:pulumi:s::p::pulumi:providers:endpoints::default", Inputs: args})
+	resp, err := srv.CheckConfig(p.CheckRequest{Urn: resource.NewURN("s", "p", "", providers.MakeProviderType(provider.Name), "default"), Inputs: args})
 	if err != nil {
 		t.Fatalf("CheckConfig: %v", err)
 	}

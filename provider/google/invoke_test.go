@@ -2,6 +2,7 @@ package google_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -24,6 +25,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
@@ -35,10 +37,10 @@ const (
 	// wrongToken is a token the doubles reject; it must not appear either.
 	wrongToken = "ya29.endpoints-wrong-token-2b8d"
 
-	importDataFile = google.ImportDataFileToken
-	policyToken    = google.ProxyConfigIamPolicyToken
+	importDataFile = spec.ImportDataFileToken
+	policyToken    = spec.ProxyConfigIamPolicyToken
 
-	// lookupTimeout is google.DefaultTimeout in these tests.
+	// lookupTimeout is the lookupTimeout setting of these tests.
 	lookupTimeout = 5 * time.Second
 )
 
@@ -50,9 +52,6 @@ var secrets = []string{token, wrongToken, "PRIVATE KEY", "MII"}
 var logs lockedBuffer
 
 func TestMain(m *testing.M) {
-	// Short bounds, so retries and timeouts are quick; set before any provider starts.
-	google.DefaultTimeout = lookupTimeout
-	google.DefaultRetry = google.RetryPolicy{Base: 5 * time.Millisecond, Factor: 2, Max: 40 * time.Millisecond, Attempts: 4}
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	// The headers the tests check are the settings' alone.
 	for _, env := range headerEnv {
@@ -110,13 +109,14 @@ func startWith(t *testing.T, double *googledouble.Server, settings map[string]st
 	return h
 }
 
-// settingsFor returns provider settings for double: both custom endpoints at it and
-// project "proj", then settings, which replace keys.
+// settingsFor returns provider settings for double: both custom endpoints at it,
+// project "proj" and lookupTimeout, then settings, which replace keys.
 func settingsFor(double *googledouble.Server, settings map[string]string) map[string]string {
 	out := map[string]string{
 		"migrationCenterCustomEndpoint": double.URL,
 		"beyondcorpCustomEndpoint":      double.URL,
 		"project":                       "proj",
+		"lookupTimeout":                 lookupTimeout.String(),
 	}
 	maps.Copy(out, settings)
 	return out
@@ -130,6 +130,27 @@ func startDouble(t *testing.T, token string) *googledouble.Server {
 	}
 	t.Cleanup(func() { _ = double.Close() })
 	return double
+}
+
+// startLookups runs a double expecting token and the lookups alone, served as the
+// provider serves them, with the configuration the provider would build from
+// settingsFor's settings and the retry policy given, which no setting sets.
+func startLookups(t *testing.T, retry google.RetryPolicy) *harness {
+	t.Helper()
+	double := startDouble(t, token)
+	cfg := google.Config{
+		Project: "proj", AccessToken: token, MigrationCenterEndpoint: double.URL, BeyondcorpEndpoint: double.URL,
+		Timeout: lookupTimeout, Retry: retry,
+	}
+	functions := google.Functions(func() google.Config { return cfg })
+	srv, err := integration.NewServer(t.Context(), "endpoints", semver.MustParse("0.1.0"),
+		integration.WithProvider(p.Provider{Invoke: func(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
+			return functions[req.Token](ctx, req.Args)
+		}}))
+	if err != nil {
+		t.Fatalf("starting the lookups: %v", err)
+	}
+	return &harness{t: t, srv: srv, double: double}
 }
 
 func newProvider(t *testing.T) integration.Server {
@@ -671,10 +692,12 @@ func TestRetries(t *testing.T) {
 		{"resets run out", func(d *googledouble.Server) { d.ResetConnections(10) },
 			"reading import data file " + filePath + " failed after 4 attempts; last error: ", 4},
 	}
+	// Short waits and 4 attempts, so that the attempts run out quickly.
+	fast := google.RetryPolicy{Base: 5 * time.Millisecond, Factor: 2, Max: 40 * time.Millisecond, Attempts: 4}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := start(t, nil)
+			h := startLookups(t, fast)
 			h.double.AddImportDataFile("proj", "l", "j", "f", googledouble.ImportDataFile{State: "ACTIVE"})
 			tt.faults(h.double)
 			out, _, err := h.invoke(importDataFile, fileArgs())

@@ -107,8 +107,8 @@ func TestSchemaAgreement(t *testing.T) {
 		args    []argSpec
 		outputs []property.Map
 	}{
-		{string(ImportDataFileToken), importDataFileArgs, []property.Map{importDataFileOutputs(nil), importDataFileOutputs(fullFile)}},
-		{string(ProxyConfigIamPolicyToken), proxyConfigIamPolicyArgs, []property.Map{policyOutputs(nil), policyOutputs(fullPolicy)}},
+		{spec.ImportDataFileToken, importDataFileArgs, []property.Map{importDataFileOutputs(nil), importDataFileOutputs(fullFile)}},
+		{spec.ProxyConfigIamPolicyToken, proxyConfigIamPolicyArgs, []property.Map{policyOutputs(nil), policyOutputs(fullPolicy)}},
 	}
 	for _, tt := range tests {
 		fn, ok := pkg.Functions[tt.token]

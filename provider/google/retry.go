@@ -17,14 +17,6 @@ import (
 	"google.golang.org/api/googleapi"
 )
 
-// DefaultTimeout bounds each lookup, retries included, unless Config.Timeout is set.
-// Tests may lower it before they start a provider; it must not change while lookups run.
-var DefaultTimeout = 60 * time.Second
-
-// DefaultRetry is the retry policy of every lookup. Tests may change it before they
-// start a provider; it must not change while lookups run.
-var DefaultRetry = RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}
-
 // RetryPolicy says how a lookup retries transient failures: 429, 500, 502, 503 and 504
 // answers and connections reset or cut short. The n-th retry waits a random time
 // between half and all of min(Max, Base*Factor^(n-1)), or longer when the server asks

@@ -4,26 +4,51 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// Client settings' defaults (schema.json documents them).
-const (
-	// DefaultQPS is the client's sustained request rate. The engine runs many
-	// resources at once; client-go's defaults (5 QPS, burst 10) would queue them behind
-	// its own rate limiter.
-	DefaultQPS = 200
-	// DefaultBurst is the client's burst of requests above DefaultQPS.
-	DefaultBurst = 400
-	// DefaultRequestTimeout bounds every request to the API server.
-	DefaultRequestTimeout = 30 * time.Second
-)
+// The client settings' defaults are those schema.json gives the qps, burst and
+// requestTimeout settings, read from it on first use. The engine runs many resources
+// at once; client-go's own defaults (5 QPS, burst 10) would queue them behind its rate
+// limiter.
+
+// DefaultQPS is the client's sustained request rate.
+func DefaultQPS() float64 { return clientDefaults().qps }
+
+// DefaultBurst is the client's burst of requests above DefaultQPS.
+func DefaultBurst() int { return clientDefaults().burst }
+
+// DefaultRequestTimeout bounds every request to the API server.
+func DefaultRequestTimeout() time.Duration { return clientDefaults().timeout }
+
+type limits struct {
+	qps     float64
+	burst   int
+	timeout time.Duration
+}
+
+// clientDefaults reads the defaults from schema.json; one that is missing or of
+// another type is a build defect, which the package's tests catch.
+var clientDefaults = sync.OnceValue(func() limits {
+	vars := spec.MustLoad().Config.Variables
+	qps, okQPS := vars["qps"].Default.(float64)
+	burst, okBurst := vars["burst"].Default.(float64)
+	timeout, okTimeout := vars["requestTimeout"].Default.(string)
+	d, err := time.ParseDuration(timeout)
+	if !okQPS || !okBurst || !okTimeout || err != nil || qps <= 0 || burst < 1 || d <= 0 {
+		panic(fmt.Sprintf("internal error: schema.json's defaults of qps, burst and requestTimeout are %v, %v and %v",
+			vars["qps"].Default, vars["burst"].Default, vars["requestTimeout"].Default))
+	}
+	return limits{qps: qps, burst: int(burst), timeout: d}
+})
 
 // Config is the Kubernetes part of the provider configuration.
 type Config struct {
@@ -110,7 +135,7 @@ func NewClient(cfg Config) (*Client, error) {
 		restConfig.UserAgent = cfg.UserAgent
 	}
 	restConfig.WarningHandlerWithContext = warningLogger{}
-	restConfig.QPS, restConfig.Burst, restConfig.Timeout = float32(DefaultQPS), DefaultBurst, DefaultRequestTimeout
+	restConfig.QPS, restConfig.Burst, restConfig.Timeout = float32(DefaultQPS()), DefaultBurst(), DefaultRequestTimeout()
 	if cfg.QPS > 0 {
 		restConfig.QPS = float32(cfg.QPS)
 	}

@@ -14,29 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// The values of ManagedByLabel that name Kubernetes' own controllers.
 const (
-	// ManagedByLabel names the manager of an EndpointSlice.
-	ManagedByLabel = "endpointslice.kubernetes.io/managed-by"
-	// ManagedBy is the provider's value of ManagedByLabel, set on the slices it writes
-	// unless their inputs set the label.
-	ManagedBy = "pulumi-endpoints"
-
 	endpointSliceController = "endpointslice-controller.k8s.io"
 	mirroringController     = "endpointslicemirroring-controller.k8s.io"
 )
-
-// controllerAnnotations are annotations the controllers keep up to date on the objects
-// they manage, left out of the inputs of an imported object.
-var controllerAnnotations = []string{"endpoints.kubernetes.io/last-change-trigger-time"}
-
-// importedLabels are the labels of an imported object to leave out of its inputs:
-// the provider's own managed-by label, which it sets anyway.
-func importedLabels(labels property.Map) property.Map {
-	if v, ok := labels.GetOk(ManagedByLabel); ok && v.IsString() && v.AsString() == ManagedBy {
-		return labels.Delete(ManagedByLabel)
-	}
-	return labels
-}
 
 // setDefaultLabels gives obj the labels its kind carries by default, unless the
 // inputs set them (an unknown value counts as set).

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -169,45 +168,27 @@ func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.D
 
 var errDeleteTimeout = errors.New("delete timed out")
 
-// deleteParallelism bounds the deletes of a set in flight at once.
-const deleteParallelism = 16
-
-// removeAll removes the targets, up to deleteParallelism at a time, and returns the
-// names of those that are gone. Every target is tried; the error keeps every failure,
-// the first target's first (see joinFailures).
+// removeAll removes the targets, up to fanOutLimit at a time, and returns the names
+// of those that are gone. Every target is tried; the error keeps every failure, the
+// first target's first (see fanOut.failed).
 func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, policy DeletePolicy, timeout time.Duration,
 ) ([]objectID, error) {
+	deletes := fanOut{
+		what: "delete(s)",
+		name: func(i int) string { return fmt.Sprintf("the delete of %s %s", o.kind.name, targets[i].id) },
+	}
+	outcomes := deletes.run(ctx, len(targets), func(i int) error {
+		return o.remove(ctx, targets[i], policy, timeout)
+	})
+	var removed []objectID
 	errs := make([]error, len(targets))
-	var deletes errgroup.Group
-	deletes.SetLimit(deleteParallelism)
-	for i, t := range targets {
-		deletes.Go(func() error {
-			errs[i] = interrupt.NotStarted(ctx, fmt.Sprintf("the delete of %s %s", o.kind.name, t.id))
-			if errs[i] == nil {
-				errs[i] = o.remove(ctx, t, policy, timeout)
-			}
-			return nil
-		})
-	}
-	_ = deletes.Wait() // every call returns nil: the outcomes are in errs
-	var (
-		removed               []objectID
-		failed, notStartedYet []error
-	)
-	for i, err := range errs {
-		switch {
-		case err == nil:
+	for i, c := range outcomes {
+		if c.err == nil {
 			removed = append(removed, targets[i].id)
-		case interrupt.IsNotStarted(err):
-			notStartedYet = append(notStartedYet, err)
-		default:
-			failed = append(failed, err)
 		}
+		errs[i] = c.err
 	}
-	if len(notStartedYet) > 0 {
-		failed = append(failed, collapseNotStarted(notStartedYet, "delete(s)"))
-	}
-	return removed, joinFailures(failed, "delete(s)")
+	return removed, deletes.failed(errs)
 }
 
 // stillThere explains why a delete did not finish, from the last read of the object

@@ -1,10 +1,11 @@
 // Package kube implements the Kubernetes resources of the provider, EndpointSlice
 // (one discovery.k8s.io/v1 EndpointSlice) and EndpointsList (a set of core/v1
 // Endpoints, one per item), with client-go's dynamic client. [NewEndpointSlice] and
-// [NewEndpointsList] return their lifecycles ([Lifecycle]); the provider dispatches
-// to them wrapped in [Unreachable], and that in [Rendered], which serves them from YAML
-// manifests in a directory instead when the renderDirectory setting names one (see
-// [RenderTarget]: no client is built and no cluster contacted).
+// [NewEndpointsList] return them ([Resource]), and the provider serves each as [Wrap]
+// makes it: its calls in an operation scope, on the target the settings name (the
+// cluster, or YAML manifests in a directory when the renderDirectory setting names one,
+// see [RenderTarget]: no client is built and no cluster contacted), and with the
+// answers for a cluster that cannot be reached. Wrap lists these decorators in order.
 //
 // # Objects and values
 //
@@ -116,10 +117,10 @@
 //
 // # Unreachable clusters
 //
-// [Unreachable] gives the provider's answers for an API server that cannot be reached:
-// a preview falls back to Check's offline verdict with one warning per configuration;
-// refresh and destroy fail naming the server, or drop the objects with the
-// deleteUnreachable setting; an update fails likewise, or keeps the last state with
+// On a cluster, [Wrap] gives the provider's answers for an API server that cannot be
+// reached: a preview falls back to Check's offline verdict with one warning per
+// configuration; refresh and destroy fail naming the server, or drop the objects with
+// the deleteUnreachable setting; an update fails likewise, or keeps the last state with
 // skipUpdateUnreachable. A connection that broke after the request was sent is told
 // apart: the server was reached, and the write may have taken effect.
 //
@@ -129,8 +130,35 @@
 // a program that never declares a Kubernetes resource never needs a kubeconfig.
 // [NewClient] reads the kubeconfig (a path, its contents, or KUBECONFIG's files) and
 // makes no request. Its rate limiter allows [DefaultQPS] and [DefaultBurst], and each
-// request is bounded by [DefaultRequestTimeout], unless configured otherwise. When the
-// kubeconfig now reaches another cluster than the one recorded for the provider
-// ([Resolve], [Recorded]), the recorded kubeconfig is used: a provider's objects are
-// read, updated and deleted on the cluster they were created on.
+// request is bounded by [DefaultRequestTimeout] (schema.json's defaults of the
+// settings), unless configured otherwise. When the kubeconfig now reaches another
+// cluster than the one recorded for the provider ([Resolve], [Recorded]), the recorded
+// kubeconfig is used: a provider's objects are read, updated and deleted on the
+// cluster they were created on.
+//
+// # Files
+//
+// The files are named by resource and by idea; x_test.go tests x.go.
+//
+//   - resource.go: what every resource is ([Lifecycle], [Resource]) and the settings
+//     it reads; wrap.go: [Wrap], the decorators around a resource, in order.
+//   - slice.go: the EndpointSlice. list.go, list_items.go, list_read.go: the
+//     EndpointsList, its items as a set written side by side, and its Read (refresh,
+//     import).
+//   - render.go, render_slice.go, render_list.go: render mode's manifests, and each
+//     resource's render backend.
+//   - unreachable.go: a cluster that cannot be reached. lost_answers.go: a write whose
+//     answer never came: which failures leave it in doubt, the partial state, pending
+//     IDs and create IDs.
+//   - object.go, merge.go, delete.go: the calls on one object (create, get, a Read
+//     with the ID alone), the three-way merge of an update, delete and wait.
+//     fanout.go: calls side by side, 16 at a time.
+//   - state.go, replace.go, keys.go, names.go: outputs and inputs read back, what
+//     changed and when a change replaces the object, the keys that are not the
+//     program's, names and namespaces.
+//   - kinds.go, values.go: the kinds of object and their IDs; objects as property
+//     values.
+//   - errors.go, warnings.go, controllers.go: the API server's errors and warnings in
+//     plain words, and the controllers that act on the objects.
+//   - client.go, identity.go: the client, and the cluster it reaches.
 package kube

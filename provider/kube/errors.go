@@ -3,31 +3,12 @@ package kube
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// ambiguous tells whether a failed write may have taken effect anyway: the request
-// may have reached the server, but no definite answer came back (the connection
-// failed, the call was canceled or timed out, the server timed out or failed
-// internally).
-func ambiguous(err error) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return true
-	}
-	switch status.Status().Reason {
-	case metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout, metav1.StatusReasonInternalError:
-		return true
-	}
-	// A 5xx of any other reason, such as the API server's answer when etcd broke off
-	// mid-write (500, reason unknown), says nothing of whether the write took effect.
-	return status.Status().Code >= http.StatusInternalServerError
-}
 
 // apiError turns an API server error into a message that names the object, says what
 // happened in plain words and what the user can do.

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // forbidden is a 403 answer with the API server's message.
@@ -94,7 +96,7 @@ func TestAPIErrorMessages(t *testing.T) {
 			name:    "name taken",
 			id:      id,
 			err:     apierrors.NewAlreadyExists(slices, "web"),
-			want:    []string{"EndpointSlice apps/web already exists (409)", "pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice <name> apps/web"},
+			want:    []string{"EndpointSlice apps/web already exists (409)", "pulumi import " + spec.EndpointSliceToken + " <name> apps/web"},
 			notWant: []string{"generateName"},
 		},
 	}
@@ -116,35 +118,5 @@ func TestAPIErrorMessages(t *testing.T) {
 				t.Errorf("message does not wrap the API server's error")
 			}
 		})
-	}
-}
-
-// A write is ambiguous unless the server's answer says it did not take effect.
-func TestAmbiguous(t *testing.T) {
-	t.Parallel()
-	slices := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
-	status := func(code int32, reason metav1.StatusReason) error {
-		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason,
-			Message: "rpc error: code = Unavailable desc = error reading from server: connection reset by peer"}}
-	}
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"no answer", errors.New("EOF"), true},
-		{"a server timeout", apierrors.NewServerTimeout(slices, "create", 1), true},
-		{"an internal error", apierrors.NewInternalError(errors.New("boom")), true},
-		{"etcd broke off mid-write: 500 of no reason", status(http.StatusInternalServerError, metav1.StatusReasonUnknown), true},
-		{"service unavailable", status(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable), true},
-		{"already exists", apierrors.NewAlreadyExists(slices, "web"), false},
-		{"invalid", apierrors.NewBadRequest("bad"), false},
-		{"forbidden", forbidden("no"), false},
-		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), false},
-	}
-	for _, tt := range tests {
-		if got := ambiguous(tt.err); got != tt.want {
-			t.Errorf("%s: ambiguous(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
 	}
 }

@@ -94,12 +94,12 @@ func knownMetadata(obj property.Map) (property.Map, bool) {
 	return property.Map{}, false
 }
 
-// assignMetadata completes an object's metadata in Check: the namespace defaults to the
-// provider's, and the name is generated unless the program set name or generateName.
-// olds are the previous inputs (empty on create); replacing says whether the change
-// forces a replacement. autonamed says whether the name was generated.
-func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.Map, namespace string,
-	replacing bool,
+// assignMetadata completes the metadata of an object of kind k in Check: the
+// namespace defaults to the provider's, and the name is generated unless the program
+// set name or generateName. olds are the previous inputs (empty on create); an
+// autoname is kept unless the change replaces the object (see replaces). autonamed
+// says whether the name was generated.
+func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace string,
 ) (out property.Map, autonamed bool, failures []p.CheckFailure) {
 	meta, ok := knownMetadata(news)
 	if !ok {
@@ -114,6 +114,9 @@ func assignMetadata(ctx context.Context, urn resource.URN, news, olds property.M
 		if _, oldGenerated := oldMeta.GetOk("generateName"); oldGenerated {
 			oldName = ""
 		}
+		// Would the object be replaced if it kept its name?
+		keeping := news.Set("metadata", property.New(meta.Set("name", property.New(oldName))))
+		replacing := oldName != "" && replaces(k, olds, keeping)
 		name, reason := autoname(ctx, urn, oldName, replacing)
 		if reason != "" {
 			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})

@@ -20,6 +20,11 @@ type renderedList struct {
 	target RenderTarget
 }
 
+// rendered is the list in render mode on target.
+func (r *EndpointsList) rendered(target RenderTarget) Lifecycle {
+	return renderedList{EndpointsList: r, target: target}
+}
+
 // Diff is the cluster path's input diff, without its lookups of the controllers on the
 // cluster; with no change to the inputs, an item whose manifest is missing or edited
 // is a change, which Update writes again.

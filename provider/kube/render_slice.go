@@ -9,67 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Rendered serves the resource r on the target the settings name each time: cluster
-// (r as served on a cluster, e.g. wrapped by Unreachable) when the settings name no
-// render directory, else r's render backend, which reaches no cluster (see
-// RenderTarget).
-func Rendered(r, cluster Lifecycle, options OptionsFunc) Lifecycle {
-	switch r := r.(type) {
-	case *EndpointSlice:
-		return targeted{cluster: cluster, options: options,
-			render: func(t RenderTarget) Lifecycle { return renderedSlice{EndpointSlice: r, target: t} }}
-	case *EndpointsList:
-		return targeted{cluster: cluster, options: options,
-			render: func(t RenderTarget) Lifecycle { return renderedList{EndpointsList: r, target: t} }}
-	}
-	return cluster
-}
-
-// targeted passes each call on to the backend of the target in force.
-type targeted struct {
-	cluster Lifecycle
-	render  func(RenderTarget) Lifecycle
-	options OptionsFunc
-}
-
-// on returns the backend of the target in force.
-func (t targeted) on() Lifecycle {
-	if target := t.options().Render; target.Rendering() {
-		return t.render(target)
-	}
-	return t.cluster
-}
-
-func (t targeted) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	return t.on().Check(ctx, req)
-}
-
-func (t targeted) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	return t.on().Diff(ctx, req)
-}
-
-func (t targeted) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	return t.on().Create(ctx, req)
-}
-
-func (t targeted) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	return t.on().Read(ctx, req)
-}
-
-func (t targeted) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	return t.on().Update(ctx, req)
-}
-
-func (t targeted) Delete(ctx context.Context, req p.DeleteRequest) error {
-	return t.on().Delete(ctx, req)
-}
-
 // renderedSlice is an EndpointSlice in render mode. Check is the cluster path's (its
 // namespace from the render target); Create, Read, Update, Delete and Diff's file
 // comparison use the manifest. The ID is namespace/name, as on a cluster.
 type renderedSlice struct {
 	*EndpointSlice
 	target RenderTarget
+}
+
+// rendered is the slice in render mode on target.
+func (r *EndpointSlice) rendered(target RenderTarget) Lifecycle {
+	return renderedSlice{EndpointSlice: r, target: target}
 }
 
 // manifest is the object the inputs render to; a slice whose name the server would

@@ -1,6 +1,64 @@
 package kube
 
-import p "github.com/pulumi/pulumi-go-provider"
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// identityKeys are the metadata keys that name an object.
+var identityKeys = []string{"name", "namespace", "generateName"}
+
+// replacedBy tells whether a change to the property of an object of kind k replaces
+// the object: one of the kind's immutable fields, or metadata.name, .namespace or
+// .generateName (a property is a top-level field, or "metadata.<key>"). Anything else
+// is updated in place. It is the one rule of what replaces an object: Diff marks the
+// change of such a property as a replacement (diffInputs), and Check keeps an
+// autoname unless one changes (replaces).
+func (k kind) replacedBy(property string) bool {
+	if key, ok := strings.CutPrefix(property, "metadata."); ok {
+		return slices.Contains(identityKeys, key)
+	}
+	return slices.Contains(k.immutable, property)
+}
+
+// replaces tells whether the new inputs of an object of kind k replace the object the
+// old ones describe: a property that replaces it (replacedBy) is not the same in
+// canonical form. Without old inputs (a create) there is nothing to replace.
+func replaces(k kind, olds, news property.Map) bool {
+	if olds.Len() == 0 {
+		return false
+	}
+	for _, f := range k.fields {
+		if k.replacedBy(f) && !k.form.Same(f, olds.Get(f), news.Get(f)) {
+			return true
+		}
+	}
+	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
+	for _, key := range metadataKeys(oldMeta, newMeta) {
+		if k.replacedBy("metadata."+key) && !validate.ObjectMetaForm.Same(key, oldMeta.Get(key), newMeta.Get(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// metadataKeys are the keys of two objects' metadata, sorted.
+func metadataKeys(olds, news property.Map) []string {
+	keys := map[string]struct{}{}
+	for key := range olds.All {
+		keys[key] = struct{}{}
+	}
+	for key := range news.All {
+		keys[key] = struct{}{}
+	}
+	return slices.Sorted(maps.Keys(keys))
+}
 
 // Replacing returns the kind of change that replaces the object for a change of
 // kind k: an add, delete or update becomes its replacing form; any other kind is

@@ -10,6 +10,33 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
+// Lifecycle is one resource's lifecycle as the provider dispatches it.
+type Lifecycle interface {
+	Check(context.Context, p.CheckRequest) (p.CheckResponse, error)
+	Diff(context.Context, p.DiffRequest) (p.DiffResponse, error)
+	Create(context.Context, p.CreateRequest) (p.CreateResponse, error)
+	Read(context.Context, p.ReadRequest) (p.ReadResponse, error)
+	Update(context.Context, p.UpdateRequest) (p.UpdateResponse, error)
+	Delete(context.Context, p.DeleteRequest) error
+}
+
+// Resource is a resource of this package: its lifecycle on a cluster, and the answers
+// Wrap serves it with besides.
+type Resource interface {
+	Lifecycle
+	// previewOffline is what a preview shows when the API server cannot be reached
+	// (see reachability): the outputs the checked inputs alone tell.
+	previewOffline(inputs property.Map) property.Map
+	// rendered is the resource's render backend, which writes manifests to target
+	// instead of reaching a cluster (see RenderTarget).
+	rendered(target RenderTarget) Lifecycle
+}
+
+var (
+	_ Resource = (*EndpointSlice)(nil)
+	_ Resource = (*EndpointsList)(nil)
+)
+
 // ClientFunc returns the cluster client, building it on first use.
 type ClientFunc func(context.Context) (*Client, error)
 
@@ -21,7 +48,7 @@ type Options struct {
 	// unreachable; SkipUpdateUnreachable lets updates keep the last state then.
 	DeleteUnreachable, SkipUpdateUnreachable bool
 	// Render, when it names a directory, has the resources write manifests there
-	// instead of reaching a cluster (see Rendered).
+	// instead of reaching a cluster (see RenderTarget).
 	Render RenderTarget
 }
 

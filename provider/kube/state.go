@@ -2,7 +2,6 @@ package kube
 
 import (
 	"maps"
-	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -10,11 +9,6 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
-
-// importedAnnotations are annotations other tools and the controllers keep for
-// themselves, left out of the inputs of an imported object (as are the provider's own
-// labels: CreateIDLabel, and its managed-by value).
-var importedAnnotations = append([]string{"kubectl.kubernetes.io/last-applied-configuration"}, controllerAnnotations...)
 
 // outputs are a live object's properties: its fields without apiVersion and kind, and
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
@@ -59,9 +53,8 @@ func previewOutputs(inputs property.Map) property.Map {
 // server defaults, and shows as drift against the program. On import (no previous
 // inputs) they are the object's own fields, without server defaults, with its name,
 // namespace, labels, annotations, owner references and finalizers, but without what
-// the provider and the controllers add by themselves (the provider's managed-by label,
-// the controllers' bookkeeping annotations): what a program that writes the object
-// would set.
+// the provider, the controllers and kubectl add by themselves (see ownKeys): what a
+// program that writes the object would set.
 func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
 	obj := outputs(k, live)
 	imported := old.Len() == 0
@@ -93,25 +86,15 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
-		liveMap := mapField(liveMeta, f)
-		if imported {
-			keep := importedLabels(liveMap.Delete(append(importedAnnotations, CreateIDLabel)...))
-			if keep.Len() > 0 {
+		oldMap, wasSet := oldMeta.GetOk(f)
+		switch {
+		case imported:
+			if keep := readBackKeys(f, mapField(liveMeta, f), property.Map{}, true); keep.Len() > 0 {
 				meta[f] = property.New(keep)
 			}
-			continue
+		case wasSet && oldMap.IsMap():
+			meta[f] = property.New(readBackKeys(f, mapField(liveMeta, f), oldMap.AsMap(), false))
 		}
-		oldMap, ok := oldMeta.GetOk(f)
-		if !ok || !oldMap.IsMap() {
-			continue
-		}
-		kept := map[string]property.Value{}
-		for key := range oldMap.AsMap().All {
-			if v, ok := liveMap.GetOk(key); ok {
-				kept[key] = v
-			}
-		}
-		meta[f] = property.New(kept)
 	}
 	for _, f := range []string{"ownerReferences", "finalizers"} {
 		_, wasSet := oldMeta.GetOk(f)
@@ -124,27 +107,19 @@ func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) prope
 }
 
 // diffInputs compares the previous and new inputs of one object in the kind's
-// canonical form: a change to an immutable field, the name or the namespace replaces
-// it; anything else updates it in place. A replacement keeping a fixed name must
-// delete the old object first.
+// canonical form: a change to a property that replaces the object (replacedBy)
+// replaces it; anything else updates it in place. A replacement keeping a fixed name
+// must delete the old object first.
 func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range k.fields {
-		if c, changed := change(k.form, f, olds, news, slices.Contains(k.immutable, f)); changed {
+		if c, changed := change(k.form, f, olds, news, k.replacedBy(f)); changed {
 			d.DetailedDiff[f] = c
 		}
 	}
 	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
-	keys := map[string]struct{}{}
-	for key := range oldMeta.All {
-		keys[key] = struct{}{}
-	}
-	for key := range newMeta.All {
-		keys[key] = struct{}{}
-	}
-	for _, key := range slices.Sorted(maps.Keys(keys)) {
-		identity := key == "name" || key == "namespace" || key == "generateName"
-		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, identity); changed {
+	for _, key := range metadataKeys(oldMeta, newMeta) {
+		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, k.replacedBy("metadata."+key)); changed {
 			d.DetailedDiff["metadata."+key] = c
 		}
 	}

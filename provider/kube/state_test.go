@@ -2,10 +2,11 @@ package kube
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -134,65 +135,58 @@ func TestLiveInputsProjection(t *testing.T) {
 	}
 }
 
-// TestDefaultLabels: slices are written with the provider's managed-by label unless the
-// inputs set one; Endpoints get none.
-func TestDefaultLabels(t *testing.T) {
+func TestDiffInputs(t *testing.T) {
 	t.Parallel()
+	slice := func(addressType, name, port string) property.Map {
+		return property.NewMap(map[string]property.Value{
+			"addressType": property.New(addressType),
+			"metadata": property.New(map[string]property.Value{
+				"name": property.New(name), "namespace": property.New("default"),
+			}),
+			"ports": property.New([]property.Value{property.New(port)}),
+		})
+	}
 	tests := []struct {
-		name   string
-		k      kind
-		inputs string
-		want   map[string]string
+		name       string
+		olds, news property.Map
+		want       map[string]p.DiffKind
+		dbr        bool
 	}{
-		{name: "slice without labels", k: endpointSliceKind, inputs: `{"metadata":{"name":"a"}}`,
-			want: map[string]string{ManagedByLabel: ManagedBy}},
-		{name: "slice with other labels", k: endpointSliceKind, inputs: `{"metadata":{"labels":{"app":"web"}}}`,
-			want: map[string]string{"app": "web", ManagedByLabel: ManagedBy}},
-		{name: "slice without metadata", k: endpointSliceKind, inputs: `{"addressType":"IPv4"}`,
-			want: map[string]string{ManagedByLabel: ManagedBy}},
-		{name: "the user's manager wins", k: endpointSliceKind,
-			inputs: `{"metadata":{"labels":{"` + ManagedByLabel + `":"my-controller"}}}`,
-			want:   map[string]string{ManagedByLabel: "my-controller"}},
-		{name: "Endpoints", k: endpointsKind, inputs: `{"metadata":{"labels":{"app":"web"}}}`,
-			want: map[string]string{"app": "web"}},
+		{"no change", slice("IPv4", "a", "80"), slice("IPv4", "a", "80"), map[string]p.DiffKind{}, false},
+		{"port", slice("IPv4", "a", "80"), slice("IPv4", "a", "81"), map[string]p.DiffKind{"ports": p.Update}, false},
+		{"address type, same fixed name", slice("IPv4", "a", "80"), slice("IPv6", "a", "80"),
+			map[string]p.DiffKind{"addressType": p.UpdateReplace}, true},
+		{"address type and a new name", slice("IPv4", "a", "80"), slice("IPv6", "b", "80"),
+			map[string]p.DiffKind{"addressType": p.UpdateReplace, "metadata.name": p.UpdateReplace}, false},
+		{"secret and plain values compare by value", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("addressType", property.New("IPv4").WithSecret(true)), map[string]p.DiffKind{}, false},
+		{"server defaults are no change", slice("IPv4", "a", "80").Delete("ports"),
+			slice("IPv4", "a", "80").Set("ports", property.New(property.Null)), map[string]p.DiffKind{}, false},
+		{"empty labels are no change", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("metadata", property.New(property.NewMap(map[string]property.Value{
+				"name": property.New("a"), "namespace": property.New("default"), "labels": property.New(property.Map{}),
+			}))), map[string]p.DiffKind{}, false},
+		{"ports removed", slice("IPv4", "a", "80"), slice("IPv4", "a", "80").Delete("ports"),
+			map[string]p.DiffKind{"ports": p.Delete}, false},
+		{"ports added", slice("IPv4", "a", "80").Delete("ports"), slice("IPv4", "a", "80"),
+			map[string]p.DiffKind{"ports": p.Add}, false},
+		{"unknown is a change", slice("IPv4", "a", "80"),
+			slice("IPv4", "a", "80").Set("ports", property.New(property.Computed)), map[string]p.DiffKind{"ports": p.Update}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			obj := tt.k.object(inputsOf(t, tt.inputs))
-			if diff := cmp.Diff(tt.want, obj.GetLabels()); diff != "" {
-				t.Errorf("labels (-want +got):\n%s", diff)
+			d := diffInputs(endpointSliceKind, tt.olds, tt.news)
+			got := map[string]p.DiffKind{}
+			for k, v := range d.DetailedDiff {
+				got[k] = v.Kind
 			}
-		})
-	}
-}
-
-// TestManagedByWarning: a slice labelled as a controller's own draws a warning naming
-// the controller; any other manager none.
-func TestManagedByWarning(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		manager string
-		want    string // part of the warning; "" for none
-	}{
-		{manager: endpointSliceController, want: "the EndpointSlice controller takes it for one of its own"},
-		{manager: mirroringController, want: "the EndpointSlice mirroring controller takes it for one of its own"},
-		{manager: ManagedBy},
-		{manager: "my-controller"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.manager, func(t *testing.T) {
-			t.Parallel()
-			obj := endpointSliceKind.object(inputsOf(t,
-				`{"metadata":{"namespace":"n","generateName":"web-","labels":{"`+ManagedByLabel+`":"`+tt.manager+`"}}}`))
-			got := managedByWarning(obj)
-			switch {
-			case tt.want == "" && got != "":
-				t.Errorf("warning %q, want none", got)
-			case tt.want != "" && !strings.Contains(got, tt.want):
-				t.Errorf("warning %q, want one saying %q", got, tt.want)
-			case tt.want != "" && !strings.Contains(got, "EndpointSlice n/web-*"):
-				t.Errorf("warning %q does not name the slice n/web-*", got)
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("detailed diff (-want +got):\n%s", diff)
+			}
+			if d.HasChanges != (len(tt.want) > 0) || d.DeleteBeforeReplace != tt.dbr {
+				t.Errorf("HasChanges %v, DeleteBeforeReplace %v; want %v, %v", d.HasChanges, d.DeleteBeforeReplace,
+					len(tt.want) > 0, tt.dbr)
 			}
 		})
 	}

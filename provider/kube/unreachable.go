@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -56,36 +55,19 @@ func answerLost(err error) bool {
 	if !unreachable(err) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	var (
-		op      *net.OpError
-		dns     *net.DNSError
-		timeout interface{ Timeout() bool }
-	)
-	switch {
-	case errors.As(err, &op) && op.Op == "dial", errors.As(err, &dns):
-		return false
-	case errors.As(err, &timeout) && timeout.Timeout():
-		return false
-	}
-	return true
+	var timeout interface{ Timeout() bool }
+	timedOut := errors.As(err, &timeout) && timeout.Timeout()
+	return !notSent(err) && !timedOut
 }
 
-// Unreachable wraps a resource's lifecycle with the provider's answers for a cluster
-// that cannot be reached:
+// reachability gives a resource's cluster lifecycle the provider's answers for a
+// cluster that cannot be reached:
 //   - a preview falls back to Check's offline verdict, with one warning per
 //     configuration naming the server;
 //   - refresh (Read) and destroy (Delete) fail naming the server and the object, or,
 //     with deleteUnreachable, drop the object from the state with a warning;
 //   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
 //     with a warning.
-func Unreachable(r Lifecycle, client ClientFunc, options OptionsFunc) Lifecycle {
-	offline := func(inputs property.Map) property.Map { return inputs }
-	if o, ok := r.(offlinePreviewer); ok {
-		offline = o.previewOffline
-	}
-	return reachability{Lifecycle: r, offline: offline, client: client, options: options}
-}
-
 type reachability struct {
 	Lifecycle
 	// offline is the preview's answer from the checked inputs alone.
@@ -165,7 +147,9 @@ func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.Create
 	if req.DryRun && r.previewFallback(ctx, err) {
 		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
 	}
-	return resp, r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
+	err = r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
+	resp.PartialState = restated(resp.PartialState, err)
+	return resp, err
 }
 
 func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
@@ -185,7 +169,9 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 		}
 		return p.UpdateResponse{Properties: state}, nil
 	}
-	return resp, r.unreachableError(ctx, err, skipHint)
+	err = r.unreachableError(ctx, err, skipHint)
+	resp.PartialState = restated(resp.PartialState, err)
+	return resp, err
 }
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,10 +50,7 @@ func kindClientAt(t *testing.T, addr string, timeout time.Duration) kindClient {
 
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
-	refused := func() error {
-		_, err := kindClientAt(t, closedAddress(t), 0).get(t.Context(), objectID{namespace: "ns", name: "x"})
-		return err
-	}()
+	refused := refusedError(t)
 	gr := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
 	tests := []struct {
 		name string
@@ -138,12 +139,15 @@ func TestAnswerLost(t *testing.T) {
 		name            string
 		err             error
 		lost, reachable bool
+		// sent: the request left (see notSent); doubt: it may have taken effect (see inDoubt).
+		sent, doubt bool
 	}{
-		{"connection closed after the request", lost, true, true},
-		{"connection refused", refused, false, false},
-		{"a timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, false},
-		{"an unknown host", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}, false, false},
-		{"an answer from the server", apierrors.NewNotFound(schema.GroupResource{Resource: "endpointslices"}, "x"), false, true},
+		{"connection closed after the request", lost, true, true, true, true},
+		{"connection refused", refused, false, false, false, false},
+		{"a timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, false, true, true},
+		{"an unknown host", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}, false, false, false, false},
+		{"a dial that timed out", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}}, false, false, false, false},
+		{"an answer from the server", apierrors.NewNotFound(schema.GroupResource{Resource: "endpointslices"}, "x"), false, true, true, false},
 	}
 	for _, tt := range tests {
 		if got := answerLost(tt.err); got != tt.lost {
@@ -152,5 +156,97 @@ func TestAnswerLost(t *testing.T) {
 		if got := !clusterGone(tt.err); got != tt.reachable {
 			t.Errorf("%s: clusterGone(%v) = %v, want %v", tt.name, tt.err, !got, !tt.reachable)
 		}
+		if got := !notSent(tt.err); got != tt.sent {
+			t.Errorf("%s: notSent(%v) = %v, want %v", tt.name, tt.err, !got, !tt.sent)
+		}
+		if got := inDoubt(tt.err); got != tt.doubt {
+			t.Errorf("%s: inDoubt(%v) = %v, want %v", tt.name, tt.err, got, tt.doubt)
+		}
+	}
+}
+
+// refusedError is a real client's error for a connection refused: nothing listens at
+// the server's address.
+func refusedError(t *testing.T) error {
+	t.Helper()
+	_, err := kindClientAt(t, closedAddress(t), 0).get(t.Context(), objectID{namespace: "ns", name: "x"})
+	return err
+}
+
+// noScope runs an operation in the caller's context.
+func noScope(ctx context.Context, _ bool, _ string) (context.Context, func(), error) {
+	return ctx, func() {}, nil
+}
+
+// An EndpointsList meets a cluster gone as a slice does: without the settings, an
+// update fails with the skipUpdateUnreachable hint (its partial state saying so too)
+// and a delete with the deleteUnreachable hint, and neither says that anything may have
+// been written; with them, the update keeps the last state and the delete drops the
+// list, both without an error.
+func TestUnreachableList(t *testing.T) {
+	t.Parallel()
+	c := kindClientAt(t, closedAddress(t), 0).client
+	item := func(port float64) property.Map {
+		return property.NewMap(map[string]property.Value{"items": property.New([]property.Value{property.New(map[string]property.Value{
+			"metadata": property.New(map[string]property.Value{"name": property.New("web"), "namespace": property.New("ns")}),
+			"subsets": property.New([]property.Value{property.New(map[string]property.Value{
+				"addresses": property.New([]property.Value{property.New(map[string]property.Value{"ip": property.New("10.0.0.2")})}),
+				"ports":     property.New([]property.Value{property.New(map[string]property.Value{"port": property.New(port)})}),
+			})}),
+		})})})
+	}
+	old := item(80)
+	for _, tc := range []struct {
+		name    string
+		options Options
+	}{
+		{"no setting", Options{}},
+		{"skipUpdateUnreachable and deleteUnreachable", Options{SkipUpdateUnreachable: true, DeleteUnreachable: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			client := func(context.Context) (*Client, error) { return c, nil }
+			options := func() Options { return tc.options }
+			list := Wrap(NewEndpointsList(client, options), client, options, noScope)
+			const urn = "urn:pulumi:s::p::endpoints:core/v1:EndpointsList::list"
+			updated, updateErr := list.Update(t.Context(), p.UpdateRequest{ID: "list", Urn: urn, State: old,
+				OldInputs: old, Inputs: item(81)})
+			deleteErr := list.Delete(t.Context(), p.DeleteRequest{ID: "list", Urn: urn, Properties: old})
+			if !tc.options.SkipUpdateUnreachable {
+				unreachableHinted(t, "update", updateErr, skipHint)
+				unreachableHinted(t, "delete", deleteErr, dropHint)
+				// The engine shows the partial state's reasons, not the error.
+				if s := updated.PartialState; updateErr != nil && (s == nil || len(s.Reasons) != 1 ||
+					s.Reasons[0] != updateErr.Error()) {
+					t.Errorf("the update's partial state %v does not say what its error says: %v", s, updateErr)
+				}
+				return
+			}
+			if updateErr != nil || deleteErr != nil {
+				t.Fatalf("with the settings, update: %v, delete: %v; want both to succeed", updateErr, deleteErr)
+			}
+			if !updated.Properties.Equals(old) || updated.PartialState != nil {
+				t.Errorf("the skipped update does not keep the last state: %v (partial state %v), want %v",
+					updated.Properties, updated.PartialState, old)
+			}
+		})
+	}
+}
+
+// unreachableHinted fails the test unless err says the API server is unreachable,
+// gives the hint, keeps the cause, and does not say that something may have been
+// written.
+func unreachableHinted(t *testing.T, op string, err error, hint string) {
+	t.Helper()
+	var transport *url.Error
+	switch {
+	case err == nil:
+		t.Errorf("%s against an unreachable cluster succeeded", op)
+	case !strings.Contains(err.Error(), "is unreachable") || !strings.Contains(err.Error(), hint):
+		t.Errorf("%s: the error does not say that the API server is unreachable with the hint %q:\n%v", op, hint, err)
+	case strings.Contains(err.Error(), "may or may not"):
+		t.Errorf("%s: the error says that something may have been written, though nothing was sent:\n%v", op, err)
+	case !errors.As(err, &transport) || !notSent(err):
+		t.Errorf("%s: the error does not keep the refused connection as its cause: %v", op, err)
 	}
 }

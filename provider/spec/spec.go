@@ -15,6 +15,14 @@ const (
 	EndpointsTypeToken = "endpoints:core/v1:Endpoints"     //nolint:gosec // a type token, not a credential
 )
 
+// Tokens of the functions (the Google lookups).
+//
+//nolint:gosec // G101: function tokens, not credentials
+const (
+	ImportDataFileToken       = "endpoints:migration/v1alpha1:getImportDataFile"
+	ProxyConfigIamPolicyToken = "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"
+)
+
 // Package is the subset of a Pulumi package schema the provider reads at run time.
 type Package struct {
 	Name      string              `json:"name"`

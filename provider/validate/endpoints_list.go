@@ -25,16 +25,11 @@ const DefaultNamespace = "default"
 
 // EndpointsList validates the inputs of an endpoints:core/v1:EndpointsList resource
 // and returns them normalized. Items without metadata.namespace are taken to be in
-// the namespace "default" when checking that no two items name the same object.
+// namespace, the provider's default namespace ("" means "default"), when checking that
+// no two items name the same object.
 //
 // An empty items list is valid: the resource then manages no objects.
-func EndpointsList(inputs property.Map) Result {
-	return EndpointsListIn(inputs, DefaultNamespace)
-}
-
-// EndpointsListIn is EndpointsList for a provider whose default namespace, used for
-// items without metadata.namespace, is namespace.
-func EndpointsListIn(inputs property.Map, namespace string) Result {
+func EndpointsList(inputs property.Map, namespace string) Result {
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}

@@ -33,7 +33,9 @@ var fuzzSeeds = []string{
 
 func FuzzEndpointSlice(f *testing.F) { fuzzValidation(f, EndpointSlice) }
 
-func FuzzEndpointsList(f *testing.F) { fuzzValidation(f, EndpointsList) }
+func FuzzEndpointsList(f *testing.F) {
+	fuzzValidation(f, func(in property.Map) Result { return EndpointsList(in, "") })
+}
 
 // fuzzValidation seeds f and checks the invariants of validate's Result for every
 // input that decodes to an object.

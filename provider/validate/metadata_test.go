@@ -185,7 +185,7 @@ func TestObjectMetadata(t *testing.T) {
 						}
 						meta = string(b)
 					}
-					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`))
+					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`), "")
 				}},
 			} {
 				prefixed := func(ws []want) []want {

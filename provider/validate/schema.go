@@ -148,26 +148,26 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 	switch prop.Type {
 	case "string":
 		if !v.IsString() {
-			w.reject(p, "must be a string (got %s)", KindOf(v))
+			w.reject(p, "must be a string (got %s)", spec.KindOf(v))
 		}
 	case "boolean":
 		if !v.IsBool() {
-			w.reject(p, "must be a boolean (got %s)", KindOf(v))
+			w.reject(p, "must be a boolean (got %s)", spec.KindOf(v))
 		}
 	case "number":
 		if !v.IsNumber() {
-			w.reject(p, "must be a number (got %s)", KindOf(v))
+			w.reject(p, "must be a number (got %s)", spec.KindOf(v))
 		}
 	case "integer":
 		switch {
 		case !v.IsNumber():
-			w.reject(p, "must be an integer (got %s)", KindOf(v))
+			w.reject(p, "must be an integer (got %s)", spec.KindOf(v))
 		case v.AsNumber() != math.Trunc(v.AsNumber()):
 			w.reject(p, "must be an integer (got %s)", showNumber(v.AsNumber(), secret))
 		}
 	case "array":
 		if !v.IsArray() {
-			w.reject(p, "must be a list (got %s)", KindOf(v))
+			w.reject(p, "must be a list (got %s)", spec.KindOf(v))
 			return v, false
 		}
 		if prop.Items != nil {
@@ -175,7 +175,7 @@ func (w walker) value(p path, prop spec.Property, v property.Value, secret bool)
 		}
 	case "object":
 		if !v.IsMap() {
-			w.reject(p, "must be an object (got %s)", KindOf(v))
+			w.reject(p, "must be an object (got %s)", spec.KindOf(v))
 			return v, false
 		}
 		if prop.AdditionalProperties != nil {
@@ -240,7 +240,7 @@ func (w walker) ref(p path, ref string, v property.Value, secret bool) (property
 		return v, false
 	}
 	if !v.IsMap() {
-		w.reject(p, "must be an object (%s; got %s)", typeName(token), KindOf(v))
+		w.reject(p, "must be an object (%s; got %s)", typeName(token), spec.KindOf(v))
 		return v, false
 	}
 	out, changed := w.object(p, token, t.Properties, t.Required, v.AsMap(), secret)
@@ -273,7 +273,7 @@ func (w walker) enum(p path, t spec.Type, v property.Value, secret bool) {
 			}
 		}
 	}
-	got := KindOf(v)
+	got := spec.KindOf(v)
 	if !secret && v.IsString() {
 		got = strconv.Quote(v.AsString())
 		for i, e := range t.Enum {
@@ -314,9 +314,6 @@ func expected(pkg *spec.Package, prop spec.Property) string {
 	}
 	return "a value"
 }
-
-// KindOf is spec.KindOf, the kind of a value in messages.
-func KindOf(v property.Value) string { return spec.KindOf(v) }
 
 func showNumber(f float64, secret bool) string {
 	if secret {

@@ -156,7 +156,7 @@ func TestSchemaRules(t *testing.T) {
 			if tt.kind == "slice" {
 				r = EndpointSlice(inputs(t, tt.doc))
 			} else {
-				r = EndpointsList(inputs(t, tt.doc))
+				r = EndpointsList(inputs(t, tt.doc), "")
 			}
 			checkResult(t, r, tt.failures, tt.warnings)
 		})

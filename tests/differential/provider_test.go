@@ -12,6 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
@@ -21,8 +22,6 @@ import (
 // a create: a URN and the program's inputs, no old state.
 
 const (
-	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	listToken  = "endpoints:core/v1:EndpointsList" //nolint:gosec // a type token, not a credential
 	// defaultLogicalName is the resource name (the URN's last part) of cases that
 	// name none.
 	defaultLogicalName = "diff"
@@ -131,9 +130,9 @@ func withContextNamespace(t *testing.T, kubeconfig []byte, namespace string) []b
 // one case (which carry the URN) are told from every other's, and its name is the
 // case's logical name, from which the provider autonames.
 func caseURN(i int, c testCase) resource.URN {
-	token := sliceToken
+	token := spec.EndpointSliceToken
 	if c.kind == listKind {
-		token = listToken
+		token = spec.EndpointsListToken
 	}
 	name := c.logical
 	if name == "" {

@@ -34,8 +34,8 @@ func TestSchemaMatchesKubernetesTypes(t *testing.T) {
 		token  string
 		goType reflect.Type
 	}{
-		{"endpoints:discovery.k8s.io/v1:EndpointSlice", reflect.TypeFor[discoveryv1.EndpointSlice]()},
-		{"endpoints:core/v1:EndpointsList", reflect.TypeFor[corev1.EndpointsList]()},
+		{spec.EndpointSliceToken, reflect.TypeFor[discoveryv1.EndpointSlice]()},
+		{spec.EndpointsListToken, reflect.TypeFor[corev1.EndpointsList]()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.token, func(t *testing.T) {

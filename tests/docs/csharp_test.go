@@ -5,12 +5,10 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
-
-// treeSitterVersions pin the C# parser, as tests/sdk pins it for the C# SDK.
-var treeSitterVersions = []string{"tree-sitter==0.26.1", "tree-sitter-c-sharp==0.23.5"}
 
 // TestCSharpExamples parses every C# snippet of the docs with tree-sitter-c-sharp,
 // the check the C# SDK gets (tests/sdk/testdata/dotnet/parse_cs.py): no .NET
@@ -18,16 +16,15 @@ var treeSitterVersions = []string{"tree-sitter==0.26.1", "tree-sitter-c-sharp==0
 func TestCSharpExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "csharp")
-	bad := broken(t, examples, sliceType, "    });\n\n    return new Dictionary", "    }\n\n    return new Dictionary")
-	python := toolchain.Venv(t, treeSitterVersions...)
-	script := filepath.Join(toolchain.RepoRoot(t), "tests", "sdk", "testdata", "dotnet", "parse_cs.py")
+	bad := broken(t, examples, spec.EndpointSliceToken, "    });\n\n    return new Dictionary", "    }\n\n    return new Dictionary")
+	parser := toolchain.CSharpParser(t)
 
 	dir := t.TempDir()
-	args := []string{script}
+	args := parser[1:]
 	for _, e := range append(examples, bad) {
 		toolchain.WriteFile(t, filepath.Join(dir, e.Name+".cs"), e.Code)
 		args = append(args, e.Name+".cs")
 	}
-	out, err := toolchain.Command(t.Context(), dir, nil, python, args...)
+	out, err := toolchain.Command(t.Context(), dir, nil, parser[0], args...)
 	checkReports(t, "the C# parser", out, err, examples, ".cs", regexp.MustCompile(`(?m)^([^\s:]+):\d+:\d+: syntax error.*$`))
 }

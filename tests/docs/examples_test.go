@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestEveryTokenHasEveryLanguage checks that every resource and function description
-// of schema.json, and the registry page docs/_index.md, has a snippet in each of the
-// six languages.
+// of schema.json has a snippet in each of the six languages, and that the registry
+// page docs/_index.md has, in each language, one snippet per resource and function.
 func TestEveryTokenHasEveryLanguage(t *testing.T) {
 	t.Parallel()
 	schema, err := os.ReadFile(filepath.Join(toolchain.RepoRoot(t), "schema.json"))
@@ -28,36 +29,36 @@ func TestEveryTokenHasEveryLanguage(t *testing.T) {
 	if len(descriptions) != 4 {
 		t.Errorf("schema.json has %d resources and functions, want the 4 the docs cover", len(descriptions))
 	}
-	langs := map[string][]string{docs.IndexPage: nil}
-	for token := range descriptions {
-		langs[token] = nil
-	}
-	for _, e := range docs.All(t) {
-		key := e.Token
-		if key == "" {
-			key = e.Source
+	for _, lang := range docs.Languages {
+		bySource := map[string][]docs.Example{}
+		for _, e := range docs.Examples(t, lang) {
+			bySource[e.Source] = append(bySource[e.Source], e)
 		}
-		langs[key] = append(langs[key], e.Lang)
-	}
-	for key, got := range langs {
-		for _, lang := range docs.Languages {
-			if !slices.Contains(got, lang) {
-				t.Errorf("%s has no %s example (it has %v)", key, lang, got)
+		for source, examples := range map[string][]docs.Example{"schema.json": bySource["schema.json"], docs.IndexPage: bySource[docs.IndexPage]} {
+			if len(examples) != len(descriptions) {
+				t.Errorf("%s has %d %s snippets, want %d: one per resource and function", source, len(examples), lang, len(descriptions))
+			}
+			for token := range descriptions {
+				if !slices.ContainsFunc(examples, func(e docs.Example) bool { return e.Token == token || names(e.Code, token) }) {
+					t.Errorf("%s has no %s snippet of %s", source, lang, token)
+				}
 			}
 		}
 	}
-	for _, lang := range docs.Languages {
-		if n := len(docs.Examples(t, lang)); n != len(langs) {
-			t.Errorf("Examples(%q) returned %d snippets, want %d (one per resource, function and the index page)", lang, n, len(langs))
-		}
-	}
+}
+
+// names tells whether code names the resource or function token in any language's
+// spelling: its last part without a "get", case and underscores aside
+// (getImportDataFile: LookupImportDataFile, get_import_data_file, ...).
+func names(code, token string) bool {
+	short := strings.TrimPrefix(token[strings.LastIndex(token, ":")+1:], "get")
+	return strings.Contains(strings.ToLower(strings.ReplaceAll(code, "_", "")), strings.ToLower(short))
 }
 
 // TestParseDescription checks the parser on descriptions in the codegen's format,
 // and that it refuses malformed ones.
 func TestParseDescription(t *testing.T) {
 	t.Parallel()
-	const listType = "endpoints:core/v1:EndpointsList"
 	tests := []struct {
 		name        string
 		description string
@@ -69,8 +70,8 @@ func TestParseDescription(t *testing.T) {
 			description: "A list.\n\n{{% examples %}}\n## Example Usage\n{{% example %}}\n### A title\n\n" +
 				"```typescript\nconst a = 1;\n```\n```sh\npulumi up\n```\n```yaml\nresources: {}\n```\n{{% /example %}}\n{{% /examples %}}",
 			want: []docs.Example{
-				{Source: "schema.json", Token: listType, Title: "A title", Lang: "typescript", Code: "const a = 1;\n", Name: "EndpointsList1"},
-				{Source: "schema.json", Token: listType, Title: "A title", Lang: "yaml", Code: "resources: {}\n", Name: "EndpointsList1"},
+				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "typescript", Code: "const a = 1;\n", Name: "EndpointsList1"},
+				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "yaml", Code: "resources: {}\n", Name: "EndpointsList1"},
 			},
 		},
 		{name: "no examples", description: "A list.", wantErr: "0 {{% examples %}} blocks"},
@@ -93,7 +94,7 @@ func TestParseDescription(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := docs.ParseDescription(listType, tt.description)
+			got, err := docs.ParseDescription(spec.EndpointsListToken, tt.description)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ParseDescription error = %v, want one containing %q", err, tt.wantErr)

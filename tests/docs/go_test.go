@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -18,7 +19,7 @@ import (
 func TestGoExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "go")
-	bad := broken(t, examples, sliceType, "AddressType: discoveryv1", "AdressType: discoveryv1")
+	bad := broken(t, examples, spec.EndpointSliceToken, "AddressType: discoveryv1", "AdressType: discoveryv1")
 	sdk := filepath.Join(toolchain.RepoRoot(t), "sdk")
 	sdkMod, err := os.ReadFile(filepath.Clean(filepath.Join(sdk, "go.mod")))
 	if err != nil {

@@ -8,9 +8,6 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 )
 
-// The EndpointSlice's token: the snippet each check breaks to prove it can fail.
-const sliceType = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-
 // broken returns the snippet of token among examples with old replaced by new: a
 // mistake the language's check must report.
 func broken(t *testing.T, examples []docs.Example, token, old, replacement string) docs.Example {

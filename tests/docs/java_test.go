@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -36,7 +37,7 @@ func TestJavaExamples(t *testing.T) {
 		t.Fatal("sdk/java/README.md has no Java example")
 	}
 	examples = append(examples, docs.Example{Source: "sdk/java/README.md", Lang: "java", Name: "sdkReadme", Code: string(readmeCode[1])})
-	bad := broken(t, examples, sliceType, ".addressType(", ".adressType(")
+	bad := broken(t, examples, spec.EndpointSliceToken, ".addressType(", ".adressType(")
 
 	env := []string{"MAVEN_OPTS=-Dmaven.repo.local=" + repo + " -Djansi.noreset=true"}
 	good := javaProject(t, jar, examples)

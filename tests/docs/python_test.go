@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -20,7 +21,7 @@ const mypyVersion = "1.20.2"
 func TestPythonExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "python")
-	bad := broken(t, examples, sliceType, "address_type=", "address_kind=")
+	bad := broken(t, examples, spec.EndpointSliceToken, "address_type=", "address_kind=")
 	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion)
 
 	prog := t.TempDir()

@@ -1,11 +1,11 @@
 package docs_test
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -13,18 +13,13 @@ import (
 // TestTypeScriptExamples type-checks every TypeScript snippet of the docs with
 // `tsc --strict --noEmit` against the Node.js SDK built and packed from sdk/nodejs
 // (@pulumi/pulumi, TypeScript and @types/node at the pinned versions), each snippet in
-// a file of its own, with the TypeScript of docs/installation-configuration.md; a
-// snippet with a misspelt property must be rejected.
+// a file of its own, with the TypeScript of the pages docs.Pages lists (the README's
+// program among them); a snippet with a misspelt property must be rejected.
 func TestTypeScriptExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "typescript")
-	bad := broken(t, examples, sliceType, `addressType: "IPv4"`, `adressType: "IPv4"`)
-	// The configuration page's explicit provider, too.
-	page, err := os.ReadFile(filepath.Clean(filepath.Join(toolchain.RepoRoot(t), "docs", "installation-configuration.md")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples = append(examples, docs.ParsePage("docs/installation-configuration.md", string(page))...)
+	bad := broken(t, examples, spec.EndpointSliceToken, `addressType: "IPv4"`, `adressType: "IPv4"`)
+	examples = append(examples, docs.PageExamples(t, "typescript")...)
 	env := toolchain.NodeEnv(t)
 	tarball := toolchain.PackNodeSDK(t)
 

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
@@ -25,10 +26,11 @@ const (
 	project     = "my-project"
 )
 
-// TestYAMLExamples runs `pulumi preview` of every YAML snippet of the docs as a
-// Pulumi YAML program, with the real CLI, YAML language host and provider plugin,
-// against a local control plane (the namespace "default" with the selectorless
-// Services the EndpointsList example names) and the double of the Google APIs
+// TestYAMLExamples runs `pulumi preview` of every YAML snippet of the docs (those of
+// docs.Pages, such as the README's program, too) as a Pulumi YAML program, with the
+// real CLI, YAML language host and provider plugin, against a local control plane
+// (the namespace "default" with the selectorless Services the EndpointsList examples
+// name) and the double of the Google APIs
 // holding the objects the lookups name. The YAML host type-checks each program
 // against the schema, the provider checks the resources' inputs and the API server
 // judges them in a dry run, and the lookups are called. A snippet with a misspelt
@@ -36,7 +38,8 @@ const (
 func TestYAMLExamples(t *testing.T) {
 	t.Parallel()
 	examples := docs.Examples(t, "yaml")
-	bad := broken(t, examples, sliceType, "addressType: IPv4", "adressType: IPv4")
+	bad := broken(t, examples, spec.EndpointSliceToken, "addressType: IPv4", "adressType: IPv4")
+	examples = append(examples, docs.PageExamples(t, "yaml")...)
 	yamlHost, provider := toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML"), toolchain.Asset(t, "TEST_ASSET_PROVIDER")
 	ambient, err := plugin.AmbientDir(provider)
 	if err != nil {
@@ -97,7 +100,7 @@ func TestYAMLExamples(t *testing.T) {
 				t.Errorf("pulumi preview of the broken snippet does not name the misspelt property adressType:\n%s", out)
 			case e.Name != "broken" && err != nil:
 				t.Errorf("pulumi preview of the example %s: %v\n%s", e, err, out)
-			case e.Name != "broken" && strings.HasPrefix(e.Code, "resources:"):
+			case e.Name != "broken" && resourcesBlock.MatchString(e.Code):
 				if !resourceCreate.MatchString(out) {
 					t.Errorf("pulumi preview of the example %s plans no create:\n%s", e, out)
 				}
@@ -110,12 +113,15 @@ func TestYAMLExamples(t *testing.T) {
 // provider's resources.
 var resourceCreate = regexp.MustCompile(`(?m)^\s*\+\s+endpoints:\S+\s+\S+\s+create`)
 
-// preview runs `pulumi stack init` and `pulumi preview` of a snippet, as the body of
-// a YAML project, on a local file backend; it returns the preview's output.
+// resourcesBlock matches a YAML program that declares resources (not only lookups).
+var resourcesBlock = regexp.MustCompile(`(?m)^resources:`)
+
+// preview runs `pulumi stack init` and `pulumi preview` of a snippet, as a YAML
+// project (docs.YAMLProject), on a local file backend; it returns the preview's output.
 func preview(t *testing.T, env []string, e docs.Example) (string, error) {
 	t.Helper()
 	c := pulumicli.New(t, env...)
-	c.WriteProject("name: docs-" + strings.ToLower(e.Name) + "\nruntime: yaml\n" + e.Code)
+	c.WriteProject(docs.YAMLProject(e))
 	if out, err := c.CombinedOutput("stack", "init", "docs"); err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", err, out)
 	}

@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"syscall"
@@ -15,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -37,56 +34,6 @@ func manySlices(namespace string, n int) string {
 `, i, namespace, i/200, i%200+1)
 	}
 	return b.String()
-}
-
-// background is a pulumi command running in the background.
-type background struct {
-	cmd  *exec.Cmd
-	out  bytes.Buffer
-	done chan struct{}
-	err  error
-}
-
-// start runs a pulumi command in the background.
-func (s *stack) start(args ...string) *background {
-	s.t.Helper()
-	b := &background{done: make(chan struct{})}
-	// Not ended with the test's context: the clean-up below kills it if it still runs.
-	b.cmd = s.Command(context.WithoutCancel(s.t.Context()), args...)
-	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
-	if err := b.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	go func() { b.err = b.cmd.Wait(); close(b.done) }()
-	s.t.Cleanup(func() {
-		if b.running() {
-			_ = b.cmd.Process.Kill()
-			<-b.done
-		}
-	})
-	return b
-}
-
-// running tells whether the command has not finished yet.
-func (b *background) running() bool {
-	select {
-	case <-b.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// wait returns the command's output and error once it has finished.
-func (b *background) wait() (string, error) {
-	select {
-	case <-b.done:
-		return b.out.String(), b.err
-	case <-time.After(5 * time.Minute):
-		_ = b.cmd.Process.Kill()
-		<-b.done
-		return b.out.String(), errors.New("the command did not finish within 5 minutes")
-	}
 }
 
 // waitForSlices waits until the namespace holds at least n slices.
@@ -132,7 +79,7 @@ func converged(t *testing.T, s *stack, cp *controlplane.ControlPlane, ns string,
 	}
 	var inState []string
 	for _, r := range state.Deployment.Resources {
-		if r.Type == "endpoints:discovery.k8s.io/v1:EndpointSlice" {
+		if r.Type == spec.EndpointSliceToken {
 			inState = append(inState, r.ID)
 		}
 	}
@@ -271,7 +218,7 @@ func TestInterruptDuringUp(t *testing.T) {
 	var wrong []string
 	for _, name := range sliceNames(t, cp, ns) {
 		resource := name[:strings.LastIndex(name, "-")] // autonamed: <resource>-<8 hex>
-		if failed["endpoints:discovery.k8s.io/v1:EndpointSlice ("+resource+"):"] != "" {
+		if failed[spec.EndpointSliceToken+" ("+resource+"):"] != "" {
 			wrong = append(wrong, resource)
 		}
 	}

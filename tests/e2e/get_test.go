@@ -17,13 +17,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestGetExistingObjects runs a TypeScript, a Python and a Go program (each the
-// example's Automation API runner with testdata/get's program in place of the
-// example's) that read, without managing them, the EndpointSlice and the Endpoints the
+// Automation API runner of testdata/programs with testdata/get's program in place of
+// its own) that read, without managing them, the EndpointSlice and the Endpoints the
 // Kubernetes controllers made for a Service with a selector: `EndpointSlice.get` by
 // namespace/name and `EndpointsList.get` by namespace and label selector. The stack
 // outputs must be the objects as the API server has them; destroying the stack leaves
@@ -52,7 +53,7 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 	res := p.run(t, "up")
 	// The summary counts the stack alone; the engine's progress shows the reads.
 	res.WantChanges(t, "up", map[string]int{"create": 1})
-	for _, token := range []string{"endpoints:discovery.k8s.io/v1:EndpointSlice", "endpoints:core/v1:EndpointsList"} {
+	for _, token := range []string{spec.EndpointSliceToken, spec.EndpointsListToken} {
 		if !strings.Contains(res.Log, token+": (read)") {
 			t.Errorf("up: the engine's progress shows no read of a %s:\n%s", token, res.Log)
 		}
@@ -112,15 +113,20 @@ func testGetExisting(t *testing.T, lang exampleLanguage) {
 	}
 }
 
-// installGetProgram installs the example of lang with testdata/get's program in
-// place of the example's, in a new stack's directory, as installExample does.
+// installGetProgram installs the program of lang with testdata/get's program in
+// place of testdata/programs', in a new stack's directory, as installExample does.
 func installGetProgram(t *testing.T, lang exampleLanguage, kubeconfig string) *exampleProgram {
 	t.Helper()
 	root := toolchain.RepoRoot(t)
-	// The copy keeps the example's place relative to sdk/ and dist/, which it names.
-	src := filepath.Join(t.TempDir(), "examples", lang.dir)
-	toolchain.CopyDir(t, filepath.Join(root, "examples", lang.dir), src)
-	if err := os.Symlink(filepath.Join(root, "sdk"), filepath.Join(src, "..", "..", "sdk")); err != nil {
+	// The copy keeps the program's place relative to sdk/, which its Go module names.
+	tmp := t.TempDir()
+	rel, err := filepath.Rel(root, programDir(t, lang))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(tmp, rel)
+	toolchain.CopyDir(t, programDir(t, lang), src)
+	if err := os.Symlink(filepath.Join(root, "sdk"), filepath.Join(tmp, "sdk")); err != nil {
 		t.Fatal(err)
 	}
 	program := map[string]string{"typescript": "program.ts", "python": "program.py", "go": "program.go"}[lang.dir]

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,68 +50,6 @@ resources:
 outputs:
   sliceName: ${slice.metadata.name}
 `
-
-// runEnv runs a pulumi command with extra environment variables and fails the test if
-// it fails; it returns stdout and stderr together.
-func (s *stack) runEnv(env []string, args ...string) string {
-	s.t.Helper()
-	out, err := s.With(env...).Try(args...)
-	if err != nil {
-		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// previewJSON runs `pulumi preview --json` and decodes its document into doc.
-func (s *stack) previewJSON(doc any, env ...string) {
-	s.t.Helper()
-	out := s.runEnv(env, "preview", "--json", "--non-interactive")
-	start := strings.Index(out, "{")
-	if start < 0 {
-		s.t.Fatalf("preview --json printed no document:\n%s", out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(doc); err != nil {
-		s.t.Fatalf("preview --json: %v\n%s", err, out)
-	}
-}
-
-// previewOps runs a preview and returns each resource's operation by name (the
-// provider's own steps included, by the provider's name).
-func (s *stack) previewOps(env ...string) map[string][]string {
-	s.t.Helper()
-	var doc struct {
-		Steps []struct {
-			Op  string `json:"op"`
-			URN string `json:"urn"`
-		} `json:"steps"`
-	}
-	s.previewJSON(&doc, env...)
-	ops := map[string][]string{}
-	for _, step := range doc.Steps {
-		name := step.URN[strings.LastIndex(step.URN, "::")+2:]
-		ops[name] = append(ops[name], step.Op)
-	}
-	return ops
-}
-
-// previewWarnings runs a preview and returns the messages of its warnings.
-func (s *stack) previewWarnings(env ...string) []string {
-	s.t.Helper()
-	var doc struct {
-		Diagnostics []struct {
-			Severity string `json:"severity"`
-			Message  string `json:"message"`
-		} `json:"diagnostics"`
-	}
-	s.previewJSON(&doc, env...)
-	var warnings []string
-	for _, d := range doc.Diagnostics {
-		if d.Severity == "warning" {
-			warnings = append(warnings, d.Message)
-		}
-	}
-	return warnings
-}
 
 // changes returns the operations other than "same".
 func changes(ops map[string][]string) map[string][]string {

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -30,7 +31,7 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 	}
 	s := newStack(t, cp.KubeconfigPath())
 	s.init("name: e2e-import\nruntime: yaml\n")
-	out := s.Run("import", "endpoints:discovery.k8s.io/v1:EndpointSlice", "outside", ns+"/outside",
+	out := s.Run("import", spec.EndpointSliceToken, "outside", ns+"/outside",
 		"--yes", "--non-interactive", "--generate-code=false", "--protect=false")
 	if !strings.Contains(out, "imported") {
 		t.Errorf("import output does not report an import:\n%s", out)
@@ -50,7 +51,7 @@ func TestPulumiImportEndpointSlice(t *testing.T) {
 	}
 	var found bool
 	for _, r := range state.Deployment.Resources {
-		if r.Type != "endpoints:discovery.k8s.io/v1:EndpointSlice" {
+		if r.Type != spec.EndpointSliceToken {
 			continue
 		}
 		found = true

@@ -13,8 +13,10 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
-// exampleLanguage is one example program under examples/<dir>, and how to install it
-// into a directory so that its Automation API runner can run there.
+// exampleLanguage is one test program under testdata/programs/<dir> (an
+// EndpointSlice, an EndpointsList and both Google lookups, with stack configuration),
+// and how to install it into a directory so that its Automation API runner can run
+// there.
 type exampleLanguage struct {
 	dir string
 	// install copies the example from src into dst, installs what it needs and returns
@@ -40,7 +42,7 @@ type exampleProgram struct {
 // runnerTimeout bounds one operation of a runner; each takes a few seconds.
 const runnerTimeout = 5 * time.Minute
 
-// installExample installs the example of lang into a new stack's directory. The
+// installExample installs the program of lang into a new stack's directory. The
 // stack's environment points the provider at the control plane (kubeconfig) and at
 // the Google double, and puts the pulumi CLI (which the Automation API runs) and the
 // provider plugin (an ambient plugin for the engine) on PATH.
@@ -56,8 +58,8 @@ func installExample(t *testing.T, lang exampleLanguage, kubeconfig string, doubl
 	s.Env = append(s.Env, "PATH="+strings.Join([]string{filepath.Dir(cli), ambientDir(t, provider), os.Getenv("PATH")}, ":"))
 
 	start := time.Now()
-	argv := lang.install(t, filepath.Join(toolchain.RepoRoot(t), "examples", lang.dir), s.Dir)
-	t.Logf("%s: example installed in %s", lang.dir, time.Since(start).Round(100*time.Millisecond))
+	argv := lang.install(t, programDir(t, lang), s.Dir)
+	t.Logf("%s: program installed in %s", lang.dir, time.Since(start).Round(100*time.Millisecond))
 	return &exampleProgram{lang: lang.dir, argv: argv, stack: s}
 }
 
@@ -69,85 +71,74 @@ func (p *exampleProgram) run(t *testing.T, operation string) toolchain.ProgramRe
 		append(slices.Clone(p.argv), operation, "dev")...)
 }
 
-// installTypeScriptExample copies the example into dst, points its package.json's
-// SDK dependency (the npm package in dist/) at the one in TEST_ASSET_DIST, installs
-// the dependencies with npm and compiles the example with its tsconfig.json.
+// installTypeScriptExample copies the program into dst, adds the SDK's npm package
+// of TEST_ASSET_DIST to its package.json's dependencies, installs them with npm and
+// compiles the program with its tsconfig.json.
 func installTypeScriptExample(t *testing.T, src, dst string) []string {
 	t.Helper()
 	env := toolchain.NodeEnv(t)
 	copyExampleFiles(t, src, dst)
 	manifest := filepath.Join(dst, "package.json")
-	data, err := os.ReadFile(filepath.Clean(manifest))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var pkg map[string]any
-	if err := json.Unmarshal(data, &pkg); err != nil {
+	if err := json.Unmarshal([]byte(toolchain.ReadFile(t, manifest)), &pkg); err != nil {
 		t.Fatalf("%s/package.json: %v", src, err)
 	}
 	deps, _ := pkg["dependencies"].(map[string]any)
-	sdk, _ := deps["@endpoints-provider/endpoints"].(string)
-	if !strings.HasPrefix(sdk, "file:") {
-		t.Fatalf("%s/package.json names the SDK as %q, want the npm package in dist/ (file:../../dist/<tarball>)", src, sdk)
+	if deps == nil {
+		t.Fatalf("%s/package.json has no dependencies", src)
 	}
-	deps["@endpoints-provider/endpoints"] = "file:" + distArtifact(t, src, strings.TrimPrefix(sdk, "file:"))
-	if data, err = json.MarshalIndent(pkg, "", "    "); err != nil {
+	deps["@endpoints-provider/endpoints"] = "file:" + distArtifact(t, "endpoints-provider-endpoints-"+toolchain.ReleaseVersion(t)+".tgz")
+	data, err := json.MarshalIndent(pkg, "", "    ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(manifest, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	toolchain.WriteFile(t, manifest, string(data))
 	toolchain.Run(t, dst, env, "npm", "install")
 	toolchain.Run(t, dst, env, filepath.Join(dst, "node_modules", ".bin", "tsc"))
 	return []string{"node", filepath.Join(dst, "bin", "run.js")}
 }
 
-// installPythonExample copies the example into dst and installs its
-// requirements.txt into a new virtualenv, the SDK's wheel (named by its path in dist/)
-// taken from TEST_ASSET_DIST.
+// installPythonExample copies the program into dst and installs its
+// requirements.txt and the SDK's wheel of TEST_ASSET_DIST into a new virtualenv.
 func installPythonExample(t *testing.T, src, dst string) []string {
 	t.Helper()
 	copyExampleFiles(t, src, dst)
-	data, err := os.ReadFile(filepath.Clean(filepath.Join(src, "requirements.txt")))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var requirements []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for _, line := range strings.Split(toolchain.ReadFile(t, filepath.Join(src, "requirements.txt")), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			requirements = append(requirements, line)
 		}
-		if strings.HasSuffix(line, ".whl") {
-			line = distArtifact(t, src, line)
-		}
-		requirements = append(requirements, line)
 	}
+	requirements = append(requirements, distArtifact(t, "pulumi_endpoints-"+pythonVersion(t)+"-py3-none-any.whl"))
 	python := toolchain.Venv(t, requirements...)
-	toolchain.Run(t, dst, nil, python, "-m", "py_compile", "__main__.py", "program.py", "run.py")
+	toolchain.Run(t, dst, nil, python, "-m", "py_compile", "program.py", "run.py")
 	return []string{python, filepath.Join(dst, "run.py")}
 }
 
-// distArtifact maps an example's path to a release artifact (relative to the example,
-// in the repository's dist/) to the same file in TEST_ASSET_DIST, which must hold it.
-func distArtifact(t *testing.T, example, rel string) string {
+// pythonVersion is the Python package's version of the release artifacts, as the
+// Makefile spells it.
+func pythonVersion(t *testing.T) string {
 	t.Helper()
-	if filepath.Base(filepath.Dir(filepath.Join(example, rel))) != "dist" {
-		t.Fatalf("%s names %s, which is not in dist/", example, rel)
-	}
-	path := filepath.Join(tool(t, "TEST_ASSET_DIST"), filepath.Base(rel))
+	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version", "VERSION="+toolchain.ReleaseVersion(t)))
+}
+
+// distArtifact returns the release artifact name in TEST_ASSET_DIST, which must hold it.
+func distArtifact(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(tool(t, "TEST_ASSET_DIST"), name)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s names %s: %v (run `make dist-sdks`; is the example's version VERSION?)", example, rel, err)
+		t.Fatalf("release artifact %s: %v (run `make dist-sdks`)", path, err)
 	}
 	return path
 }
 
-// installGoExample builds the runner of examples/go (its own module, which replaces
-// the SDK module with ../../sdk) and vets the program `pulumi up` builds; dst gets
-// the project file, where the runner keeps its stack settings.
+// installGoExample builds the runner of the Go program (its own module, which
+// replaces the SDK module with the repository's sdk/) and vets it; dst gets the
+// project file, where the runner keeps its stack settings.
 func installGoExample(t *testing.T, src, dst string) []string {
 	t.Helper()
 	runner := filepath.Join(t.TempDir(), "runner")
-	toolchain.Run(t, src, nil, "go", "build", "-tags", "runner", "-o", runner, ".")
+	toolchain.Run(t, src, nil, "go", "build", "-o", runner, ".")
 	toolchain.Run(t, src, nil, "go", "vet", ".")
 	toolchain.CopyFile(t, filepath.Join(src, "Pulumi.yaml"), filepath.Join(dst, "Pulumi.yaml"))
 	return []string{runner}
@@ -169,4 +160,10 @@ func copyExampleFiles(t *testing.T, src, dst string) {
 		}
 		toolchain.CopyFile(t, filepath.Join(src, name), filepath.Join(dst, name))
 	}
+}
+
+// programDir is the directory of lang's test program.
+func programDir(t *testing.T, lang exampleLanguage) string {
+	t.Helper()
+	return filepath.Join(toolchain.RepoRoot(t), "tests", "e2e", "testdata", "programs", lang.dir)
 }

@@ -19,9 +19,10 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
-// TestExampleProgramsLifecycle runs the TypeScript, Python and Go examples (the same
-// program functions their index.ts, __main__.py and main.go run) as Automation API
-// inline programs through their runners, each on its own stack, namespace and Google
+// TestExampleProgramsLifecycle runs the TypeScript, Python and Go programs of
+// testdata/programs (an EndpointSlice, an EndpointsList and both Google lookups in
+// both forms, with stack configuration) as Automation API inline programs through
+// their runners, each on its own stack, namespace and Google
 // double: preview -> up -> refresh (only "same") -> preview (only "same") -> port
 // change -> up (updated in place) -> addressType change -> up (the slice replaced) ->
 // destroy, checking the API server and the stack outputs after each step. The control
@@ -55,7 +56,7 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	wantNoControllerWarnings(t, "preview", res, false)
 	wantNoObjects(t, cs, ns, "after preview")
 
-	// Up: the objects of the YAML example, and every lookup output.
+	// Up: the slice, the list's items, and every lookup output.
 	before := lookupRequests(double)
 	res = p.run(t, "up")
 	res.WantChanges(t, "up", map[string]int{"create": 3})
@@ -157,8 +158,8 @@ func testExampleLifecycle(t *testing.T, lang exampleLanguage) {
 	wantNoObjects(t, cs, ns, "after destroy")
 }
 
-// createExampleServices creates in ns the Services the examples' EndpointsList items
-// belong to, as their READMEs ask: selectorless (so the Endpoints are the program's,
+// createExampleServices creates in ns the Services the programs' EndpointsList items
+// belong to, as the examples' READMEs ask: selectorless (so the Endpoints are the program's,
 // and the mirroring controller copies them into slices) and headless, with the items'
 // ports.
 func createExampleServices(t *testing.T, cs kubernetes.Interface, ns string) {
@@ -200,7 +201,7 @@ func wantNoControllerWarnings(t *testing.T, step string, res toolchain.ProgramRe
 	}
 }
 
-// wantExampleOutputs checks the stack outputs every up of the example returns: the
+// wantExampleOutputs checks the stack outputs every up of the program returns: the
 // slice's autoname and namespace, the list's items, and the lookup results from
 // examples/fixtures/google.json, in both forms.
 func wantExampleOutputs(t *testing.T, step string, res toolchain.ProgramResult, ns string) {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -187,13 +188,13 @@ func stateObjects(t *testing.T, s *stack) (map[string]types.UID, int) {
 	out := map[string]types.UID{}
 	for _, r := range state.Deployment.Resources {
 		switch r.Type {
-		case "endpoints:discovery.k8s.io/v1:EndpointSlice":
+		case spec.EndpointSliceToken:
 			_, name, _ := strings.Cut(r.ID, "/")
 			if name != r.Outputs.Metadata.Name {
 				t.Errorf("the state records the slice %s under the ID %s", r.Outputs.Metadata.Name, r.ID)
 			}
 			out["EndpointSlice "+name] = r.Outputs.Metadata.UID
-		case "endpoints:core/v1:EndpointsList":
+		case spec.EndpointsListToken:
 			for _, it := range r.Outputs.Items {
 				out["Endpoints "+it.Metadata.Name] = it.Metadata.UID
 			}
@@ -553,20 +554,19 @@ func TestPendingSliceRefreshAndDestroy(t *testing.T) {
 	ns := cp.Namespace(t, "e2e")
 	proxy, s := proxied(t, cp)
 	s.init(unsentProgram(ns))
-	const slice = "endpoints:discovery.k8s.io/v1:EndpointSlice"
 
 	upUnsent(t, proxy, s, ns)
-	if n := resources(t, s, slice); n != 1 {
+	if n := resources(t, s, spec.EndpointSliceToken); n != 1 {
 		t.Fatalf("after the up whose create was never sent, the state has %d slices, want the pending one", n)
 	}
 	s.Run("refresh", "--yes", "--non-interactive")
-	if n := resources(t, s, slice); n != 0 {
+	if n := resources(t, s, spec.EndpointSliceToken); n != 0 {
 		t.Errorf("after the refresh, the state has %d slices; want none (nothing carries the create ID)", n)
 	}
 
 	upUnsent(t, proxy, s, ns)
 	s.Run("destroy", "--yes", "--skip-preview", "--non-interactive")
-	if n := resources(t, s, slice); n != 0 {
+	if n := resources(t, s, spec.EndpointSliceToken); n != 0 {
 		t.Errorf("after the destroy, the state has %d slices", n)
 	}
 	if live := liveObjects(t, cp, ns); len(live) != 0 {

@@ -25,27 +25,6 @@ import (
 // run) sees the same programs as the update. After each up, refresh and preview must
 // find nothing to change.
 
-// upWithPreview runs `pulumi up` as a user does: preview first, then the update.
-func (s *stack) upWithPreview() string {
-	s.t.Helper()
-	return s.Run("up", "--yes", "--non-interactive", "--diff")
-}
-
-// expectQuiet checks that the state, the program and the cluster agree: a refresh
-// (previewed, then run) finds nothing changed, and a preview finds nothing to do.
-func (s *stack) expectQuiet() {
-	s.t.Helper()
-	s.Run("refresh", "--preview-only", "--non-interactive", "--diff", "--expect-no-changes")
-	s.Run("refresh", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
-	s.Run("preview", "--non-interactive", "--diff", "--expect-no-changes")
-}
-
-// destroyWithPreview runs `pulumi destroy` as a user does, with its preview.
-func (s *stack) destroyWithPreview() {
-	s.t.Helper()
-	s.Run("destroy", "--yes", "--non-interactive")
-}
-
 // stateResource is a resource of the stack's state, as `pulumi stack export` shows it.
 type stateResource struct {
 	URN     string         `json:"urn"`

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
@@ -35,7 +36,7 @@ func TestPartialStateCrossesTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := p.Create(ctx, &rpc.CreateRequest{
-		Urn: "urn:pulumi:s::p::endpoints:discovery.k8s.io/v1:EndpointSlice::w",
+		Urn: string(resource.NewURN("s", "p", "", spec.EndpointSliceToken, "w")),
 		Properties: marshal(map[string]any{
 			"metadata":    map[string]any{"name": "w", "namespace": "default"},
 			"addressType": "IPv4",

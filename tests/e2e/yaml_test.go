@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -76,7 +77,7 @@ func TestYAMLProgramLifecycle(t *testing.T) {
 	s.init(fmt.Sprintf(yamlProgram, ns, "IPv4", "10.0.0.1", 80))
 
 	out := s.Run("preview", "--non-interactive", "--diff")
-	if !strings.Contains(out, "endpoints:discovery.k8s.io/v1:EndpointSlice") {
+	if !strings.Contains(out, spec.EndpointSliceToken) {
 		t.Errorf("preview does not show the slice:\n%s", out)
 	}
 	if l, _ := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{}); len(l.Items) != 0 {

@@ -12,6 +12,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // A 403 from a ValidatingAdmissionPolicy is reported as the policy's denial, with its
@@ -76,7 +78,7 @@ func TestAdmissionPolicyDenialIsNotBlamedOnRBAC(t *testing.T) {
 		}
 	}
 
-	u := urn(sliceType, "reserved")
+	u := urn(spec.EndpointSliceToken, "reserved")
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.30", 80).Set("metadata",
 		property.New(obj("namespace", ns, "name", "reserved"))))
 	_, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})

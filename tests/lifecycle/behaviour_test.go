@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -22,7 +23,7 @@ func TestDeleteNamesBlockingFinalizers(t *testing.T) {
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
 	cs := clientset(t)
-	u := urn(sliceType, "held")
+	u := urn(spec.EndpointSliceToken, "held")
 	in := sliceInputs(ns, "IPv4", "10.0.0.2", 80)
 	in = in.Set("metadata", property.New(obj("namespace", ns, "finalizers", list("example.com/hold"))))
 	inputs := check(t, srv, u, property.Map{}, in)
@@ -66,7 +67,7 @@ func TestOwnedSliceCollectedWithItsOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := urn(sliceType, "owned")
+	u := urn(spec.EndpointSliceToken, "owned")
 	in := sliceInputs(ns, "IPv4", "10.0.0.3", 80).Set("metadata", property.New(obj(
 		"namespace", ns,
 		"ownerReferences", list(obj("apiVersion", "v1", "kind", "ConfigMap", "name", "owner", "uid", string(owner.UID))),
@@ -114,7 +115,7 @@ func TestBlockOwnerDeletionWithoutPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := newProvider(t, kubeconfig, nil)
-	u := urn(sliceType, "blocking")
+	u := urn(spec.EndpointSliceToken, "blocking")
 	in := sliceInputs(ns, "IPv4", "10.0.0.4", 80).Set("metadata", property.New(obj(
 		"namespace", ns, "name", "blocking",
 		"ownerReferences", list(obj("apiVersion", "v1", "kind", "ConfigMap", "name", "owner",
@@ -137,7 +138,7 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
-	u := urn(listType, "warned-"+ns) // unique, so repeated runs (-count) count apart
+	u := urn(spec.EndpointsListToken, "warned-"+ns) // unique, so repeated runs (-count) count apart
 	item := func(name string) property.Map {
 		return obj("metadata", obj("namespace", ns, "name", name),
 			"subsets", list(obj("addresses", list(obj("ip", "10.0.0.5")), "ports", list(obj("port", 80)))))
@@ -166,7 +167,7 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `)
 	down := newProvider(t, unreachable, nil)
-	u := urn(sliceType, "outage")
+	u := urn(spec.EndpointSliceToken, "outage")
 	inputs := check(t, down, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.6", 80))
 	created, err := down.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err == nil {
@@ -197,7 +198,7 @@ func TestForegroundDeleteWaitsForDependents(t *testing.T) {
 	ns := newNamespace(t)
 	cs := clientset(t)
 	srv := newProvider(t, nil, map[string]property.Value{"deletePropagationPolicy": property.New("Foreground")})
-	u := urn(sliceType, "parent")
+	u := urn(spec.EndpointSliceToken, "parent")
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.7", 80))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // posts counts the creates the proxy has passed on whose path starts with prefix.
@@ -31,7 +33,7 @@ func TestCancelLetsCreatesInFlightLand(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	px, srv := newProxiedProvider(t)
-	u := urn(listType, "interrupted")
+	u := urn(spec.EndpointsListToken, "interrupted")
 	const n = 100
 	inputs := check(t, srv, u, property.Map{}, numberedItems(n, 80, ns, ""))
 	px.SetDelay(300 * time.Millisecond) // each create takes 600 ms: the cancel lands among them
@@ -79,7 +81,7 @@ func TestCancelLetsCreatesInFlightLand(t *testing.T) {
 
 	// After the cancel nothing new starts: a slice's create sends no request.
 	before := len(px.Requests())
-	su := urn(sliceType, "late")
+	su := urn(spec.EndpointSliceToken, "late")
 	_, err := srv.Create(p.CreateRequest{Urn: su, Properties: sliceInputs(ns, "IPv4", "10.0.9.1", 80)})
 	if err == nil || !strings.Contains(err.Error(), "the create of EndpointSlice late was not started") {
 		t.Errorf("a create after the cancel: %v, want it not started", err)
@@ -95,7 +97,7 @@ func TestCancelEndsTheWaitOfADelete(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	px, srv := newProxiedProvider(t)
-	u := urn(sliceType, "held")
+	u := urn(spec.EndpointSliceToken, "held")
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.9.2", 80).Set("metadata",
 		property.New(obj("namespace", ns, "name", "held", "finalizers", list(holdFinalizer)))))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})

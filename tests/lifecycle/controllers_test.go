@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -152,7 +153,7 @@ func TestEndpointsMirroredIntoSlices(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "mirrored-"+ns)
+	u := urn(spec.EndpointsListToken, "mirrored-"+ns)
 	createService(t, ns, "web", nil)
 	createService(t, ns, "quiet", nil)
 
@@ -238,7 +239,7 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 		return err == nil, "not there"
 	})
 
-	u := urn(listType, "owned-"+ns)
+	u := urn(spec.EndpointsListToken, "owned-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(endpointsItem(ns, "api", "10.0.4.1", 80)))
 	if got := logs.Lines("WARN", string(u), warning); len(got) != 0 {
 		t.Errorf("Check looked the cluster up and warned:\n%s", strings.Join(got, "\n"))
@@ -259,7 +260,7 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 
 	// Endpoints written first, then a Service with a selector takes the name: the next
 	// change warns at preview (Diff).
-	u2 := urn(listType, "later-"+ns)
+	u2 := urn(spec.EndpointsListToken, "later-"+ns)
 	olds := check(t, srv, u2, property.Map{}, items(endpointsItem(ns, "late", "10.0.4.2", 80)))
 	created, err := srv.Create(p.CreateRequest{Urn: u2, Properties: olds})
 	if err != nil {
@@ -290,7 +291,7 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 		t.Fatal(err)
 	}
 	limited := newProvider(t, kubeconfig, nil)
-	u3 := urn(listType, "unlooked-"+ns)
+	u3 := urn(spec.EndpointsListToken, "unlooked-"+ns)
 	if _, err := limited.Diff(p.DiffRequest{ID: created.ID, Urn: u3, OldInputs: olds, State: created.Properties,
 		Inputs: news}); err != nil {
 		t.Errorf("Diff with no right to read Services: %v", err)
@@ -308,7 +309,7 @@ func TestControllerLabelledSlicesAreWarnedAbout(t *testing.T) {
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
 	for _, manager := range []string{sliceManager, mirroringManager} {
-		u := urn(sliceType, "claimed-"+ns+"-"+strings.Split(manager, ".")[0])
+		u := urn(spec.EndpointSliceToken, "claimed-"+ns+"-"+strings.Split(manager, ".")[0])
 		inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.5.1", 80).Set("metadata",
 			property.New(obj("namespace", ns, "generateName", "claimed-",
 				"labels", obj(kube.ManagedByLabel, manager, discoveryv1.LabelServiceName, "ghost")))))
@@ -353,7 +354,7 @@ func TestSlicesCarryTheProviderAsManager(t *testing.T) {
 	cs := clientset(t)
 	createService(t, ns, "shop", map[string]string{"app": "shop"})
 
-	u := urn(sliceType, "managed-"+ns)
+	u := urn(spec.EndpointSliceToken, "managed-"+ns)
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.6.1", 80).Set("metadata",
 		property.New(obj("namespace", ns, "labels", obj(discoveryv1.LabelServiceName, "shop")))))
 	if hasKey(getPath(t, inputs, "metadata.labels"), kube.ManagedByLabel) {
@@ -425,7 +426,7 @@ func TestSlicesCarryTheProviderAsManager(t *testing.T) {
 	}
 
 	// The program's own manager wins.
-	u2 := urn(sliceType, "own-manager-"+ns)
+	u2 := urn(spec.EndpointSliceToken, "own-manager-"+ns)
 	own := check(t, srv, u2, property.Map{}, sliceInputs(ns, "IPv4", "10.0.6.3", 80).Set("metadata",
 		property.New(obj("namespace", ns, "labels", obj(kube.ManagedByLabel, "my-tool")))))
 	ownCreated, err := srv.Create(p.CreateRequest{Urn: u2, Properties: own})
@@ -458,7 +459,7 @@ func TestListItemWarningsFromOneServiceList(t *testing.T) {
 		all = append(all, endpointsItem(ns, name, fmt.Sprintf("10.0.6.%d", i+1), 80))
 	}
 	all = append(all, endpointsItem(ns, "api", "10.0.6.20", 80), endpointsItem(ns, "orphan", "10.0.6.21", 80))
-	u := urn(listType, "many-"+ns)
+	u := urn(spec.EndpointsListToken, "many-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(all...))
 
 	px.take("")
@@ -510,7 +511,7 @@ func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 		all = append(all, endpointsItem(ns, fmt.Sprintf("svc-%03d", i), fmt.Sprintf("10.0.7.%d", i+1), 80))
 	}
 	all = append(all, endpointsItem(ns, "orphan", "10.0.7.20", 80))
-	u := urn(listType, "crowded-"+ns)
+	u := urn(spec.EndpointsListToken, "crowded-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(all...))
 
 	px.take("")

@@ -14,6 +14,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 const holdFinalizer = "example.com/hold"
@@ -26,7 +28,7 @@ func TestDeleteEndsWhenTheNameIsTakenAgain(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	cs := clientset(t)
-	u := urn(sliceType, "recreated")
+	u := urn(spec.EndpointSliceToken, "recreated")
 	in := sliceInputs(ns, "IPv4", "10.0.0.20", 80).Set("metadata",
 		property.New(obj("namespace", ns, "name", "recreated", "finalizers", list(holdFinalizer))))
 	inputs := check(t, srv, u, property.Map{}, in)
@@ -78,7 +80,7 @@ func TestDeleteGoneJustAfterItsTimeoutSucceeds(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
-	u := urn(sliceType, "late")
+	u := urn(spec.EndpointSliceToken, "late")
 	in := sliceInputs(ns, "IPv4", "10.0.0.24", 80).Set("metadata",
 		property.New(obj("namespace", ns, "name", "late", "finalizers", list(holdFinalizer))))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: check(t, srv, u, property.Map{}, in)})
@@ -126,7 +128,7 @@ func TestDeleteLeavesAReplacedObjectAlone(t *testing.T) {
 	cs := clientset(t)
 	createService(t, ns, "kept", nil)
 	createService(t, ns, "swapped", nil)
-	u := urn(listType, "replaced")
+	u := urn(spec.EndpointsListToken, "replaced")
 	inputs := check(t, srv, u, property.Map{}, items(endpointsItem(ns, "kept", "10.0.0.22", 80),
 		endpointsItem(ns, "swapped", "10.0.0.23", 80)))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
@@ -167,13 +169,13 @@ func TestDeleteWithoutFinalizersSendsOnlyTheDelete(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 
-	su := urn(sliceType, "free")
+	su := urn(spec.EndpointSliceToken, "free")
 	slice, err := srv.Create(p.CreateRequest{Urn: su, Properties: check(t, srv, su, property.Map{},
 		sliceInputs(ns, "IPv4", "10.0.0.24", 80))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lu := urn(listType, "free")
+	lu := urn(spec.EndpointsListToken, "free")
 	set, err := srv.Create(p.CreateRequest{Urn: lu, Properties: check(t, srv, lu, property.Map{},
 		items(endpointsItem(ns, "a", "10.0.0.25", 80), endpointsItem(ns, "b", "10.0.0.26", 80)))})
 	if err != nil {
@@ -202,7 +204,7 @@ func TestDeleteWithoutFinalizersSendsOnlyTheDelete(t *testing.T) {
 	}
 
 	// Held by a finalizer: the delete watches until it is removed.
-	hu := urn(sliceType, "held")
+	hu := urn(spec.EndpointSliceToken, "held")
 	held, err := srv.Create(p.CreateRequest{Urn: hu, Properties: check(t, srv, hu, property.Map{},
 		sliceInputs(ns, "IPv4", "10.0.0.27", 80).Set("metadata",
 			property.New(obj("namespace", ns, "name", "held", "finalizers", list(holdFinalizer)))))})

@@ -8,6 +8,8 @@ import (
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 const endpointsDeprecation = "kubernetes API server: v1 Endpoints is deprecated"
@@ -42,7 +44,7 @@ func deprecations(urns ...resource.URN) int {
 func TestDeprecationWarningOncePerProvider(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	first, second := urn(listType, "first-"+ns), urn(listType, "second-"+ns)
+	first, second := urn(spec.EndpointsListToken, "first-"+ns), urn(spec.EndpointsListToken, "second-"+ns)
 	srv := newProvider(t, nil, nil)
 
 	inputs := endpointsList(t, srv, first, ns)
@@ -93,14 +95,14 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, map[string]property.Value{"suppressDeprecationWarnings": property.New(true)})
-	list := urn(listType, "suppressed-"+ns)
+	list := urn(spec.EndpointsListToken, "suppressed-"+ns)
 	if _, err := srv.Create(p.CreateRequest{Urn: list, Properties: endpointsList(t, srv, list, ns)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := deprecations(list); n != 0 {
 		t.Errorf("with suppressDeprecationWarnings the deprecation was shown %d times", n)
 	}
-	slice := urn(sliceType, "fqdn-"+ns)
+	slice := urn(spec.EndpointSliceToken, "fqdn-"+ns)
 	inputs := check(t, srv, slice, property.Map{}, sliceInputs(ns, "FQDN", "web.example.com", 80))
 	if _, err := srv.Create(p.CreateRequest{Urn: slice, Properties: inputs}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 func sliceInputs(namespace, addressType, address string, port int) property.Map {
@@ -32,7 +34,7 @@ func TestEndpointSliceLifecycle(t *testing.T) {
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
 	cs := clientset(t)
-	u := urn(sliceType, "web")
+	u := urn(spec.EndpointSliceToken, "web")
 
 	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
 	name := getString(t, inputs, "metadata.name")
@@ -166,7 +168,7 @@ func TestEndpointSliceFixedNameReplacesDeleteFirst(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
-	u := urn(sliceType, "fixed")
+	u := urn(spec.EndpointSliceToken, "fixed")
 	withName := func(in property.Map) property.Map {
 		return in.Set("metadata", property.New(obj("namespace", ns, "name", "fixed")))
 	}
@@ -193,7 +195,7 @@ func TestEndpointSliceNeverAdoptsAndImports(t *testing.T) {
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(t.Context(), existing, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	u := urn(sliceType, "outside")
+	u := urn(spec.EndpointSliceToken, "outside")
 	inputs := check(t, srv, u, property.Map{},
 		sliceInputs(ns, "IPv4", "10.0.0.1", 80).Set("metadata", property.New(obj("namespace", ns, "name", "outside"))))
 	_, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
@@ -225,7 +227,7 @@ func TestEndpointSliceGenerateName(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
-	u := urn(sliceType, "generated")
+	u := urn(spec.EndpointSliceToken, "generated")
 	inputs := check(t, srv, u, property.Map{},
 		sliceInputs(ns, "IPv4", "10.0.0.8", 80).Set("metadata", property.New(obj("namespace", ns, "generateName", "gen-"))))
 	if getPath(t, inputs, "metadata.name").IsString() {

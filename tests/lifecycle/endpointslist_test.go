@@ -11,6 +11,8 @@ import (
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 func endpointsItem(namespace, name, ip string, port int, labels ...string) property.Map {
@@ -58,7 +60,7 @@ func TestEndpointsListLifecycle(t *testing.T) {
 	t.Parallel()
 	a, b := newNamespace(t), newNamespace(t)
 	srv := newProvider(t, nil, map[string]property.Value{"namespace": property.New(a)})
-	u := urn(listType, "set")
+	u := urn(spec.EndpointsListToken, "set")
 
 	// Items without a namespace land in the provider's namespace.
 	inputs := check(t, srv, u, property.Map{}, items(
@@ -177,7 +179,7 @@ func TestEndpointsListPartialCreate(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "partial")
+	u := urn(spec.EndpointsListToken, "partial")
 	missing := ns + "-missing"
 	inputs := check(t, srv, u, property.Map{}, items(
 		endpointsItem(ns, "first", "10.0.2.1", 80),
@@ -221,7 +223,7 @@ func TestEndpointsListConcurrentCreateFailures(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "many")
+	u := urn(spec.EndpointsListToken, "many")
 	missing := ns + "-missing"
 	const n = 300
 	inputs := check(t, srv, u, property.Map{}, numberedItems(n, 80, ns, missing, 17, n-20))
@@ -269,7 +271,7 @@ func TestEndpointsListConcurrentUpdateFailures(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "grow")
+	u := urn(spec.EndpointsListToken, "grow")
 	missing := ns + "-missing"
 	olds := check(t, srv, u, property.Map{}, numberedItems(3, 80, ns, missing, 150))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: olds})
@@ -310,7 +312,7 @@ func TestEndpointsListFirstItemFails(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "nothing")
+	u := urn(spec.EndpointsListToken, "nothing")
 	missing := ns + "-missing"
 	inputs := check(t, srv, u, property.Map{}, items(
 		endpointsItem(missing, "first", "10.0.4.1", 80),
@@ -334,7 +336,7 @@ func TestEndpointsListImportBySelector(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	srv := newProvider(t, nil, nil)
-	seed := urn(listType, "seed")
+	seed := urn(spec.EndpointsListToken, "seed")
 	var all []property.Map
 	for i := range 5 {
 		all = append(all, endpointsItem(ns, fmt.Sprintf("web-%d", i), fmt.Sprintf("10.0.3.%d", i+1), 80, "app", "web"))
@@ -345,7 +347,7 @@ func TestEndpointsListImportBySelector(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	u := urn(listType, "imported")
+	u := urn(spec.EndpointsListToken, "imported")
 	id := ns + "?labelSelector=app%3Dweb&limit=2"
 	read, err := srv.Read(p.ReadRequest{ID: id, Urn: u})
 	if err != nil {

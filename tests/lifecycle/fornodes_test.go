@@ -8,6 +8,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // hints.forNodes (Kubernetes 1.34) goes to the server as written, refreshes without a
@@ -18,7 +20,7 @@ func TestEndpointSliceNodeHints(t *testing.T) {
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
 	cs := clientset(t)
-	u := urn(sliceType, "node-local")
+	u := urn(spec.EndpointSliceToken, "node-local")
 	in := obj(
 		"metadata", obj("namespace", ns, "name", "node-local"),
 		"addressType", "IPv4",
@@ -74,7 +76,7 @@ func TestEndpointSliceNodeHints(t *testing.T) {
 	if _, err := cs.DiscoveryV1().EndpointSlices(ns).Create(t.Context(), made, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	iu := urn(sliceType, "web")
+	iu := urn(spec.EndpointSliceToken, "web")
 	imported, err := srv.Read(p.ReadRequest{ID: ns + "/web-x7k2p", Urn: iu})
 	if err != nil {
 		t.Fatal(err)

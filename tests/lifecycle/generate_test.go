@@ -144,7 +144,7 @@ func (g *gen) longName(n int) string {
 }
 
 // autonamePrefix is what an autoname must start with, by the rule the provider
-// documents (README, "EndpointSlice"): letters are lowercased; every character other
+// documents (docs/guides/resources.md, "EndpointSlice"): letters are lowercased; every character other
 // than a-z, 0-9, '-' and '.' becomes '-'; each dot-separated part loses its leading and
 // trailing '-', and empty parts are dropped, so the name starts and ends with an
 // alphanumeric and is a DNS subdomain; it is cut to leave room for '-' and 8 hex
@@ -407,7 +407,7 @@ func (g *gen) listProgram(namespace string) program {
 	for i := range items {
 		meta := map[string]any{"name": g.itemName(i)}
 		if g.chance(0.1) {
-			// The provider picks the name once and keeps it (README, "EndpointsList").
+			// The provider picks the name once and keeps it (docs/guides/resources.md, "EndpointsList").
 			meta = map[string]any{"generateName": fmt.Sprintf("list-%03d-%d-", g.index, i)}
 		}
 		if !pr.nsViaConfig {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -59,7 +60,7 @@ func TestGetEndpointSlice(t *testing.T) {
 	ns := newNamespace(t)
 	slice := controlplane.Shared(t).SelectedService(t, ns, "web")
 	srv := newProvider(t, nil, map[string]property.Value{"namespace": property.New(ns)})
-	u := urn(sliceType, "existing")
+	u := urn(spec.EndpointSliceToken, "existing")
 	id := ns + "/" + slice.Name
 	live := func() map[string]any {
 		return controlplane.Shared(t).LiveOutputs(t, controlplane.SlicesResource, ns, slice.Name)
@@ -108,7 +109,7 @@ func TestGetEndpointsList(t *testing.T) {
 	ns := newNamespace(t)
 	controlplane.Shared(t).SelectedService(t, ns, "web")
 	srv := newProvider(t, nil, nil)
-	u := urn(listType, "existing")
+	u := urn(spec.EndpointsListToken, "existing")
 	id := ns + "?labelSelector=app%3Dweb"
 	live := func() map[string]any {
 		got, err := dynamic.NewForConfigOrDie(controlplane.Shared(t).RESTConfig()).Resource(controlplane.EndpointsResource).

@@ -45,13 +45,8 @@ func newNamespace(t *testing.T) string {
 func clientset(t *testing.T) kubernetes.Interface { return controlplane.Shared(t).Clientset() }
 
 func urn(typ, name string) resource.URN {
-	return resource.NewURN("test", "lifecycle", "", tokens.Type("endpoints:"+typ), name)
+	return resource.NewURN("test", "lifecycle", "", tokens.Type(typ), name)
 }
-
-var (
-	sliceType = "discovery.k8s.io/v1:EndpointSlice"
-	listType  = "core/v1:EndpointsList"
-)
 
 // obj builds a property map from alternating keys and values; values may be Go
 // strings, numbers, bools, maps, slices or property.Values.

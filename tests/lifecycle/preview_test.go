@@ -8,6 +8,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // Preview never fails for what `up` would do: where the server cannot judge the object
@@ -24,10 +26,10 @@ func TestPreviewWhereTheServerCannotJudgeYet(t *testing.T) {
 	t.Run("a namespace the program creates", func(t *testing.T) {
 		t.Parallel()
 		missing := "not-yet-" + strings.ToLower(ns)
-		for _, token := range []string{sliceType, listType} {
+		for _, token := range []string{spec.EndpointSliceToken, spec.EndpointsListToken} {
 			u := urn(token, "web")
 			in := named(missing, "web", "IPv4", "10.0.0.1")
-			if token == listType {
+			if token == spec.EndpointsListToken {
 				in = obj("items", list(obj("metadata", obj("name", "web", "namespace", missing),
 					"subsets", list(obj("addresses", list(obj("ip", "10.0.0.1")))))))
 			}
@@ -44,7 +46,7 @@ func TestPreviewWhereTheServerCannotJudgeYet(t *testing.T) {
 
 	t.Run("the replacement of a named slice", func(t *testing.T) {
 		t.Parallel()
-		u := urn(sliceType, "fixed")
+		u := urn(spec.EndpointSliceToken, "fixed")
 		old := check(t, srv, u, property.Map{}, named(ns, "fixed", "IPv4", "10.0.0.1"))
 		created, err := srv.Create(p.CreateRequest{Urn: u, Properties: old})
 		if err != nil {
@@ -74,7 +76,7 @@ func TestPreviewWhereTheServerCannotJudgeYet(t *testing.T) {
 		}, metav1.CreateOptions{FieldManager: "someone-else"}); err != nil {
 			t.Fatal(err)
 		}
-		u := urn(sliceType, "theirs")
+		u := urn(spec.EndpointSliceToken, "theirs")
 		inputs := check(t, srv, u, property.Map{}, named(ns, "theirs", "IPv4", "10.0.0.1"))
 		_, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs, DryRun: true})
 		if err == nil || !strings.Contains(err.Error(), "already exists") {

@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -47,7 +48,7 @@ func TestListRefreshListsEachNamespaceOnce(t *testing.T) {
 		all = append(all, endpointsItem(many, fmt.Sprintf("e-%02d", i), fmt.Sprintf("10.0.8.%d", i+1), 80))
 	}
 	all = append(all, endpointsItem(few, "x", "10.0.9.1", 80), endpointsItem(few, "y", "10.0.9.2", 80))
-	u := urn(listType, "refresh-"+many)
+	u := urn(spec.EndpointsListToken, "refresh-"+many)
 	inputs := check(t, srv, u, property.Map{}, items(all...))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err != nil {
@@ -104,7 +105,7 @@ func TestListRefreshInACrowdedNamespaceReadsItemByItem(t *testing.T) {
 	for i := range 8 {
 		all = append(all, endpointsItem(ns, fmt.Sprintf("e-%d", i), fmt.Sprintf("10.0.10.%d", i+1), 80))
 	}
-	u := urn(listType, "crowded-refresh-"+ns)
+	u := urn(spec.EndpointsListToken, "crowded-refresh-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(all...))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err != nil {
@@ -138,7 +139,7 @@ func TestListRefreshWithoutListPermission(t *testing.T) {
 	for i := range 8 {
 		all = append(all, endpointsItem(ns, fmt.Sprintf("e-%d", i), fmt.Sprintf("10.0.11.%d", i+1), 80))
 	}
-	u := urn(listType, "no-list-"+ns)
+	u := urn(spec.EndpointsListToken, "no-list-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(all...))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err != nil {

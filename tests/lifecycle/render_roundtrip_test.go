@@ -133,7 +133,7 @@ var (
 	endpointsGVR = schema.GroupVersionResource{Version: "v1", Resource: "endpoints"}
 )
 
-// file is the manifest of an object, named as the README says: a name too long for a
+// file is the manifest of an object, named as docs/guides/render.md says: a name too long for a
 // 255-byte file name keeps its start, then '~' and 16 hexadecimal digits of its
 // SHA-256.
 func (d dirStore) file(gvr schema.GroupVersionResource, kind, namespace, name string) string {

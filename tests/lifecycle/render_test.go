@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
@@ -58,9 +59,9 @@ func renderProgram(ns string) map[string]property.Map {
 
 func renderURN(name string) string {
 	if name == "items" {
-		return listType
+		return spec.EndpointsListToken
 	}
-	return sliceType
+	return spec.EndpointSliceToken
 }
 
 // TestRenderFiles: each object is a manifest named after its apiVersion, kind,
@@ -72,7 +73,7 @@ func TestRenderFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	srv := renderProvider(t, dir, nil)
-	list := urn(listType, "items")
+	list := urn(spec.EndpointsListToken, "items")
 	checked := check(t, srv, list, property.Map{}, items(endpointsItem("", "fixed", "10.0.1.1", 8080)))
 	if got := getString(t, checked, "items[0].metadata.namespace"); got != "default" {
 		t.Errorf("namespace of an item that names none = %q, want default", got)
@@ -444,7 +445,7 @@ func TestRenderSecretWarning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	srv := renderProvider(t, dir, nil)
-	u := urn(sliceType, "secret-web")
+	u := urn(spec.EndpointSliceToken, "secret-web")
 	inputs := sliceInputs("default", "IPv4", "10.0.0.1", 80)
 	inputs = inputs.Set("metadata", property.New(obj("name", "secret-web",
 		"annotations", obj("token", property.New("s3cr3t").WithSecret(true)))))

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -191,9 +192,9 @@ func newRoundTrip(t *testing.T, seed uint64, ns string, store objectStore, pr pr
 	if pr.nsViaConfig {
 		config = map[string]property.Value{"namespace": property.New(ns)}
 	}
-	token := sliceType
+	token := spec.EndpointSliceToken
 	if pr.kind == "list" {
-		token = listType
+		token = spec.EndpointsListToken
 	}
 	// The edit's random choices come from a stream of their own, so that the program
 	// does not depend on them.
@@ -608,10 +609,10 @@ func (o sliceOps) edit(rt *roundTrip) string {
 
 // imported: `pulumi import` by namespace/name gives inputs that, written into a
 // program, check without failures, preview with no changes and mean what the program
-// means (README, "No spurious diffs").
+// means (docs/guides/resources.md, "No spurious diffs").
 func (o sliceOps) imported(rt *roundTrip) {
 	rt.t.Helper()
-	u := urn(sliceType, rt.pr.logical+"-imported")
+	u := urn(spec.EndpointSliceToken, rt.pr.logical+"-imported")
 	imp, err := rt.srv.Read(p.ReadRequest{ID: rt.id, Urn: u})
 	if err != nil || imp.ID != rt.id {
 		rt.fatalf("import %s: Read = %q, %v", rt.id, imp.ID, err)

@@ -7,6 +7,8 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // An update whose state is the live object writes it at once, guarded by the state's
@@ -18,7 +20,7 @@ func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).DiscoveryV1().EndpointSlices(ns)
-	u := urn(sliceType, "stale")
+	u := urn(spec.EndpointSliceToken, "stale")
 	withLabel := func(in property.Map, value string) property.Map {
 		return in.Set("metadata", property.New(obj("namespace", ns, "name", "stale", "labels", obj("app", value))))
 	}
@@ -106,7 +108,7 @@ func TestListUpdateReadsOnlyStaleItems(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).CoreV1().Endpoints(ns)
-	u := urn(listType, "stale-"+ns)
+	u := urn(spec.EndpointsListToken, "stale-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(
 		endpointsItem(ns, "one", "10.0.2.1", 80), endpointsItem(ns, "two", "10.0.2.2", 80)))
 	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
@@ -158,7 +160,7 @@ func TestListUpdateWritesOnlyChangedItems(t *testing.T) {
 	px, srv := newProxiedProvider(t)
 	ns := newNamespace(t)
 	api := clientset(t).CoreV1().Endpoints(ns)
-	u := urn(listType, "changed-"+ns)
+	u := urn(spec.EndpointsListToken, "changed-"+ns)
 	inputs := check(t, srv, u, property.Map{}, items(
 		endpointsItem(ns, "one", "10.0.3.1", 80), endpointsItem(ns, "two", "10.0.3.2", 80),
 		endpointsItem(ns, "three", "10.0.3.3", 80)))

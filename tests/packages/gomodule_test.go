@@ -2,16 +2,16 @@ package packages
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/registries"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // goSDKModule is the Go SDK's module, released by the tags sdk/vX.Y.Z.
-const goSDKModule = "github.com/endpoints-provider/pulumi-endpoints/sdk"
+const goSDKModule = registries.GoSDKModule
 
 // TestGoModule gets the Go SDK as users do: a program's module requires
 // goSDKModule at the release version, which `go get` fetches through GOPROXY, here
@@ -31,7 +31,7 @@ func TestGoModule(t *testing.T) {
 
 	p := newUserProject(t, "go")
 	goEnv := []string{
-		"GOPROXY=" + strings.Join(append([]string{fileURL(proxy)}, sharedModuleDownloads(t)...), ","),
+		"GOPROXY=" + strings.Join(append([]string{registries.FileURL(proxy)}, registries.SharedModuleDownloads(t)...), ","),
 		"GONOSUMDB=" + goSDKModule,
 		"GOMODCACHE=" + t.TempDir(),
 		// -modcacherw: the test's module cache can be removed with its directory.
@@ -62,22 +62,3 @@ func TestGoModule(t *testing.T) {
 	toolchain.Run(t, p.dir, goEnv, "go", "build", "-trimpath", "-o", program, ".")
 	p.lifecycle(t, []string{program})
 }
-
-// sharedModuleDownloads returns the GOPROXY entries after the test's own proxy: the
-// shared module cache's downloads (a file:// proxy), when there is one, then the
-// public proxy.
-func sharedModuleDownloads(t *testing.T) []string {
-	t.Helper()
-	entries := []string{"https://proxy.golang.org"}
-	out, err := toolchain.Command(t.Context(), t.TempDir(), nil, "go", "env", "GOMODCACHE")
-	if err != nil {
-		t.Fatalf("go env GOMODCACHE: %v\n%s", err, out)
-	}
-	downloads := filepath.Join(strings.TrimSpace(out), "cache", "download")
-	if info, err := os.Stat(downloads); err == nil && info.IsDir() {
-		entries = append([]string{fileURL(downloads)}, entries...)
-	}
-	return entries
-}
-
-func fileURL(dir string) string { return "file://" + filepath.ToSlash(dir) }

@@ -14,7 +14,8 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
-// TestJavaProgram runs examples/java with plain `pulumi up`, as a Java user does:
+// TestJavaProgram runs testdata/java (an EndpointSlice, an EndpointsList and a Google
+// lookup, with stack configuration) with plain `pulumi up`, as a Java user does:
 // the real CLI and the real Java language host (runtime: java) run the program with
 // Maven, against the Java SDK installed from the release's jar and pom into the
 // Maven repository; PULUMI_HOME starts empty and the engine downloads the plugin the
@@ -60,7 +61,9 @@ func TestJavaProgram(t *testing.T) {
 	)
 	c := newCLI(t, env...)
 	c.PrependPath(filepath.Dir(javaHost))
-	toolchain.CopyDir(t, filepath.Join(toolchain.RepoRoot(t), "examples", "java"), c.Dir)
+	toolchain.CopyDir(t, filepath.Join("testdata", "java"), c.Dir)
+	pom := filepath.Join(c.Dir, "pom.xml")
+	toolchain.WriteFile(t, pom, strings.Replace(toolchain.ReadFile(t, pom), "ENDPOINTS_VERSION", v, 1))
 
 	c.RunCombined("stack", "init", "dev")
 	c.RunCombined("config", "set", "endpoints:namespace", ns)

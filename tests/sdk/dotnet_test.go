@@ -9,14 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from sdk/")
-
-// treeSitterVersions pin the C# parser of TestDotnetSDKSyntax (PyPI).
-var treeSitterVersions = []string{"tree-sitter==0.26.1", "tree-sitter-c-sharp==0.23.5"}
 
 // TestDotnetSDKFiles is the golden check of the C# SDK's file names
 // (testdata/dotnet/files.golden; `go test ./tests/sdk -run TestDotnetSDKFiles -update`
@@ -51,14 +49,14 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 	}{
 		{"Core/V1/EndpointsList.cs", []string{
 			"namespace EndpointsProvider.Endpoints.Core.V1\n",
-			"[EndpointsResourceType(\"endpoints:core/v1:EndpointsList\")]\n    public partial class EndpointsList : global::Pulumi.CustomResource",
+			"[EndpointsResourceType(\"" + spec.EndpointsListToken + "\")]\n    public partial class EndpointsList : global::Pulumi.CustomResource",
 			"public EndpointsList(string name, EndpointsListArgs args, CustomResourceOptions? options = null)",
 			"public Output<EndpointsProvider.Endpoints.Meta.V1.Outputs.ListMeta> Metadata { get; private set; } = null!;",
 			"public sealed class EndpointsListArgs : global::Pulumi.ResourceArgs",
 		}},
 		{"Discovery/V1/EndpointSlice.cs", []string{
 			"namespace EndpointsProvider.Endpoints.Discovery.V1\n",
-			"[EndpointsResourceType(\"endpoints:discovery.k8s.io/v1:EndpointSlice\")]\n    public partial class EndpointSlice : global::Pulumi.CustomResource",
+			"[EndpointsResourceType(\"" + spec.EndpointSliceToken + "\")]\n    public partial class EndpointSlice : global::Pulumi.CustomResource",
 			"public EndpointSlice(string name, EndpointSliceArgs args, CustomResourceOptions? options = null)",
 			"public Input<EndpointsProvider.Endpoints.Discovery.V1.AddressType> AddressType { get; set; } = null!;",
 		}},
@@ -67,7 +65,7 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 			"public static class GetImportDataFile\n",
 			"public static Task<GetImportDataFileResult> InvokeAsync(GetImportDataFileArgs args, InvokeOptions? options = null)",
 			"public static Output<GetImportDataFileResult> Invoke(GetImportDataFileInvokeArgs args, InvokeOptions? options = null)",
-			`InvokeAsync<GetImportDataFileResult>("endpoints:migration/v1alpha1:getImportDataFile"`,
+			`InvokeAsync<GetImportDataFileResult>("` + spec.ImportDataFileToken + `"`,
 			"public sealed class GetImportDataFileResult",
 		}},
 		{"AccessGateway/V1/GetOrganizationPartnerTenantProxyConfigIamPolicy.cs", []string{
@@ -75,7 +73,7 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 			"public static class GetOrganizationPartnerTenantProxyConfigIamPolicy\n",
 			"public static Task<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> InvokeAsync(GetOrganizationPartnerTenantProxyConfigIamPolicyArgs args, InvokeOptions? options = null)",
 			"public static Output<GetOrganizationPartnerTenantProxyConfigIamPolicyResult> Invoke(GetOrganizationPartnerTenantProxyConfigIamPolicyInvokeArgs args, InvokeOptions? options = null)",
-			`"endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy"`,
+			`"` + spec.ProxyConfigIamPolicyToken + `"`,
 		}},
 		{"Meta/V1/Inputs/ListMetaArgs.cs", []string{
 			"public sealed class ListMetaArgs : global::Pulumi.ResourceArgs",
@@ -128,11 +126,8 @@ func TestDotnetSDKIdentifiers(t *testing.T) {
 func TestDotnetSDKSyntax(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	python := toolchain.Venv(t, treeSitterVersions...)
-	script, err := filepath.Abs(filepath.Join("testdata", "dotnet", "parse_cs.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	parser := toolchain.CSharpParser(t)
+	python, script := parser[0], parser[1]
 
 	dir := filepath.Join(sdkDir(t), "dotnet")
 	var files []string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -32,7 +33,7 @@ func TestNamingRules(t *testing.T) {
 		{"python functions", "python/pulumi_endpoints/migration/v1alpha1/get_import_data_file.py", []string{
 			"def get_import_data_file(import_data_file_id: Optional[_builtins.str] = None,",
 			"def get_import_data_file_output(import_data_file_id: pulumi.Input[Optional[_builtins.str]] = None,",
-			`pulumi.runtime.invoke('endpoints:migration/v1alpha1:getImportDataFile'`,
+			"pulumi.runtime.invoke('" + spec.ImportDataFileToken + "'",
 		}},
 		{"python functions", "python/pulumi_endpoints/accessgateway/v1/get_organization_partner_tenant_proxy_config_iam_policy.py", []string{
 			"def get_organization_partner_tenant_proxy_config_iam_policy(",
@@ -53,14 +54,14 @@ func TestNamingRules(t *testing.T) {
 		}},
 		{"go resource", "go/endpoints/core/v1/endpointsList.go", []string{
 			"func NewEndpointsList(ctx *pulumi.Context,\n\tname string, args *EndpointsListArgs, opts ...pulumi.ResourceOption) (*EndpointsList, error) {",
-			`ctx.RegisterResource("endpoints:core/v1:EndpointsList"`,
+			`ctx.RegisterResource("` + spec.EndpointsListToken + `"`,
 		}},
 		{"go resource", "go/endpoints/discovery/v1/endpointSlice.go", []string{
 			"func NewEndpointSlice(ctx *pulumi.Context,\n\tname string, args *EndpointSliceArgs, opts ...pulumi.ResourceOption) (*EndpointSlice, error) {",
-			`ctx.RegisterResource("endpoints:discovery.k8s.io/v1:EndpointSlice"`,
+			`ctx.RegisterResource("` + spec.EndpointSliceToken + `"`,
 		}},
 		{"go function token", "go/endpoints/migration/v1alpha1/getImportDataFile.go", []string{
-			`ctx.Invoke("endpoints:migration/v1alpha1:getImportDataFile", args, &rv, opts...)`,
+			`ctx.Invoke("` + spec.ImportDataFileToken + `", args, &rv, opts...)`,
 		}},
 		{"typescript continue input", "nodejs/types/input.ts", []string{
 			"continue?: pulumi.Input<string | undefined>;",
@@ -169,8 +170,9 @@ type pluginInfo struct {
 	Server   string `json:"server"`
 }
 
-// TestReadmes checks that each SDK has a short README with its install line and an
-// example; the language tests compile the examples.
+// TestReadmes checks that each SDK has a short README with its install line (for C#,
+// that no package is published) and an example; the language tests compile the
+// examples.
 func TestReadmes(t *testing.T) {
 	t.Parallel()
 	v := sdkVersion(t)
@@ -181,7 +183,7 @@ func TestReadmes(t *testing.T) {
 		{"python/README.md", "pip install pulumi_endpoints==" + v, "python"},
 		{"python/pulumi_endpoints/README.md", "pip install pulumi_endpoints==" + v, "python"},
 		{"go/endpoints/README.md", "go get github.com/endpoints-provider/pulumi-endpoints/sdk@v" + v, "go"},
-		{"dotnet/README.md", "dotnet add package EndpointsProvider.Endpoints --version " + v, "csharp"},
+		{"dotnet/README.md", "no NuGet package is built or published", "csharp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

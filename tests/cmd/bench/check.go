@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // maximalSlice is the largest EndpointSlice the API accepts: 1000 endpoints of 100
@@ -97,8 +98,8 @@ func measureCheck(ctx context.Context) ([]checkFigures, error) {
 		name, token string
 		inputs      property.Map
 	}{
-		{"EndpointSlice: 1000 endpoints x 100 addresses, 100 ports", "endpoints:discovery.k8s.io/v1:EndpointSlice", maximalSlice()},
-		{"EndpointsList: 1000 items", "endpoints:core/v1:EndpointsList", bigList(1000)},
+		{"EndpointSlice: 1000 endpoints x 100 addresses, 100 ports", spec.EndpointSliceToken, maximalSlice()},
+		{"EndpointsList: 1000 items", spec.EndpointsListToken, bigList(1000)},
 	}
 	var out []checkFigures
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // The same Check benchmarks `make bench` reports, for `go test -bench` and pprof:
@@ -26,11 +27,11 @@ func goBenchmarkCheck(b *testing.B, token string, inputs property.Map) {
 }
 
 func BenchmarkCheckMaximalSlice(b *testing.B) {
-	goBenchmarkCheck(b, "endpoints:discovery.k8s.io/v1:EndpointSlice", maximalSlice())
+	goBenchmarkCheck(b, spec.EndpointSliceToken, maximalSlice())
 }
 
 func BenchmarkCheckEndpointsList1000(b *testing.B) {
-	goBenchmarkCheck(b, "endpoints:core/v1:EndpointsList", bigList(1000))
+	goBenchmarkCheck(b, spec.EndpointsListToken, bigList(1000))
 }
 
 // The fixtures must pass Check, or the benchmarks measure the failure path.
@@ -38,8 +39,8 @@ func TestBenchmarkInputsAreValid(t *testing.T) {
 	t.Parallel()
 	prov := provider.New(t.Context())
 	for token, inputs := range map[string]property.Map{
-		"endpoints:discovery.k8s.io/v1:EndpointSlice": maximalSlice(),
-		"endpoints:core/v1:EndpointsList":             bigList(1000),
+		spec.EndpointSliceToken: maximalSlice(),
+		spec.EndpointsListToken: bigList(1000),
 	} {
 		resp, err := prov.Check(t.Context(), p.CheckRequest{
 			Urn: resource.NewURN("bench", "bench", "", resourceType(token), "r"), Inputs: inputs,

@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -40,13 +41,11 @@ type tools struct {
 	proxyKubeconfig string
 }
 
-// The resource tokens the engine programs declare: the provider's, or the floor's
-// no-op resource in their place.
+// The floor's resource tokens, which the engine programs declare in place of the
+// provider's (spec.EndpointSliceToken, spec.EndpointsListToken).
 //
 //nolint:gosec // G101: resource type tokens, not credentials
 const (
-	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	listToken  = "endpoints:core/v1:EndpointsList"
 	floorToken = "floor:index:Noop"
 	// shapedToken is the floor's resource that leaves a state of the provider's
 	// EndpointSlice's shape and size.
@@ -162,9 +161,9 @@ func measureEngine(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 		who, token, plugin, kind string
 		runs                     *[]engineRun
 	}
-	ours := variant{"ours  ", sliceToken, filepath.Join(t.ambient, filepath.Base(t.provider)), "endpointslices", &f.ours}
+	ours := variant{"ours  ", spec.EndpointSliceToken, filepath.Join(t.ambient, filepath.Base(t.provider)), "endpointslices", &f.ours}
 	if strings.Contains(s.name, "EndpointsList") {
-		ours.token, ours.kind = listToken, "endpoints"
+		ours.token, ours.kind = spec.EndpointsListToken, "endpoints"
 	}
 	variants := []variant{{"floor ", floorToken, t.floor, "", &f.floor}, ours}
 	if s.shaped {

@@ -9,6 +9,7 @@ import (
 
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
@@ -57,7 +58,7 @@ func measureLookups(ctx context.Context, bin string) (lookupFigures, error) {
 	for i := range lookupCalls + 20 { // the first 20 of each warm up
 		start := time.Now()
 		resp, err := p.Invoke(ctx, &rpc.InvokeRequest{
-			Tok: "endpoints:migration/v1alpha1:getImportDataFile", Args: invokeArgs,
+			Tok: spec.ImportDataFileToken, Args: invokeArgs,
 		})
 		if err != nil {
 			return f, fmt.Errorf("invoke: %w", err)

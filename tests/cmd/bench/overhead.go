@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
@@ -150,7 +151,7 @@ func sliceInputs(ns string, i, port int) (*structpb.Struct, error) {
 func throughProvider(ctx context.Context, p *plugin.Plugin, ns string, m meter) (latencies, error) {
 	lat := latencies{}
 	urn := func(i int) string {
-		return string(resource.NewURN("bench", "bench", "", "endpoints:discovery.k8s.io/v1:EndpointSlice",
+		return string(resource.NewURN("bench", "bench", "", spec.EndpointSliceToken,
 			fmt.Sprintf("s-%d", i)))
 	}
 	id := func(i int) string { return fmt.Sprintf("%s/s-%d", ns, i) }

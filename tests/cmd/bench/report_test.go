@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 func TestParseCounts(t *testing.T) {
@@ -102,7 +104,7 @@ func TestEnginePrograms(t *testing.T) {
 		{"list", listProgram(1000), 1, 1000},
 	} {
 		var ours, floor program
-		if err := yaml.Unmarshal([]byte(tt.write("ns", sliceToken)), &ours); err != nil {
+		if err := yaml.Unmarshal([]byte(tt.write("ns", spec.EndpointSliceToken)), &ours); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		if err := yaml.Unmarshal([]byte(tt.write("ns", floorToken)), &floor); err != nil {
@@ -113,7 +115,7 @@ func TestEnginePrograms(t *testing.T) {
 		}
 		for name, r := range ours.Resources {
 			f := floor.Resources[name]
-			if r.Type != sliceToken || f.Type != floorToken {
+			if r.Type != spec.EndpointSliceToken || f.Type != floorToken {
 				t.Errorf("%s: %s has types %q and %q", tt.name, name, r.Type, f.Type)
 			}
 			if diff := cmp.Diff(r.Properties, f.Properties); diff != "" {
@@ -206,7 +208,7 @@ func TestEngineScenarios(t *testing.T) {
 // The one-item update's program differs from the list's in that item's address only.
 func TestListProgramChanged(t *testing.T) {
 	t.Parallel()
-	before, after := strings.Split(listProgram(10)("ns", listToken), "\n"), strings.Split(listProgramChanged(10, 5)("ns", listToken), "\n")
+	before, after := strings.Split(listProgram(10)("ns", spec.EndpointsListToken), "\n"), strings.Split(listProgramChanged(10, 5)("ns", spec.EndpointsListToken), "\n")
 	if len(before) != len(after) {
 		t.Fatalf("%d lines before, %d after", len(before), len(after))
 	}

@@ -56,7 +56,7 @@ type clientLimits struct {
 // defaults, then limits no run reaches, so that the table shows the work of each call
 // and not the limiter's waits.
 var overheadLimits = []clientLimits{
-	{qps: kube.DefaultQPS, burst: kube.DefaultBurst, what: "the provider's default"},
+	{qps: float32(kube.DefaultQPS()), burst: kube.DefaultBurst(), what: "the provider's default"},
 	{qps: 100000, burst: 100000, what: "the limiter out of the way"},
 }
 
@@ -233,7 +233,7 @@ func measureOverhead(ctx context.Context, cp *controlplane.ControlPlane, t tools
 			// The provider's client settings (provider/kube.NewClient: JSON, its request
 			// timeout), limits as given.
 			config := cp.RESTConfig()
-			config.QPS, config.Burst, config.Timeout = limits.qps, limits.burst, kube.DefaultRequestTimeout
+			config.QPS, config.Burst, config.Timeout = limits.qps, limits.burst, kube.DefaultRequestTimeout()
 			config.ContentType, config.AcceptContentTypes = "application/json", "application/json"
 			config.WarningHandler = rest.NoWarnings{}
 			cs, cerr := kubernetes.NewForConfig(config)
@@ -277,7 +277,7 @@ func render(r results, cfg config) string {
 	} else {
 		w("etcd runs with `--unsafe-no-fsync` (writes not durable), as the tests run it; a real cluster's etcd fsyncs every write.")
 	}
-	w("What was profiled and changed to reach the targets, with before and after figures: [docs/performance.md](docs/performance.md).")
+	w("What was profiled and changed to reach the targets, with before and after figures: [docs/guides/performance.md](docs/guides/performance.md).")
 	w("")
 	if s := r.startup; s != nil {
 		renderStartup(w, s)

@@ -1,8 +1,9 @@
 // Command demo runs the README's main job: it starts a local Kubernetes control plane
 // (etcd, kube-apiserver, kube-controller-manager with every controller a real cluster
-// runs) and the local double of the Google APIs, creates the selectorless Services
-// whose Endpoints the example's EndpointsList holds, installs the provider plugin from
-// its tarball, runs `pulumi up` of the YAML example on a local file backend, shows the
+// runs), creates the selectorless Services the example's EndpointSlice and
+// EndpointsList belong to, installs the provider plugin from its tarball, runs
+// `pulumi up` of the YAML example (with the control plane as the current kubeconfig)
+// on a local file backend, shows the
 // stack outputs, the objects created in the cluster and the EndpointSlices the
 // mirroring controller made from the list's Endpoints, then destroys the stack (the
 // mirrored slices go with it) and stops everything it started.
@@ -31,7 +32,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 )
 
 func main() {
@@ -40,8 +40,7 @@ func main() {
 	flag.StringVar(&o.yamlHost, "yaml-host", "", "the pulumi-language-yaml binary")
 	flag.StringVar(&o.tarball, "plugin", "", "the provider plugin tarball")
 	flag.StringVar(&o.version, "version", "", "the plugin version")
-	flag.StringVar(&o.example, "example", "examples/yaml", "the example program directory")
-	flag.StringVar(&o.fixture, "fixture", "examples/fixtures/google.json", "objects the Google double serves")
+	flag.StringVar(&o.example, "example", "examples/kubernetes/yaml", "the example program directory")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -52,11 +51,8 @@ func main() {
 }
 
 type options struct {
-	pulumi, yamlHost, tarball, version, example, fixture string
+	pulumi, yamlHost, tarball, version, example string
 }
-
-// token is the bearer token the double expects and the provider is configured with.
-const token = "demo-access-token"
 
 func step(format string, a ...any) { fmt.Printf("\n==> "+format+"\n", a...) }
 
@@ -87,26 +83,13 @@ func run(ctx context.Context, o options) (err error) {
 	}()
 	fmt.Printf("    ready in %s; kubeconfig %s\n", time.Since(started).Round(time.Millisecond), cp.KubeconfigPath())
 
-	step("starting the local double of the Migration Center and BeyondCorp APIs")
-	fixture, err := googledouble.ReadFixture(o.fixture)
-	if err != nil {
-		return err
-	}
-	double, err := googledouble.Start(token)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, double.Close()) }()
-	double.Load(fixture)
-	fmt.Printf("    serving %s\n", double.URL)
-
 	config := cp.RESTConfig()
 	config.WarningHandler = rest.NoWarnings{}
 	cs, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return err
 	}
-	step("creating the selectorless Services whose Endpoints the example's EndpointsList holds")
+	step("creating the selectorless Services of the example's EndpointSlice and EndpointsList")
 	if err := createServices(ctx, cs); err != nil {
 		return err
 	}
@@ -117,6 +100,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	p := pulumi{ctx: ctx, cli: o.pulumi, dir: program, env: append(os.Environ(),
 		"PULUMI_HOME="+filepath.Join(work, "home"),
+		"KUBECONFIG="+cp.KubeconfigPath(),
 		"PULUMI_BACKEND_URL=file://"+filepath.Join(work, "state"),
 		"PULUMI_CONFIG_PASSPHRASE=demo",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
@@ -133,20 +117,9 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 
-	step("creating the stack and configuring the provider")
+	step("creating the stack")
 	if err := p.run("stack", "init", "demo"); err != nil {
 		return err
-	}
-	for _, kv := range [][]string{
-		{"endpoints:kubeconfig", cp.KubeconfigPath()},
-		{"endpoints:project", "demo-project"},
-		{"endpoints:migrationCenterCustomEndpoint", double.URL},
-		{"endpoints:beyondcorpCustomEndpoint", double.URL},
-		{"endpoints:accessToken", token, "--secret"},
-	} {
-		if err := p.run(append([]string{"config", "set", kv[0], kv[1]}, kv[2:]...)...); err != nil {
-			return err
-		}
 	}
 	defer func() {
 		step("destroying the stack")
@@ -183,14 +156,19 @@ func run(ctx context.Context, o options) (err error) {
 // kubeconfig context's namespace, which the control plane leaves at the default.
 const namespace = "default"
 
-// services are the Services the example's EndpointsList items belong to. They have no
-// selector, so their Endpoints are the program's: the endpoints controller leaves them
-// alone (without a Service of their name it deletes them) and the mirroring controller
-// copies them into EndpointSlices. Headless, with the ports of the items.
+// services are the Services the example's EndpointSlice (web) and EndpointsList items
+// (web-legacy, db-legacy) belong to, as its README creates them. They have no selector,
+// so their endpoints are the program's: the endpoints controller leaves them alone
+// (without a Service of their name it deletes them) and the mirroring controller copies
+// the Endpoints into EndpointSlices. Headless, with the ports of the objects.
 var services = []*corev1.Service{
+	selectorless("web", corev1.ServicePort{Name: "http", Port: 8080}),
 	selectorless("web-legacy", corev1.ServicePort{Name: "http", Port: 8080}),
 	selectorless("db-legacy", corev1.ServicePort{Port: 5432}),
 }
+
+// mirroredServices are the Services whose Endpoints the mirroring controller copies.
+var mirroredServices = services[1:]
 
 func selectorless(name string, ports ...corev1.ServicePort) *corev1.Service {
 	return &corev1.Service{
@@ -228,7 +206,7 @@ func controllerWarnings(out string) []string {
 // mirrorTimeout bounds each wait for the mirroring controller; it acts within seconds.
 const mirrorTimeout = 60 * time.Second
 
-// waitMirrored polls until every Service of services has mirrored EndpointSlices
+// waitMirrored polls until every Service of mirroredServices has mirrored EndpointSlices
 // holding the addresses of its Endpoints (present), or none (!present), and prints
 // them.
 func waitMirrored(ctx context.Context, cs kubernetes.Interface, present bool) error {
@@ -253,12 +231,12 @@ func waitMirrored(ctx context.Context, cs kubernetes.Interface, present bool) er
 }
 
 // mirrored describes the slices the mirroring controller keeps for each Service of
-// services, and reports whether they are as wanted: each Service's slices hold exactly
+// mirroredServices, and reports whether they are as wanted: each Service's slices hold exactly
 // the addresses of its Endpoints (present), or there are none (!present).
 func mirrored(ctx context.Context, cs kubernetes.Interface, present bool) (string, bool, error) {
 	var report strings.Builder
 	done := true
-	for _, svc := range services {
+	for _, svc := range mirroredServices {
 		selector := discoveryv1.LabelServiceName + "=" + svc.Name + "," +
 			discoveryv1.LabelManagedBy + "=endpointslicemirroring-controller.k8s.io"
 		list, err := cs.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})

@@ -38,3 +38,12 @@ func PythonVenv(t testing.TB, extra ...string) string {
 	CopyDir(t, filepath.Join(RepoRoot(t), "sdk", "python"), pkg)
 	return Venv(t, append([]string{"pulumi==" + PulumiVersion, pkg}, extra...)...)
 }
+
+// CSharpParser makes a virtualenv with the pinned tree-sitter C# parser and returns
+// the command that parses C# files with it (tests/sdk/testdata/dotnet/parse_cs.py;
+// the files are appended): there is no .NET SDK here to compile C#.
+func CSharpParser(t testing.TB) []string {
+	t.Helper()
+	python := Venv(t, "tree-sitter==0.26.1", "tree-sitter-c-sharp==0.23.5")
+	return []string{python, filepath.Join(RepoRoot(t), "tests", "sdk", "testdata", "dotnet", "parse_cs.py")}
+}

@@ -29,8 +29,8 @@ func addReadme(lang string, spec schema.PackageSpec, files map[string][]byte) er
 	}
 	var buf bytes.Buffer
 	err := readmes.ExecuteTemplate(&buf, lang, struct {
-		Description, Version, PluginDownloadURL string
-	}{spec.Description, spec.Version, spec.PluginDownloadURL})
+		Description, Version, PluginDownloadURL, Repository string
+	}{spec.Description, spec.Version, spec.PluginDownloadURL, spec.Repository})
 	if err != nil {
 		return fmt.Errorf("internal error: README template: %w", err)
 	}
@@ -52,8 +52,8 @@ pulumi plugin install resource endpoints {{.Version}} --server {{.PluginDownload
 ` + "```" + `
 
 The provider reaches Kubernetes with the kubeconfig settings (` + "`endpoints:kubeconfig`" + `,
-` + "`KUBECONFIG`" + `) and Google Cloud with the usual Google credentials; see the
-repository README for every setting.
+` + "`KUBECONFIG`" + `) and Google Cloud with the usual Google credentials; every setting
+is described in ` + "`docs/installation-configuration.md`" + ` of {{.Repository}}.
 {{- end -}}
 
 {{- define "footer" }}
@@ -216,9 +216,8 @@ func main() {
 
 ## Install
 
-` + "```sh" + `
-dotnet add package EndpointsProvider.Endpoints --version {{.Version}}
-` + "```" + `
+Not published: this SDK is generated from schema.json and its C# is syntax-checked, but
+it is not compiled, and no NuGet package is built or published.
 
 {{template "plugin" .}}
 

@@ -146,6 +146,18 @@ class EndpointSlice(pulumi.CustomResource):
         pulumi.export("slice_name", web.metadata.apply(lambda metadata: metadata.name))
         ```
 
+        ## Import
+
+        An existing EndpointSlice is imported by its namespace and name, `<namespace>/<name>`; a bare `<name>` means the provider's namespace (its `namespace` setting, else the kubeconfig context's, else `default`). For example, the slice `web-1a2b3c` of the namespace `default`:
+
+        ```sh
+        $ pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice web default/web-1a2b3c
+        ```
+
+        The imported inputs are the slice's own fields, without the values the API server fills in, the provider's `endpointslice.kubernetes.io/managed-by: pulumi-endpoints` label and the annotations kubectl and the Kubernetes controllers keep, so the code `pulumi import` generates previews with no changes. `EndpointSlice.get` reads a slice by the same ID without managing it.
+
+        A stack may record a slice whose name the API server generates (`metadata.generateName`) under a pending ID, `<namespace>/<generateName>*`, when the answer to its create was lost: the next `pulumi up` or `pulumi refresh` finds the slice by the provider's `endpoints-provider.github.io/create-id` label and records its name. A pending ID names no object and cannot be imported: import such a slice by its name (`kubectl get endpointslices -n <namespace> -l endpoints-provider.github.io/create-id` lists them).
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input['AddressType'] address_type: Type of every address in the slice: `IPv4`, `IPv6` or `FQDN`. It cannot be changed after creation; changing it replaces the slice.
@@ -199,6 +211,18 @@ class EndpointSlice(pulumi.CustomResource):
 
         pulumi.export("slice_name", web.metadata.apply(lambda metadata: metadata.name))
         ```
+
+        ## Import
+
+        An existing EndpointSlice is imported by its namespace and name, `<namespace>/<name>`; a bare `<name>` means the provider's namespace (its `namespace` setting, else the kubeconfig context's, else `default`). For example, the slice `web-1a2b3c` of the namespace `default`:
+
+        ```sh
+        $ pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice web default/web-1a2b3c
+        ```
+
+        The imported inputs are the slice's own fields, without the values the API server fills in, the provider's `endpointslice.kubernetes.io/managed-by: pulumi-endpoints` label and the annotations kubectl and the Kubernetes controllers keep, so the code `pulumi import` generates previews with no changes. `EndpointSlice.get` reads a slice by the same ID without managing it.
+
+        A stack may record a slice whose name the API server generates (`metadata.generateName`) under a pending ID, `<namespace>/<generateName>*`, when the answer to its create was lost: the next `pulumi up` or `pulumi refresh` finds the slice by the provider's `endpoints-provider.github.io/create-id` label and records its name. A pending ID names no object and cannot be imported: import such a slice by its name (`kubectl get endpointslices -n <namespace> -l endpoints-provider.github.io/create-id` lists them).
 
         :param str resource_name: The name of the resource.
         :param EndpointSliceArgs args: The arguments to use to populate this resource's properties.

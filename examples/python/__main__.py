@@ -1,5 +1,0 @@
-"""A normal Pulumi program (`pulumi up`)."""
-
-from program import program
-
-program()

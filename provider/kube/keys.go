@@ -1,0 +1,126 @@
+package kube
+
+import (
+	"fmt"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// The labels and annotations that the provider, the Kubernetes controllers and kubectl
+// write on objects by themselves, and what inputs read back from a live object (see
+// liveInputs) do with each. A program does not write these, so an import leaves them
+// out; a refresh keeps, of every label and annotation, only the keys the previous
+// inputs set, and leaves out the provider's reserved keys besides (Check rejects a
+// program that sets one, see reservedKeyFailures).
+
+const (
+	// CreateIDLabel is the label that identifies the create of an object whose name the
+	// API server generated, so that an object whose create went unanswered is found (see
+	// the package documentation, IDs and pending IDs).
+	CreateIDLabel = "endpoints-provider.github.io/create-id"
+	// ManagedByLabel names the manager of an EndpointSlice.
+	ManagedByLabel = "endpointslice.kubernetes.io/managed-by"
+	// ManagedBy is the provider's value of ManagedByLabel, set on the slices it writes
+	// unless their inputs set the label.
+	ManagedBy = "pulumi-endpoints"
+
+	lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+	triggerTimeAnnotation = "endpoints.kubernetes.io/last-change-trigger-time"
+)
+
+// readBack is what inputs read back from a live object do with a key.
+type readBack int
+
+const (
+	// leftOut: the key is not in the inputs.
+	leftOut readBack = iota
+	// asSet: the key is in the inputs when the previous inputs set it, as any other.
+	asSet
+)
+
+// ownKey is a label or annotation that is not the program's to write.
+type ownKey struct {
+	// in is "labels" or "annotations".
+	in  string
+	key string
+	// value is the writer's value; "" when every value of the key is the writer's.
+	value string
+	// owner is who writes it.
+	owner string
+	// onImport and onRefresh are what an import and a refresh do with it.
+	onImport, onRefresh readBack
+	// reserved, when set, says why a program may not set the key: Check rejects it.
+	reserved string
+}
+
+// ownKeys are the keys other than the program's.
+var ownKeys = []ownKey{
+	{
+		in: "labels", key: CreateIDLabel, owner: "the provider, on every create whose name the server generates",
+		onImport: leftOut, onRefresh: leftOut,
+		reserved: "the label is the provider's: it sets a new value on every create whose name the server generates " +
+			"(metadata.generateName), to find the object if the answer is lost; leave it out",
+	},
+	{
+		in: "labels", key: ManagedByLabel, value: ManagedBy, owner: "the provider, on slices whose inputs do not set it",
+		onImport: leftOut, onRefresh: asSet,
+	},
+	{
+		in: "annotations", key: lastAppliedAnnotation, owner: "kubectl apply",
+		onImport: leftOut, onRefresh: asSet,
+	},
+	{
+		in: "annotations", key: triggerTimeAnnotation, owner: "the endpoints and EndpointSlice controllers",
+		onImport: leftOut, onRefresh: asSet,
+	},
+}
+
+// ownKeyOf returns the row of ownKeys of the label or annotation (in) key with value v.
+func ownKeyOf(in, key string, v property.Value) (ownKey, bool) {
+	for _, k := range ownKeys {
+		if k.in == in && k.key == key && (k.value == "" || v.IsString() && v.AsString() == k.value) {
+			return k, true
+		}
+	}
+	return ownKey{}, false
+}
+
+// on is what inputs read back on import (imported), else on refresh, do with the key.
+func (k ownKey) on(imported bool) readBack {
+	if imported {
+		return k.onImport
+	}
+	return k.onRefresh
+}
+
+// readBackKeys returns the labels or annotations (in) that inputs read back from a
+// live object keep of the live ones: on import (no previous inputs), every key but
+// those ownKeys leaves out; on refresh, the keys the previous inputs (old) set, but
+// those ownKeys leaves out.
+func readBackKeys(in string, live, old property.Map, imported bool) property.Map {
+	kept := map[string]property.Value{}
+	for key, v := range live.All {
+		_, wasSet := old.GetOk(key)
+		if !imported && !wasSet {
+			continue
+		}
+		if own, isOwn := ownKeyOf(in, key, v); isOwn && own.on(imported) == leftOut {
+			continue
+		}
+		kept[key] = v
+	}
+	return property.NewMap(kept)
+}
+
+// reservedKeyFailures reports a program that sets a key reserved to the provider.
+func reservedKeyFailures(inputs property.Map) []p.CheckFailure {
+	meta := mapField(inputs, "metadata")
+	var failures []p.CheckFailure
+	for _, k := range ownKeys {
+		if _, set := mapField(meta, k.in).GetOk(k.key); set && k.reserved != "" {
+			failures = append(failures, p.CheckFailure{Property: fmt.Sprintf("metadata.%s[%q]", k.in, k.key), Reason: k.reserved})
+		}
+	}
+	return failures
+}

@@ -1,0 +1,336 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
+
+// EndpointsList manages a set of core/v1 Endpoints objects, one per item, as one
+// resource.
+//
+// Identity: each item is identified by its namespace/name (metadata.name is required
+// for items; the namespace defaults to the provider's). The resource's ID is an opaque
+// name for the set; the set itself is the `items` in the state, so Read, Update and
+// Delete act on exactly the objects the state records.
+//
+// Import: `pulumi import endpoints:core/v1:EndpointsList <name> '<namespace>?labelSelector=<selector>&limit=<n>'`
+// lists the Endpoints of a namespace matching a label selector (both optional parts),
+// page by page (limit items per request, default 500, following ListMeta.continue), and
+// adopts them as the items.
+//
+// Partial failure: Create and Update write the first item alone, then the rest up to
+// 16 at a time; a failure stops the writes not yet started (those in flight finish).
+// Every item written is recorded in the resource's partial state, so every object
+// that exists is tracked; the next `pulumi up` completes the set.
+//
+// metadata: the list's own metadata is not stored in the cluster (a list is not an
+// object); its outputs are the inputs given, and after an import the resourceVersion
+// of the list the objects were read from.
+type EndpointsList struct{ clusterResource }
+
+// NewEndpointsList returns the EndpointsList resource.
+func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
+	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
+}
+
+// Check defaults each item's namespace, names the items that ask for a generated name,
+// then validates every item, final names and namespaces included.
+//
+// An item with metadata.generateName and no name gets its name here, not from the
+// server, but with a name of the same shape (see generatedItemName). The name is kept on
+// later updates (the i-th item with a given prefix keeps the name the i-th such item
+// had), so the item is updated in place rather than recreated. Items whose metadata is
+// not known yet (preview) are left as they are.
+func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	namespace := r.defaultNamespace(ctx)
+	inputs := req.Inputs
+	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
+		previous := generatedNames(req.State)
+		seed := checkOptionsFrom(ctx).seed
+		out := make([]property.Value, 0, items.AsArray().Len())
+		for i, item := range items.AsArray().All {
+			meta, known := knownMetadata(mapOrEmpty(item))
+			if !item.IsMap() || !known {
+				out = append(out, item)
+				continue
+			}
+			meta = withNamespace(meta, namespace)
+			if name, err := itemName(meta, previous, seed, i); err != nil {
+				return p.CheckResponse{}, err
+			} else if name != "" {
+				meta = meta.Set("name", property.New(name))
+			}
+			out = append(out, property.WithGoValue(item, item.AsMap().Set("metadata", property.New(meta))))
+		}
+		inputs = inputs.Set("items", property.New(out))
+	}
+	checked, failures := checkResult(ctx, validate.EndpointsList(inputs, namespace))
+	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
+}
+
+// itemName returns the name to give an item that has generateName and no name (or an
+// empty one), taking the next unused name the previous inputs gave to the same
+// prefix; "" when the item needs none.
+func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
+	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
+		return "", nil
+	}
+	prefix, ok := stringField(meta, "generateName")
+	if !ok || prefix == "" {
+		return "", nil
+	}
+	if names := previous[prefix]; len(names) > 0 {
+		previous[prefix] = names[1:]
+		return names[0], nil
+	}
+	name, err := generatedItemName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
+	if err != nil {
+		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
+	}
+	return name, nil
+}
+
+// generatedNames lists, per generateName prefix, the names the previous inputs gave
+// to items with that prefix, in order.
+func generatedNames(olds property.Map) map[string][]string {
+	out := map[string][]string{}
+	for _, it := range itemsOf(olds) {
+		meta := mapField(it.inputs, "metadata")
+		if prefix, ok := stringField(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
+			out[prefix] = append(out[prefix], it.id.name)
+		}
+	}
+	return out
+}
+
+func mapOrEmpty(v property.Value) property.Map {
+	if v.IsMap() {
+		return v.AsMap()
+	}
+	return property.Map{}
+}
+
+// Diff reports item and metadata changes as updates, in canonical form (items are a set
+// identified by namespace and name): the set is never replaced; items that come and
+// go are created and deleted by Update.
+func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	d := listInputsDiff(req)
+	if d.HasChanges {
+		// Items that a controller will overwrite draw a warning; the lookups need the
+		// cluster, and without one there is none.
+		if c, err := r.client(ctx); err == nil {
+			warnItems(ctx, c, req.Inputs, req.OldInputs)
+		} else {
+			p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
+		}
+	}
+	return d, nil
+}
+
+// listInputsDiff compares a list's old and new inputs (see EndpointsList.Diff).
+func listInputsDiff(req p.DiffRequest) p.DiffResponse {
+	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
+	for _, f := range []string{"items", "metadata"} {
+		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
+			d.DetailedDiff[f] = c
+		}
+	}
+	d.HasChanges = len(d.DetailedDiff) > 0
+	return d
+}
+
+func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {
+	out := make([]property.Value, 0, len(items))
+	for _, it := range items {
+		out = append(out, property.New(it.output))
+	}
+	m := map[string]property.Value{"items": property.New(out)}
+	if !metadata.IsNull() {
+		m["metadata"] = metadata
+	}
+	return property.NewMap(m)
+}
+
+// Create creates the items: the first alone, then the rest up to fanOutLimit at a
+// time. A failure stops the creates not yet sent; those in flight finish. The state
+// then records every item that was written (and every item whose create may have
+// taken effect), in the order of the inputs, as partial state: nothing written is left
+// untracked, and the next update creates the rest.
+func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	metadata := req.Properties.Get("metadata")
+	o, err := r.connect(ctx)
+	if err == nil {
+		warnItems(ctx, o.client, req.Properties, property.Map{})
+	}
+	if req.DryRun && hasUnknowns(req.Properties) {
+		return p.CreateResponse{Properties: req.Properties}, nil
+	}
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
+	id, err := newListID(req.Urn)
+	if err != nil {
+		return p.CreateResponse{}, err
+	}
+	items := itemsOf(req.Properties)
+	results := forItems(ctx, len(items), func(i int) (property.Map, error) {
+		return createItem(ctx, o, items[i], req.DryRun)
+	})
+	written := newItemSet(property.Map{})
+	written.recordWrites(items, results)
+	if err := itemsFailed(results); err != nil {
+		if req.DryRun || len(written.items()) == 0 {
+			return p.CreateResponse{}, err // nothing exists: nothing to record
+		}
+		state, err := partial(err, written, someUnanswered(results))
+		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
+	}
+	if req.DryRun {
+		id = "" // a preview creates nothing
+	}
+	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
+}
+
+// newListID is a new list's ID: an opaque name for the set, the resource's name and
+// random hex digits.
+func newListID(urn resource.URN) (string, error) {
+	id, err := resource.NewUniqueHex(urn.Name()+"-", 8, 0)
+	if err != nil {
+		return "", fmt.Errorf("internal error: naming the list: %w", err)
+	}
+	return id, nil
+}
+
+// createItem creates one item and returns its outputs. In a preview whose server
+// cannot judge the item yet (see previewCreate), the outputs are its inputs.
+func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (property.Map, error) {
+	if !dryRun {
+		obj, err := o.create(ctx, o.kind.object(it.inputs), false)
+		if err != nil {
+			return property.Map{}, err
+		}
+		return outputs(o.kind, obj), nil
+	}
+	obj, err := o.previewCreate(ctx, o.kind.object(it.inputs))
+	if err != nil || obj == nil {
+		return it.inputs, err
+	}
+	return outputs(o.kind, obj), nil
+}
+
+// Update brings the set to the new items: items it did not have are created, items
+// it keeps are updated in place when the update would change them and left alone
+// otherwise (see kindClient.update), items it lost are deleted (after the writes, so a
+// failed write deletes nothing). The writes go as Create's do (see forItems). On a
+// failure the partial state is the set as it is: every item written, and none of
+// those deleted.
+func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	if req.DryRun && hasUnknowns(req.Inputs) {
+		return p.UpdateResponse{Properties: req.Inputs}, nil
+	}
+	o, err := r.connect(ctx)
+	if err != nil {
+		return p.UpdateResponse{}, err
+	}
+	set := newItemSet(req.State)
+	desired := itemsOf(req.Inputs)
+	results := forItems(ctx, len(desired), r.writeItem(ctx, o, set, req, desired))
+	failed := itemsFailed(results)
+	switch {
+	case failed != nil && req.DryRun:
+		return p.UpdateResponse{}, failed // a preview records nothing
+	case req.DryRun:
+		return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
+	}
+	set.recordWrites(desired, results)
+	if failed != nil {
+		return r.partialUpdate(failed, set, req, someUnanswered(results))
+	}
+	if err := r.removeDropped(ctx, o, set, desired, req.Timeout); err != nil {
+		return r.partialUpdate(err, set, req, false)
+	}
+	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
+}
+
+// writeItem is Update's write of desired[i]: a create for an item the set does not
+// have, else an update of the object the set records.
+func (r *EndpointsList) writeItem(ctx context.Context, o kindClient, set *itemSet, req p.UpdateRequest,
+	desired []listItem,
+) func(i int) (property.Map, error) {
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.OldInputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	return func(i int) (property.Map, error) {
+		it := desired[i]
+		if !set.has(it.id) {
+			return createItem(ctx, o, it, req.DryRun)
+		}
+		obj, err := o.update(ctx, it.id, set.get(it.id).inputs, oldInputs[it.id], it.inputs, req.DryRun)
+		if err != nil {
+			return property.Map{}, err
+		}
+		return outputs(o.kind, obj), nil
+	}
+}
+
+// withOutputs is the items, each with the outputs of its write (results[i] for
+// items[i]).
+func withOutputs(items []listItem, results []itemResult) []listItem {
+	out := make([]listItem, len(items))
+	for i, it := range items {
+		it.output = results[i].output
+		out[i] = it
+	}
+	return out
+}
+
+// removeDropped deletes the items of the set that are not among the desired ones, and
+// forgets those that are gone.
+func (r *EndpointsList) removeDropped(ctx context.Context, o kindClient, set *itemSet, desired []listItem,
+	seconds float64,
+) error {
+	var dropped []deleteTarget
+	for _, it := range set.dropped(desired) {
+		dropped = append(dropped, it.deleteTarget())
+	}
+	removed, err := o.removeAll(ctx, dropped, r.options().DeletePolicy, engineTimeout(seconds))
+	for _, id := range removed {
+		set.forget(id)
+	}
+	return err
+}
+
+// partialUpdate is the answer to an update that failed with err: the set as it is
+// (unanswered as for partial).
+func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateRequest, unanswered bool,
+) (p.UpdateResponse, error) {
+	state, err := partial(err, set, unanswered)
+	return p.UpdateResponse{Properties: r.state(set.items(), req.Inputs.Get("metadata")), PartialState: state}, err
+}
+
+// Delete deletes every item the state records (each by its UID) and waits until all
+// are gone; it reports every item that could not be deleted.
+func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
+	o, err := r.connect(ctx)
+	if err != nil {
+		return err
+	}
+	var targets []deleteTarget
+	for _, it := range itemsOf(req.Properties) {
+		targets = append(targets, it.deleteTarget())
+	}
+	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
+	return err
+}
+
+// previewOffline is the list's inputs: its items are written as they are given.
+func (r *EndpointsList) previewOffline(inputs property.Map) property.Map { return inputs }

@@ -1,0 +1,168 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+)
+
+// listItem is one Endpoints object of an EndpointsList: its inputs and, once written,
+// its live outputs.
+type listItem struct {
+	id     objectID
+	inputs property.Map
+	output property.Map
+}
+
+// deleteTarget is what deleting the item deletes: read from a state, it names the UID
+// of the object written.
+func (it listItem) deleteTarget() deleteTarget {
+	return deleteTarget{id: it.id, uid: uidOf(it.inputs)}
+}
+
+// itemsOf reads the items of an EndpointsList's inputs or state, in order.
+func itemsOf(m property.Map) []listItem {
+	v, ok := m.GetOk("items")
+	if !ok || !v.IsArray() {
+		return nil
+	}
+	var items []listItem
+	for _, item := range v.AsArray().All {
+		if !item.IsMap() {
+			continue
+		}
+		meta := mapField(item.AsMap(), "metadata")
+		ns, _ := stringField(meta, "namespace")
+		name, _ := stringField(meta, "name")
+		items = append(items, listItem{id: objectID{namespace: ns, name: name}, inputs: item.AsMap()})
+	}
+	return items
+}
+
+// itemSet is the set of items a list's state records, by namespace/name, in the order
+// they were first recorded.
+type itemSet struct {
+	order []objectID
+	byID  map[objectID]listItem
+}
+
+// newItemSet records the items of a state, each with the state's item as its outputs.
+func newItemSet(state property.Map) *itemSet {
+	s := &itemSet{byID: map[objectID]listItem{}}
+	for _, it := range itemsOf(state) {
+		it.output = it.inputs
+		s.record(it)
+	}
+	return s
+}
+
+// record adds the item, or replaces the item of its name in its place.
+func (s *itemSet) record(it listItem) {
+	if _, known := s.byID[it.id]; !known {
+		s.order = append(s.order, it.id)
+	}
+	s.byID[it.id] = it
+}
+
+func (s *itemSet) has(id objectID) bool {
+	_, ok := s.byID[id]
+	return ok
+}
+
+func (s *itemSet) get(id objectID) listItem { return s.byID[id] }
+
+// forget removes the item of that name.
+func (s *itemSet) forget(id objectID) { delete(s.byID, id) }
+
+// items lists the items recorded, in order.
+func (s *itemSet) items() []listItem {
+	out := make([]listItem, 0, len(s.byID))
+	for _, id := range s.order {
+		if it, ok := s.byID[id]; ok {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// dropped lists the items recorded that are not among desired, in order: those an
+// update removes.
+func (s *itemSet) dropped(desired []listItem) []listItem {
+	wanted := make(map[objectID]bool, len(desired))
+	for _, it := range desired {
+		wanted[it.id] = true
+	}
+	var out []listItem
+	for _, it := range s.items() {
+		if !wanted[it.id] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// recordWrites records what the writes of items did (results[i] for items[i]): each
+// item written, with its outputs, and each item whose create may have taken effect
+// (its answer was lost, see inDoubt), with its inputs, so that it is never orphaned. An
+// item whose write failed for sure, or was never sent, keeps what the set recorded of
+// it, if anything.
+func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
+	for i, it := range items {
+		res := results[i]
+		switch {
+		case !res.sent:
+			continue
+		case res.err == nil:
+			it.output = res.output
+		case inDoubt(res.err) && !s.has(it.id):
+			it.output = it.inputs
+		default:
+			continue
+		}
+		s.record(it)
+	}
+}
+
+// itemResult is the outcome of one item's call: whether it was sent, and its outputs
+// or error.
+type itemResult struct {
+	sent   bool
+	output property.Map
+	err    error
+}
+
+// itemCalls is how the creates, updates and reads of a list's items run: carefully
+// (see fanOut), each named by its index.
+var itemCalls = fanOut{
+	what:    "item(s)",
+	name:    func(i int) string { return fmt.Sprintf("items[%d]", i) },
+	prefix:  true,
+	careful: true,
+}
+
+// forItems runs do for the items 0 to n-1 as itemCalls: the first alone, then the
+// rest up to fanOutLimit at a time; after a failure, or once the engine cancels,
+// nothing further is sent, and the calls in flight finish.
+func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
+	results := make([]itemResult, n)
+	for i, c := range itemCalls.run(ctx, n, func(i int) error {
+		var err error
+		results[i].output, err = do(i)
+		return err
+	}) {
+		results[i].sent, results[i].err = c.sent, c.err
+	}
+	return results
+}
+
+// itemsFailed is the error of the items whose call failed, naming each (items[i] for
+// results[i]), the first one first, and then, in one error, those not started because
+// the engine is cancelling (see fanOut.failed); nil when none failed.
+func itemsFailed(results []itemResult) error {
+	errs := make([]error, len(results))
+	for i, res := range results {
+		errs[i] = res.err
+	}
+	return itemCalls.failed(errs)
+}

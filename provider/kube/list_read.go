@@ -1,0 +1,244 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// An EndpointsList's Read: the refresh of the items its state records, and the import
+// or get of the set an ID selects. Render mode reads manifests instead (render_list.go).
+
+// Read refreshes the items the state records (listed by namespace, or read one by one,
+// see readItems; items gone from the cluster leave the state), or, for a Read with the ID
+// alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
+func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
+	o, err := r.connect(ctx)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	if lookup(req) {
+		return r.importSet(ctx, o, req.ID)
+	}
+	recorded := itemsOf(req.Properties)
+	objs, err := o.readItems(ctx, recorded) // nil: gone
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	return r.refreshed(req, recorded, objs), nil
+}
+
+// refreshed answers the refresh of the recorded items from their live objects, read
+// from the cluster or the render directory (nil: gone, and the item leaves the state;
+// a list with none left is gone).
+func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
+) p.ReadResponse {
+	oldInputs := map[objectID]property.Map{}
+	for _, it := range itemsOf(req.Inputs) {
+		oldInputs[it.id] = it.inputs
+	}
+	var live []listItem
+	var inputs []property.Value
+	for i, it := range recorded {
+		obj := objs[i]
+		if obj == nil {
+			continue
+		}
+		it.output = outputs(r.kind, obj)
+		live = append(live, it)
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
+	}
+	if len(live) == 0 && len(recorded) > 0 {
+		return p.ReadResponse{}
+	}
+	newInputs := map[string]property.Value{"items": property.New(inputs)}
+	if v, ok := req.Inputs.GetOk("metadata"); ok {
+		newInputs["metadata"] = v
+	}
+	return p.ReadResponse{
+		ID:         req.ID,
+		Properties: r.state(live, req.Properties.Get("metadata")),
+		Inputs:     property.NewMap(newInputs),
+	}
+}
+
+const (
+	// itemListMin is the number of a list's items in one namespace from which a
+	// refresh lists the namespace's objects of the kind rather than reading the items
+	// one by one; itemListPage is the size of a page of that list, and itemListRatio
+	// how many objects per item the namespace may hold before one request per item is
+	// the cheaper way.
+	itemListMin   = 8
+	itemListPage  = 500
+	itemListRatio = 20
+)
+
+// readItems reads the live objects of the recorded items (nil for one that is gone).
+// Where itemListMin or more items share a namespace, one list of the namespace's
+// objects of the kind, page by page, answers for all of them: against a cluster far
+// away, a request per item costs a round trip per fanOutLimit items. Elsewhere,
+// and where the namespace holds too many other objects (see listNamespace), each item
+// is read by itself, as Create writes them (see forItems).
+func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
+	objs := make([]*unstructured.Unstructured, len(recorded))
+	byNamespace := map[string][]int{}
+	for i, it := range recorded {
+		byNamespace[it.id.namespace] = append(byNamespace[it.id.namespace], i)
+	}
+	var oneByOne []int
+	for ns, indexes := range byNamespace {
+		if len(indexes) < itemListMin {
+			oneByOne = append(oneByOne, indexes...)
+			continue
+		}
+		live, listed, err := o.listNamespace(ctx, ns, len(indexes))
+		if err != nil {
+			return nil, err
+		}
+		if !listed {
+			oneByOne = append(oneByOne, indexes...)
+			continue
+		}
+		for _, i := range indexes {
+			objs[i] = live[recorded[i].id.name]
+		}
+	}
+	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
+		i := oneByOne[j]
+		var err error
+		objs[i], err = o.get(ctx, recorded[i].id)
+		return property.Map{}, err
+	}) {
+		if res.err != nil {
+			return nil, res.err
+		}
+	}
+	return objs, nil
+}
+
+// listNamespace lists the objects of the kind in namespace ns by name, for the
+// refresh of items of a list in it. It gives up (listed false: the caller reads the
+// items one by one) when the first page shows the namespace holds more than
+// itemListRatio objects per item, where one request per item costs less (the first
+// page asks for no more than that many), or when the client may not list them (a role
+// that grants get and not list).
+func (o kindClient) listNamespace(ctx context.Context, ns string, items int,
+) (live map[string]*unstructured.Unstructured, listed bool, err error) {
+	live = map[string]*unstructured.Unstructured{}
+	most := int64(items) * itemListRatio
+	opts := metav1.ListOptions{Limit: min(itemListPage, most)}
+	for first := true; ; first = false {
+		page, err := o.api(ns).List(ctx, opts)
+		if apierrors.IsForbidden(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, apiError("list", o.kind, everyObjectIn(ns), err)
+		}
+		if first && page.GetContinue() != "" {
+			total := int64(len(page.Items)) + 1 // at least
+			if left := page.GetRemainingItemCount(); left != nil {
+				total = int64(len(page.Items)) + *left
+			}
+			if total > most {
+				return nil, false, nil
+			}
+		}
+		for i := range page.Items {
+			live[page.Items[i].GetName()] = &page.Items[i]
+		}
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return live, true, nil
+		}
+		opts.Limit = itemListPage
+	}
+}
+
+// defaultImportPageSize is how many objects an import reads per request, unless its ID
+// gives a limit.
+const defaultImportPageSize = 500
+
+// importSet lists the Endpoints an import ID selects, following continue tokens. A
+// selection of none is an error naming the namespace, the selector and the cluster.
+func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
+	namespace, opts, err := parseImportID(id, o.client.Namespace)
+	if err != nil {
+		return p.ReadResponse{}, err
+	}
+	var (
+		live            []listItem
+		inputs          []property.Value
+		resourceVersion string
+	)
+	for {
+		list, err := o.api(namespace).List(ctx, opts)
+		if err != nil {
+			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
+		}
+		if resourceVersion == "" {
+			resourceVersion = list.GetResourceVersion()
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			live = append(live, listItem{id: idOf(obj), output: outputs(o.kind, obj)})
+			inputs = append(inputs, property.New(liveInputs(o.kind, obj, property.Map{})))
+		}
+		if list.GetContinue() == "" {
+			break
+		}
+		opts.Continue = list.GetContinue()
+	}
+	if len(live) == 0 {
+		selection := "no Endpoints in namespace " + namespace
+		if opts.LabelSelector != "" {
+			selection += fmt.Sprintf(" match the label selector %q", opts.LabelSelector)
+		}
+		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
+			"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
+	}
+	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+	return p.ReadResponse{
+		ID:         id,
+		Properties: r.state(live, meta),
+		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
+	}, nil
+}
+
+// parseImportID reads `namespace?labelSelector=...&limit=N`.
+func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
+	namespace, rawQuery, _ := strings.Cut(id, "?")
+	if strings.Contains(namespace, "/") {
+		return "", metav1.ListOptions{}, fmt.Errorf("invalid EndpointsList ID %q: an EndpointsList's ID is "+
+			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb (every Endpoints of the "+
+			"namespace that the selector matches); <namespace>/<name> is one EndpointSlice's ID", id)
+	}
+	if namespace == "" {
+		namespace = fallbackNamespace
+	}
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want namespace?labelSelector=<selector>&limit=<n>: %w", id, err)
+	}
+	opts := metav1.ListOptions{LabelSelector: query.Get("labelSelector"), Limit: defaultImportPageSize}
+	for key := range query {
+		if key != "labelSelector" && key != "limit" {
+			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, limit)", id, key)
+		}
+	}
+	if l := query.Get("limit"); l != "" {
+		n, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || n <= 0 {
+			return "", opts, fmt.Errorf("import ID %q: limit must be a positive integer", id)
+		}
+		opts.Limit = n
+	}
+	return namespace, opts, nil
+}

@@ -1,0 +1,21 @@
+// Package examples runs every example under examples/<group>/<language> as its README
+// tells a user to: the steps of the README's ```sh blocks, in order, with bash, in a
+// fresh copy of the example, against the test control plane (every controller
+// running) through the user's kubeconfig, with the package managers resolving the
+// declared versions from local registries (tests/harness/registries) that serve the
+// artifacts `make examples-dist` stamped with the examples' version, and an empty
+// PULUMI_HOME, so that `pulumi up` downloads the plugin itself.
+//
+// YAML and Java run with plain `pulumi up` through their real language hosts. The
+// Node.js, Python and Go hosts cannot be built here: their `pulumi up`, `preview`,
+// `refresh` and `destroy` lines go through a `pulumi` on PATH that hands the
+// operation to the Automation API pointed at the example's directory (testdata/nodejs,
+// testdata/python) or, for Go, whose main package cannot be imported, to gohost, a
+// language runtime that builds the example and serves it through the CLI's --client
+// (as the Go Automation API does). Every other line (installs, stack init, config,
+// kubectl) runs as written. Between the README's up and its destroy, the tests check
+// the objects on the API server and the mirrored slices, and that refresh and
+// preview find nothing to change; after its clean-up, that nothing is left.
+//
+// C# has no .NET SDK here: its example is parsed with tree-sitter-c-sharp instead.
+package examples

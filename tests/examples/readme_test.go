@@ -1,0 +1,49 @@
+package examples
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseSteps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, readme string
+		want         steps
+		wantErr      string
+	}{
+		{
+			name: "blocks in order, split at destroy",
+			readme: "# X\n\n```sh\nnpm install\npulumi stack init dev\n```\n\ntext `pulumi up`\n\n" +
+				"```sh\nkubectl apply -f - <<'EOF'\nkind: Service\nEOF\n```\n\n```text\npulumi destroy\n```\n\n" +
+				"```sh\npulumi up\n```\n\n```sh\npulumi destroy\nkubectl delete service web\n```\n",
+			want: steps{
+				setup:   "npm install\npulumi stack init dev\nkubectl apply -f - <<'EOF'\nkind: Service\nEOF\npulumi up\n",
+				cleanup: "pulumi destroy\nkubectl delete service web\n",
+			},
+		},
+		{name: "no steps", readme: "# X\n\n```yaml\na: b\n```\n", wantErr: "no ```sh block"},
+		{name: "no destroy", readme: "```sh\npulumi up\n```\n", wantErr: "no `pulumi destroy` line"},
+		{name: "no up", readme: "```sh\npulumi stack init dev\npulumi destroy\n```\n", wantErr: "have 0 `pulumi up` lines"},
+		{name: "two ups", readme: "```sh\npulumi up\npulumi up --yes\npulumi destroy\n```\n", wantErr: "have 2 `pulumi up` lines"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseSteps(tc.readme)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("parseSteps: err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(steps{})); diff != "" {
+				t.Errorf("parseSteps (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
