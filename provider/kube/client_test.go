@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -95,16 +94,7 @@ func TestKubeconfigErrorsNameTheSource(t *testing.T) {
 			if err == nil {
 				t.Fatal("NewClient succeeded")
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error does not contain %q:\n%v", w, err)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(err.Error(), w) {
-					t.Errorf("error contains %q:\n%v", w, err)
-				}
-			}
+			wantMessage(t, err, tt.want, tt.notWant)
 		})
 	}
 }
