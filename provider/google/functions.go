@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
@@ -89,7 +90,7 @@ func invoke[T any](
 		return p.InvokeResponse{}, redact(fmt.Errorf("%s: %w", function, err), cfg)
 	}
 	timeout := cfg.timeout()
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the lookup timed out after %s", timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	defer cancel()
 	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
 	v, err := retry(ctx, cfg.retry(), subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
@@ -97,4 +98,11 @@ func invoke[T any](
 		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)
 	}
 	return p.InvokeResponse{Return: withSecret(outputs(v), anySecret(in))}, nil
+}
+
+// timedOut is the cause of a lookup that ran out of time: it names the setting that
+// bounds it.
+func timedOut(timeout time.Duration) error {
+	return fmt.Errorf("the lookup timed out after %s (the provider's lookupTimeout setting, retries included; "+
+		"allow more with `pulumi config set endpoints:lookupTimeout 2m`)", timeout)
 }

@@ -808,9 +808,10 @@ func TestTimeout(t *testing.T) {
 		requests int
 	}{
 		{
-			name:     "a request that never answers",
-			setup:    func(d *googledouble.Server) { d.SetDelay(time.Hour) },
-			want:     fmt.Sprintf("reading import data file %s stopped after 1 attempt: the lookup timed out after %s", filePath, lookupTimeout),
+			name:  "a request that never answers",
+			setup: func(d *googledouble.Server) { d.SetDelay(time.Hour) },
+			want: fmt.Sprintf("reading import data file %s stopped after 1 attempt: the lookup timed out after %s (the provider's lookupTimeout setting, "+
+				"retries included; allow more with `pulumi config set endpoints:lookupTimeout 2m`)", filePath, lookupTimeout),
 			requests: 1,
 		},
 		{
@@ -819,7 +820,8 @@ func TestTimeout(t *testing.T) {
 				d.Fail(1, 503)
 				d.Enqueue(googledouble.Fault{Delay: time.Hour})
 			},
-			want: fmt.Sprintf("reading import data file %s stopped after 2 attempts: the lookup timed out after %s; "+
+			want: fmt.Sprintf("reading import data file %s stopped after 2 attempts: the lookup timed out after %s (the provider's lookupTimeout setting, "+
+				"retries included; allow more with `pulumi config set endpoints:lookupTimeout 2m`); "+
 				"last error: service unavailable (503): The service is currently unavailable.", filePath, lookupTimeout),
 			requests: 2,
 		},

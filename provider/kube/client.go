@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
@@ -182,17 +180,20 @@ func load(cfg Config) (clientcmd.ClientConfig, *rest.Config, error) {
 	return loader, restConfig, nil
 }
 
-// source names where the kubeconfig came from, for errors.
+// source names where the kubeconfig came from, and how it was read, for errors. (An
+// SDK's provider resource copies KUBECONFIG into the kubeconfig setting.)
 func source(cfg Config) string {
+	const setting = "the provider's kubeconfig setting (or KUBECONFIG, which an SDK's provider resource copies into it)"
 	switch {
 	case cfg.Kubeconfig != "" && looksInline(cfg.Kubeconfig):
-		return " (kubeconfig contents)"
+		return " (" + setting + ", read as kubeconfig contents)"
 	case cfg.Kubeconfig != "":
-		return " (kubeconfig file " + cfg.Kubeconfig + ")"
+		return " (" + setting + ", read as the path of the kubeconfig file " + cfg.Kubeconfig + ")"
 	case len(cfg.KubeconfigPaths) > 0:
-		return " (KUBECONFIG " + strings.Join(cfg.KubeconfigPaths, string(os.PathListSeparator)) + ")"
+		return " (the KUBECONFIG environment variable, read as the paths of kubeconfig files " +
+			strings.Join(cfg.KubeconfigPaths, string(os.PathListSeparator)) + ")"
 	default:
-		return " (" + clientcmd.RecommendedHomeFile + ")"
+		return " (" + clientcmd.RecommendedHomeFile + ", as neither the provider's kubeconfig setting nor KUBECONFIG is set)"
 	}
 }
 
@@ -217,13 +218,16 @@ func clientConfig(cfg Config) (clientcmd.ClientConfig, error) {
 		raw, err := clientcmd.Load([]byte(cfg.Kubeconfig))
 		if err != nil {
 			// The contents may hold credentials: never echo them.
-			return nil, errors.New("kubernetes configuration: kubeconfig contents do not parse as a kubeconfig document")
+			return nil, fmt.Errorf("kubernetes configuration%s: the kubeconfig contents do not parse as a kubeconfig "+
+				"document (text of several lines, or JSON, is read as contents; anything else as a path); set "+
+				"`endpoints:kubeconfig` to a kubeconfig file's YAML or JSON, or to its path, or unset it to use "+
+				"KUBECONFIG or %s", source(cfg), clientcmd.RecommendedHomeFile)
 		}
 		return clientcmd.NewNonInteractiveClientConfig(*raw, cfg.Context, overrides, nil), nil
 	default:
-		raw, err := loadFile(cfg.Kubeconfig)
+		raw, err := clientcmd.LoadFromFile(cfg.Kubeconfig)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
 		}
 		return clientcmd.NewNonInteractiveClientConfig(*raw, cfg.Context, overrides, nil), nil
 	}
@@ -243,15 +247,4 @@ func anyExists(paths []string) bool {
 func looksInline(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.Contains(s, "\n") || strings.HasPrefix(s, "{")
-}
-
-func loadFile(path string) (*clientcmdapi.Config, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("kubernetes configuration: kubeconfig file %s: %w", path, err)
-	}
-	raw, err := clientcmd.LoadFromFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes configuration: kubeconfig file %s: %w", path, err)
-	}
-	return raw, nil
 }

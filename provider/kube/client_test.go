@@ -2,6 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -33,5 +35,66 @@ func TestClientDefaultsAreTheSchemas(t *testing.T) {
 	if DefaultQPS() != float64(c.REST.QPS) || DefaultBurst() != c.REST.Burst || DefaultRequestTimeout() != c.REST.Timeout {
 		t.Errorf("DefaultQPS, DefaultBurst, DefaultRequestTimeout = %g, %d, %s; the client has %g, %d, %s",
 			DefaultQPS(), DefaultBurst(), DefaultRequestTimeout(), c.REST.QPS, c.REST.Burst, c.REST.Timeout)
+	}
+}
+
+// TestKubeconfigErrorsNameTheSource checks that a kubeconfig that cannot be read names
+// the setting it came from and how it was read (contents or a path), and never echoes
+// contents, which may hold credentials.
+func TestKubeconfigErrorsNameTheSource(t *testing.T) {
+	t.Parallel()
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	if err := os.WriteFile(broken, []byte("clusters: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	tests := []struct {
+		name    string
+		cfg     Config
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "contents in the setting",
+			cfg:  Config{Kubeconfig: "apiVersion: v1\nclusters: [ {name: secret-token-x\n"},
+			want: []string{
+				"kubernetes configuration (the provider's kubeconfig setting (or KUBECONFIG, which an SDK's provider resource copies into it), read as kubeconfig contents): " +
+					"the kubeconfig contents do not parse as a kubeconfig document",
+				"set `endpoints:kubeconfig` to a kubeconfig file's YAML or JSON, or to its path, or unset it to use KUBECONFIG",
+			},
+			notWant: []string{"secret-token-x"},
+		},
+		{
+			name: "path in the setting, not a kubeconfig",
+			cfg:  Config{Kubeconfig: broken},
+			want: []string{"kubernetes configuration (the provider's kubeconfig setting (or KUBECONFIG, which an SDK's provider resource copies into it), read as the path of the kubeconfig file " + broken + "): "},
+		},
+		{
+			name: "path in the setting, missing",
+			cfg:  Config{Kubeconfig: missing},
+			want: []string{"kubernetes configuration (the provider's kubeconfig setting (or KUBECONFIG, which an SDK's provider resource copies into it), read as the path of the kubeconfig file " + missing + "): ",
+				"no such file"},
+		},
+		{
+			name: "KUBECONFIG, not a kubeconfig",
+			cfg:  Config{KubeconfigPaths: []string{broken}},
+			want: []string{"kubernetes configuration (the KUBECONFIG environment variable, read as the paths of kubeconfig files " + broken + "): "},
+		},
+		{
+			name: "KUBECONFIG, no file exists",
+			cfg:  Config{KubeconfigPaths: []string{missing}},
+			want: []string{"no kubeconfig file exists (the KUBECONFIG environment variable, read as the paths of kubeconfig files " + missing + ")",
+				"set the provider's kubeconfig setting or the KUBECONFIG environment variable"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := NewClient(tt.cfg)
+			if err == nil {
+				t.Fatal("NewClient succeeded")
+			}
+			wantMessage(t, err, tt.want, tt.notWant)
+		})
 	}
 }

@@ -54,7 +54,11 @@ func apiError(verb string, k kind, id objectID, err error) error {
 		return fmt.Errorf("%s %s %s: the API server rejected the credentials (401); check the kubeconfig's user: %w",
 			verb, k.name, id, err)
 	case missingNamespace(err):
-		return fmt.Errorf("%s %s %s: namespace %q does not exist (404): %w", verb, k.name, id, id.namespace, err)
+		return fmt.Errorf("%s %s %s: namespace %q does not exist (404); an object's namespace is its "+
+			"metadata.namespace, else the provider's namespace setting, else the namespace of the kubeconfig "+
+			"context: create the namespace (`kubectl create namespace %s`), or set another with "+
+			"`pulumi config set endpoints:namespace <namespace>` or in metadata.namespace: %w",
+			verb, k.name, id, id.namespace, id.namespace, err)
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%s %s %s: the object changed while it was being written (409 conflict); "+
 			"run `pulumi refresh` and try again: %w", verb, k.name, id, err)

@@ -20,6 +20,22 @@ func forbidden(message string) error {
 	}}
 }
 
+// wantMessage checks that err's message holds every string of want and none of
+// notWant.
+func wantMessage(t *testing.T, err error, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message does not contain %q:\n%v", w, err)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(err.Error(), w) {
+			t.Errorf("message contains %q:\n%v", w, err)
+		}
+	}
+}
+
 func TestAPIErrorMessages(t *testing.T) {
 	t.Parallel()
 	slices := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
@@ -82,6 +98,17 @@ func TestAPIErrorMessages(t *testing.T) {
 			notWant: []string{"pulumi import"},
 		},
 		{
+			name: "namespace missing",
+			id:   id,
+			err: &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+				Message: `namespaces "apps" not found`, Details: &metav1.StatusDetails{Name: "apps", Kind: "namespaces"},
+			}},
+			want: []string{`create EndpointSlice apps/web: namespace "apps" does not exist (404)`,
+				"metadata.namespace, else the provider's namespace setting, else the namespace of the kubeconfig context",
+				"`kubectl create namespace apps`", "`pulumi config set endpoints:namespace <namespace>`"},
+		},
+		{
 			name:    "name taken",
 			id:      id,
 			err:     apierrors.NewAlreadyExists(slices, "web"),
@@ -93,16 +120,7 @@ func TestAPIErrorMessages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := apiError("create", endpointSliceKind, tt.id, tt.err)
-			for _, w := range tt.want {
-				if !strings.Contains(got.Error(), w) {
-					t.Errorf("message does not contain %q:\n%v", w, got)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(got.Error(), w) {
-					t.Errorf("message contains %q:\n%v", w, got)
-				}
-			}
+			wantMessage(t, got, tt.want, tt.notWant)
 			if !errors.Is(got, tt.err) {
 				t.Errorf("message does not wrap the API server's error")
 			}

@@ -56,15 +56,17 @@ type objectID struct{ namespace, name string }
 
 func (id objectID) String() string { return id.namespace + "/" + id.name }
 
-// parseObjectID reads a `namespace/name` resource ID (a bare name means the default
-// namespace given).
-func parseObjectID(id, fallbackNamespace string) (objectID, error) {
+// parseObjectID reads the `namespace/name` ID of one object of kind k (a bare name
+// means the default namespace given).
+func parseObjectID(k kind, id, fallbackNamespace string) (objectID, error) {
 	ns, name, found := strings.Cut(id, "/")
 	if !found {
 		ns, name = fallbackNamespace, id
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
-		return objectID{}, fmt.Errorf("invalid ID %q: want namespace/name", id)
+		return objectID{}, fmt.Errorf("invalid %[1]s ID %[2]q: an %[1]s ID is <namespace>/<name>, such as "+
+			"default/web-1a2b3c (a bare name means the provider's namespace); an EndpointsList's ID is "+
+			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb", k.name, id)
 	}
 	return objectID{namespace: ns, name: name}, nil
 }

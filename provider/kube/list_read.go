@@ -215,6 +215,11 @@ func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) 
 // parseImportID reads `namespace?labelSelector=...&limit=N`.
 func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
 	namespace, rawQuery, _ := strings.Cut(id, "?")
+	if strings.Contains(namespace, "/") {
+		return "", metav1.ListOptions{}, fmt.Errorf("invalid EndpointsList ID %q: an EndpointsList's ID is "+
+			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb (every Endpoints of the "+
+			"namespace that the selector matches); <namespace>/<name> is one EndpointSlice's ID", id)
+	}
 	if namespace == "" {
 		namespace = fallbackNamespace
 	}

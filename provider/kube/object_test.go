@@ -42,7 +42,7 @@ func TestNotFoundNamesTheObjectAndTheCluster(t *testing.T) {
 		"web": {"EndpointSlice apps/web does not exist", `the ID "web" names no namespace`,
 			`provider's namespace "apps"`},
 	} {
-		id, err := parseObjectID(raw, o.client.Namespace)
+		id, err := parseObjectID(endpointSliceKind, raw, o.client.Namespace)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func (r *EndpointSlice) rendered(target RenderTarget) Lifecycle {
 func (r renderedSlice) manifest(inputs property.Map, id string) *unstructured.Unstructured {
 	obj := r.kind.object(inputs)
 	if obj.GetName() == "" {
-		if parsed, err := parseObjectID(id, r.target.namespace()); err == nil {
+		if parsed, err := parseObjectID(endpointSliceKind, id, r.target.namespace()); err == nil {
 			obj.SetName(parsed.name)
 		}
 	}
@@ -86,7 +86,7 @@ func (r renderedSlice) Create(ctx context.Context, req p.CreateRequest) (p.Creat
 // liveInputs makes of it, so a hand edit shows as drift. A missing manifest is an
 // object gone (an empty ID), or, for a get or an import, an error naming the file.
 func (r renderedSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	id, err := parseObjectID(req.ID, r.target.namespace())
+	id, err := parseObjectID(endpointSliceKind, req.ID, r.target.namespace())
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -128,7 +128,7 @@ func (r renderedSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Updat
 
 // Delete removes the manifest.
 func (r renderedSlice) Delete(_ context.Context, req p.DeleteRequest) error {
-	id, err := parseObjectID(req.ID, r.target.namespace())
+	id, err := parseObjectID(endpointSliceKind, req.ID, r.target.namespace())
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	id, err := parseObjectID(req.ID, o.client.Namespace)
+	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -129,7 +129,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	id, err := parseObjectID(req.ID, o.client.Namespace)
+	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
@@ -180,7 +180,7 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	id, err := parseObjectID(req.ID, o.client.Namespace)
+	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
 	if err != nil {
 		return err
 	}

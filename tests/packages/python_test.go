@@ -54,10 +54,10 @@ func TestPythonVersion(t *testing.T) {
 	}
 }
 
-// pythonVersion is the Python package's version for VERSION, as the Makefile spells it.
+// pythonVersion is the Python package's version of the release under test.
 func pythonVersion(t *testing.T) string {
 	t.Helper()
-	return strings.TrimSpace(toolchain.Run(t, toolchain.RepoRoot(t), nil, "make", "-s", "python-sdk-version", "VERSION="+toolchain.ReleaseVersion(t)))
+	return toolchain.PythonPackageVersion(t, toolchain.ReleaseVersion(t))
 }
 
 // TestPythonWheel checks dist/'s wheel (its files, version, plugin metadata and

@@ -150,7 +150,7 @@ func TestPluginMetadata(t *testing.T) {
 		v := sdkVersion(t)
 		for file, want := range map[string]string{
 			"nodejs/package.json":                       `"version": "` + v + `"`,
-			"python/pyproject.toml":                     `version = "` + v + `"`,
+			"python/pyproject.toml":                     `version = "` + toolchain.PythonPackageVersion(t, v) + `"`,
 			"dotnet/EndpointsProvider.Endpoints.csproj": "<Version>" + v + "</Version>",
 			"dotnet/version.txt":                        v,
 			"java/pom.xml":                              "<version>" + v + "</version>",

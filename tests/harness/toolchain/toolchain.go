@@ -176,6 +176,13 @@ func ReleaseVersion(t testing.TB) string {
 	return Version(t)
 }
 
+// PythonPackageVersion returns the Python package's version for the version v, in
+// PEP 440's spelling, as the Makefile spells it (`make -s python-sdk-version`).
+func PythonPackageVersion(t testing.TB, v string) string {
+	t.Helper()
+	return strings.TrimSpace(Run(t, RepoRoot(t), nil, "make", "-s", "python-sdk-version", "VERSION="+v))
+}
+
 // Asset returns the path in the environment variable env, which `make test` sets to
 // a tool it built or an artifact under test, failing the test with what to run when
 // it is missing.

@@ -1,0 +1,8 @@
+module google-lookups-go
+
+go 1.25.11
+
+require (
+	github.com/endpoints-provider/pulumi-endpoints/sdk v0.6.0
+	github.com/pulumi/pulumi/sdk/v3 v3.256.0
+)
