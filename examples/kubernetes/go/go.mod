@@ -1,6 +1,6 @@
 module kubernetes-go
 
-go 1.24
+go 1.25.11
 
 require (
 	github.com/endpoints-provider/pulumi-endpoints/sdk v0.6.0
