@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -189,6 +190,10 @@ func source(cfg Config) string {
 		return " (" + setting + ", read as kubeconfig contents)"
 	case cfg.Kubeconfig != "":
 		return " (" + setting + ", read as the path of the kubeconfig file " + cfg.Kubeconfig + ")"
+	case slices.ContainsFunc(cfg.KubeconfigPaths, looksInline):
+		// The contents may hold credentials: never echo them.
+		return " (the KUBECONFIG environment variable, which holds kubeconfig contents where it takes " +
+			"the paths of kubeconfig files: put the contents in the provider's kubeconfig setting instead)"
 	case len(cfg.KubeconfigPaths) > 0:
 		return " (the KUBECONFIG environment variable, read as the paths of kubeconfig files " +
 			strings.Join(cfg.KubeconfigPaths, string(os.PathListSeparator)) + ")"

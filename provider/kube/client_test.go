@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,15 @@ func TestKubeconfigErrorsNameTheSource(t *testing.T) {
 			name: "KUBECONFIG, not a kubeconfig",
 			cfg:  Config{KubeconfigPaths: []string{broken}},
 			want: []string{"kubernetes configuration (the KUBECONFIG environment variable, read as the paths of kubeconfig files " + broken + "): "},
+		},
+		{
+			// KUBECONFIG is a list of paths; contents put there are split at every colon.
+			name: "KUBECONFIG holding contents",
+			cfg: Config{KubeconfigPaths: strings.Split("apiVersion: v1\nusers:\n- name: secret-token-x\n",
+				string(os.PathListSeparator))},
+			want: []string{"no kubeconfig file exists (the KUBECONFIG environment variable, which holds kubeconfig contents " +
+				"where it takes the paths of kubeconfig files: put the contents in the provider's kubeconfig setting instead)"},
+			notWant: []string{"secret-token-x"},
 		},
 		{
 			name: "KUBECONFIG, no file exists",
