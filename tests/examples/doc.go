@@ -17,5 +17,9 @@
 // the objects on the API server and the mirrored slices, and that refresh and
 // preview find nothing to change; after its clean-up, that nothing is left.
 //
+// TestReadmeFirstProgram follows README.md's "A first program" the same way: its
+// kubectl block as written, then its YAML and TypeScript programs each in an empty
+// project through `pulumi stack init`, up, refresh, preview and destroy.
+//
 // C# has no .NET SDK here: its example is parsed with tree-sitter-c-sharp instead.
 package examples

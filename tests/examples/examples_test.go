@@ -27,6 +27,9 @@ const pluginBinary = "pulumi-resource-endpoints"
 // destroy and the clean-up).
 const stepsTimeout = 15 * time.Minute
 
+// refreshAndPreview are the steps after `pulumi up` that must find nothing to change.
+const refreshAndPreview = "pulumi refresh --yes --expect-no-changes\npulumi preview --expect-no-changes\n"
+
 // googleToken is the access token the Google double takes.
 const googleToken = "examples-access-token"
 
@@ -96,7 +99,7 @@ func runExample(t *testing.T, example string, lang language) {
 	if check, ok := groupChecks[filepath.Dir(example)]; ok {
 		check(t, cp, ns)
 	}
-	u.bash(t, "refresh and preview", "pulumi refresh --yes --expect-no-changes\npulumi preview --expect-no-changes\n")
+	u.bash(t, "refresh and preview", refreshAndPreview)
 	u.bash(t, "the README's clean-up steps", st.cleanup)
 	wantNothingLeft(t, cp, ns)
 }

@@ -27,17 +27,22 @@ const mirrorTimeout = time.Minute
 
 // wantKubernetesObjects checks the objects of the Kubernetes examples: the slice of
 // Service web, the Endpoints web-legacy and db-legacy, and the slices the mirroring
-// controller made of them. Each is written
-// "<addresses> notReady <addresses> <name>:<port> ...".
+// controller made of them.
 func wantKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, ns string) {
 	t.Helper()
-	want := map[string]string{
+	wantObjects(t, cp, ns, map[string]string{
 		"EndpointSlice web":         "10.0.0.10@zone-a,10.0.0.11@zone-b notReady - http:8080",
 		"Endpoints web-legacy":      "10.0.0.10,10.0.0.11 notReady - http:8080",
 		"Endpoints db-legacy":       "10.0.1.5 notReady 10.0.1.6 :5432",
 		"mirrored slice web-legacy": "10.0.0.10,10.0.0.11 notReady - http:8080",
 		"mirrored slice db-legacy":  "10.0.1.5 notReady 10.0.1.6 :5432",
-	}
+	})
+}
+
+// wantObjects waits until the EndpointSlices and Endpoints of ns are want, as
+// liveObjects describes them: each "<addresses> notReady <addresses> <name>:<port> ...".
+func wantObjects(t *testing.T, cp *controlplane.ControlPlane, ns string, want map[string]string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mirrorTimeout)
 	defer cancel()
 	var got map[string]string
@@ -125,27 +130,23 @@ func describe(ready, notReady, ports []string) string {
 	return list(ready) + " notReady " + list(notReady) + " " + strings.Join(ports, " ")
 }
 
-// wantNothingLeft checks that the README's clean-up left namespace ns empty: no
-// Services, Endpoints or EndpointSlices (the mirrored ones go with their Endpoints).
-func wantNothingLeft(t *testing.T, cp *controlplane.ControlPlane, ns string) {
+// wantNothingLeft checks that the README's clean-up left in namespace ns no Endpoints
+// or EndpointSlices (the mirrored ones go with their Endpoints) and no Services but
+// the sorted services it keeps.
+func wantNothingLeft(t *testing.T, cp *controlplane.ControlPlane, ns string, services ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), mirrorTimeout)
 	defer cancel()
 	for {
 		got, err := liveObjects(ctx, cp, ns)
-		services, serr := cp.Clientset().CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
-		if err == nil && serr == nil && len(got) == 0 && len(services.Items) == 0 {
+		names, serr := serviceNames(ctx, cp, ns)
+		if err == nil && serr == nil && len(got) == 0 && slices.Equal(names, services) {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			var names []string
-			if serr == nil {
-				for _, s := range services.Items {
-					names = append(names, s.Name)
-				}
-			}
-			t.Fatalf("after the README's clean-up, namespace %s holds %v and the Services %v (err=%v, %v)", ns, got, names, err, serr)
+			t.Fatalf("after the README's clean-up, namespace %s holds %v and the Services %v, want no objects and the Services %v (err=%v, %v)",
+				ns, got, names, services, err, serr)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -157,4 +158,18 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// serviceNames returns the sorted names of the Services of ns.
+func serviceNames(ctx context.Context, cp *controlplane.ControlPlane, ns string) ([]string, error) {
+	list, err := cp.Clientset().CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range list.Items {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names, nil
 }

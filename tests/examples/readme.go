@@ -7,8 +7,20 @@ import (
 	"strings"
 )
 
-// shBlock is a fenced ```sh block of a README: the lines between the fences.
-var shBlock = regexp.MustCompile("(?ms)^```sh\n(.*?)^```$")
+// codeBlock is a fenced code block of a README: its language and the lines between
+// the fences.
+var codeBlock = regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```$")
+
+// codeBlocks returns the fenced blocks of language lang in text, in order.
+func codeBlocks(text, lang string) []string {
+	var blocks []string
+	for _, m := range codeBlock.FindAllStringSubmatch(text, -1) {
+		if m[1] == lang {
+			blocks = append(blocks, m[2])
+		}
+	}
+	return blocks
+}
 
 // destroyLine starts the clean-up part of the steps: everything from the first
 // `pulumi destroy` on.
@@ -26,10 +38,7 @@ type steps struct {
 // parseSteps returns the ```sh blocks of a README, in order, split before its
 // `pulumi destroy` line. The README must have one `pulumi up` before it.
 func parseSteps(readme string) (steps, error) {
-	var blocks []string
-	for _, m := range shBlock.FindAllStringSubmatch(readme, -1) {
-		blocks = append(blocks, m[1])
-	}
+	blocks := codeBlocks(readme, "sh")
 	if len(blocks) == 0 {
 		return steps{}, errors.New("the README has no ```sh block of steps")
 	}
@@ -43,4 +52,36 @@ func parseSteps(readme string) (steps, error) {
 		return steps{}, fmt.Errorf("the README's steps before `pulumi destroy` have %d `pulumi up` lines, want 1", n)
 	}
 	return s, nil
+}
+
+// firstProgramSection is README.md's "A first program": everything from its heading
+// to the next second-level one.
+var firstProgramSection = regexp.MustCompile("(?ms)^## A first program\n(.*?)^## ")
+
+// firstProgram is what README.md's "A first program" has a user run and write.
+type firstProgram struct {
+	// kubectl is its ```sh block, which creates the Services; typescript (index.ts)
+	// and yaml (Pulumi.yaml) are its programs.
+	kubectl, typescript, yaml string
+}
+
+// parseFirstProgram returns the steps and programs of README.md's "A first program",
+// which must hold one block of each.
+func parseFirstProgram(readme string) (firstProgram, error) {
+	m := firstProgramSection.FindStringSubmatch(readme)
+	if m == nil {
+		return firstProgram{}, errors.New(`no section "## A first program" followed by another "## " section`)
+	}
+	var p firstProgram
+	for _, b := range []struct {
+		lang string
+		dst  *string
+	}{{"sh", &p.kubectl}, {"typescript", &p.typescript}, {"yaml", &p.yaml}} {
+		blocks := codeBlocks(m[1], b.lang)
+		if len(blocks) != 1 {
+			return firstProgram{}, fmt.Errorf(`"A first program" has %d `+"```%s blocks, want 1", len(blocks), b.lang)
+		}
+		*b.dst = blocks[0]
+	}
+	return p, nil
 }
