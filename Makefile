@@ -35,6 +35,7 @@ PULUMI                  := $(CACHE)/pulumi-$(PULUMI_VERSION)/pulumi
 PULUMI_LANGUAGE_YAML    := $(CACHE)/pulumi-yaml-$(PULUMI_YAML_VERSION)/pulumi-language-yaml
 KUBE_APISERVER          := $(CACHE)/kube-$(KUBE_VERSION)/kube-apiserver
 KUBE_CONTROLLER_MANAGER := $(CACHE)/kube-$(KUBE_VERSION)/kube-controller-manager
+KUBECTL                 := $(CACHE)/kube-$(KUBE_VERSION)/kubectl
 ETCD                    := $(CACHE)/etcd-$(ETCD_VERSION)/etcd
 GOLANGCI_LINT           := $(CACHE)/golangci-lint-$(GOLANGCI_VERSION)/golangci-lint
 
@@ -45,13 +46,14 @@ KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(KUBE_MINOR) \
 	-X k8s.io/component-base/version.gitTreeState=clean
 
-TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(ETCD)
+TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(ETCD)
 
 # What the tests are told: the tools and the binary under test.
 TEST_ENV := \
 	TEST_ASSET_ETCD=$(ETCD) \
 	TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
 	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	TEST_ASSET_KUBECTL=$(KUBECTL) \
 	TEST_ASSET_PULUMI=$(PULUMI) \
 	TEST_ASSET_PULUMI_LANGUAGE_YAML=$(PULUMI_LANGUAGE_YAML) \
 	TEST_ASSET_PROVIDER=$(abspath $(PROVIDER)) \
@@ -128,7 +130,7 @@ install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi 
 	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, etcd) into the cache.
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd) into the cache.
 
 # Tool binaries are keyed by version in their path: they depend on their module only
 # for existence, so a fresh clone does not rebuild what the cache already holds.
@@ -153,6 +155,14 @@ $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) &: | tools/kube/go.mod
 	mv $(@D)/.tmp/kube-apiserver $(KUBE_APISERVER)
 	mv $(@D)/.tmp/kube-controller-manager $(KUBE_CONTROLLER_MANAGER)
 	rmdir $(@D)/.tmp
+
+# kubectl, at the API server's version, for the tests that run the examples' README
+# steps as a user types them.
+$(KUBECTL): | tools/kube/go.mod
+	@echo "building kubectl $(KUBE_VERSION) (about 2 minutes)"
+	mkdir -p $(@D)
+	cd tools/kube && go build -trimpath -ldflags "$(KUBE_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kubectl
+	mv $@.tmp $@
 
 $(ETCD): | tools/etcd/go.mod
 	@echo "building etcd $(ETCD_VERSION) (about 1 minute)"

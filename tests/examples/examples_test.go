@@ -131,7 +131,8 @@ func newUser(t *testing.T, src string, cp *controlplane.ControlPlane, ns string,
 	}
 
 	cli := toolchain.Asset(t, "TEST_ASSET_PULUMI")
-	path := []string{filepath.Dir(cli),
+	// The pinned kubectl comes first, whatever kubectl the machine has.
+	path := []string{filepath.Dir(toolchain.Asset(t, "TEST_ASSET_KUBECTL")), filepath.Dir(cli),
 		filepath.Dir(toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML")),
 		filepath.Dir(toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_JAVA"))}
 	if lang.runner != nil {
