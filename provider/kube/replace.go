@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -28,36 +27,25 @@ func (k kind) replacedBy(property string) bool {
 }
 
 // replaces tells whether the new inputs of an object of kind k replace the object the
-// old ones describe: a property that replaces it (replacedBy) is not the same in
-// canonical form. Without old inputs (a create) there is nothing to replace.
+// old ones describe: one of the properties replacedBy names (the kind's immutable
+// fields, metadata's identityKeys) is not the same in canonical form. Without old
+// inputs (a create) there is nothing to replace.
 func replaces(k kind, olds, news property.Map) bool {
 	if olds.Len() == 0 {
 		return false
 	}
-	for _, f := range k.fields {
-		if k.replacedBy(f) && !k.form.Same(f, olds.Get(f), news.Get(f)) {
+	for _, f := range k.immutable {
+		if !k.form.Same(f, olds.Get(f), news.Get(f)) {
 			return true
 		}
 	}
 	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
-	for _, key := range metadataKeys(oldMeta, newMeta) {
-		if k.replacedBy("metadata."+key) && !validate.ObjectMetaForm.Same(key, oldMeta.Get(key), newMeta.Get(key)) {
+	for _, key := range identityKeys {
+		if !validate.ObjectMetaForm.Same(key, oldMeta.Get(key), newMeta.Get(key)) {
 			return true
 		}
 	}
 	return false
-}
-
-// metadataKeys are the keys of two objects' metadata, sorted.
-func metadataKeys(olds, news property.Map) []string {
-	keys := map[string]struct{}{}
-	for key := range olds.All {
-		keys[key] = struct{}{}
-	}
-	for key := range news.All {
-		keys[key] = struct{}{}
-	}
-	return slices.Sorted(maps.Keys(keys))
 }
 
 // Replacing returns the kind of change that replaces the object for a change of

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"maps"
+	"slices"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -158,4 +159,16 @@ func change(form validate.Form, key string, olds, news property.Map, replace boo
 		diffKind = Replacing(diffKind)
 	}
 	return p.PropertyDiff{Kind: diffKind, InputDiff: true}, true
+}
+
+// metadataKeys are the keys of two objects' metadata, sorted.
+func metadataKeys(olds, news property.Map) []string {
+	keys := map[string]struct{}{}
+	for key := range olds.All {
+		keys[key] = struct{}{}
+	}
+	for key := range news.All {
+		keys[key] = struct{}{}
+	}
+	return slices.Sorted(maps.Keys(keys))
 }
