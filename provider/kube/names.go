@@ -13,27 +13,21 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-type checkOptionsKey struct{}
+type autonamingKey struct{}
 
-// checkOptions are a Check request's random seed and autonaming options, which
+// WithAutonaming records a Check request's autonaming options, which
 // pulumi-go-provider does not pass on: the provider's gRPC layer puts them in the
-// context (WithCheckOptions) and Check reads them from there.
-type checkOptions struct {
-	seed       []byte
-	autonaming *rpc.CheckRequest_AutonamingOptions
+// context and Check reads them from there.
+func WithAutonaming(ctx context.Context, autonaming *rpc.CheckRequest_AutonamingOptions) context.Context {
+	return context.WithValue(ctx, autonamingKey{}, autonaming)
 }
 
-// WithCheckOptions records a Check request's random seed and autonaming options.
-func WithCheckOptions(ctx context.Context, seed []byte, autonaming *rpc.CheckRequest_AutonamingOptions) context.Context {
-	return context.WithValue(ctx, checkOptionsKey{}, checkOptions{seed: seed, autonaming: autonaming})
+func autonamingFrom(ctx context.Context) *rpc.CheckRequest_AutonamingOptions {
+	a, _ := ctx.Value(autonamingKey{}).(*rpc.CheckRequest_AutonamingOptions)
+	return a
 }
 
-func checkOptionsFrom(ctx context.Context) checkOptions {
-	o, _ := ctx.Value(checkOptionsKey{}).(checkOptions)
-	return o
-}
-
-// autonameSuffix is the length of the random suffix of autonames.
+// autonameSuffix is the length of the suffix of autonames.
 const autonameSuffix = 8
 
 // autoname decides metadata.name for an object whose program gave neither name nor
@@ -42,10 +36,11 @@ const autonameSuffix = 8
 // It returns a failure reason when the engine disabled autonaming. A name the engine
 // proposes (the stack's autonaming configuration) is used as it is, and Check
 // validates it like any other; otherwise the name is validate.NamePrefix of the
-// resource name, '-' and 8 random hex characters.
+// resource name, '-' and 8 hex characters drawn from the URN and the name replaced
+// (see derivedName), not from the engine's random seed, which is new on every run:
+// the run after an interrupted create picks the same name and finds the object.
 func autoname(ctx context.Context, urn resource.URN, oldName string, replacing bool) (string, string) {
-	opts := checkOptionsFrom(ctx)
-	if a := opts.autonaming; a != nil {
+	if a := autonamingFrom(ctx); a != nil {
 		switch a.GetMode() {
 		case rpc.CheckRequest_AutonamingOptions_DISABLE:
 			return "", "metadata.name is required: autonaming is disabled for this stack"
@@ -64,11 +59,31 @@ func autoname(ctx context.Context, urn resource.URN, oldName string, replacing b
 	if prefix == "" {
 		prefix = strings.ToLower(urn.Type().Name().String())
 	}
-	name, err := resource.NewUniqueName(opts.seed, prefix+"-", autonameSuffix, validate.MaxObjectNameLength, nil)
+	name, err := derivedName(func(seed []byte) (string, error) {
+		return resource.NewUniqueName(seed, prefix+"-", autonameSuffix, validate.MaxObjectNameLength, nil)
+	}, urn, oldName, func(name string) bool { return name == oldName })
 	if err != nil {
 		return "", fmt.Sprintf("internal error: naming the resource %q: %v; set metadata.name", urn.Name(), err)
 	}
 	return name, ""
+}
+
+// derivedNameTries bounds how many names derivedName draws before it gives up.
+const derivedNameTries = 64
+
+// derivedName draws a name with draw from seeds that depend on urn and salt alone, so
+// that the same resource gets the same name on every run, and different resources
+// (another stack's included: the URN names the stack) get different ones. It takes the
+// first name that taken refuses to count as taken (the name replaced, another item's).
+func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt string, taken func(string) bool,
+) (string, error) {
+	for try := range derivedNameTries {
+		name, err := draw(fmt.Appendf(nil, "%s\x00%s\x00%d", urn, salt, try))
+		if err != nil || !taken(name) {
+			return name, err
+		}
+	}
+	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
 // withNamespace sets the namespace of object metadata that names none (or an empty

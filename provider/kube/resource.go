@@ -5,6 +5,7 @@ import (
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
@@ -61,6 +62,14 @@ type clusterResource struct {
 	client  ClientFunc
 	options OptionsFunc
 	kind    kind
+}
+
+// connectAs returns the API calls of connect, for the resource urn: the objects they
+// create carry its URN (see kindClient.create).
+func (b clusterResource) connectAs(ctx context.Context, urn resource.URN) (kindClient, error) {
+	o, err := b.connect(ctx)
+	o.owner = urn
+	return o, err
 }
 
 // connect returns the API calls for the resource's kind on the configured cluster.

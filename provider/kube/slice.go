@@ -53,7 +53,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{r.kind.object(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
@@ -125,7 +125,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: previewOutputs(req.Inputs)}, nil
 	}
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
