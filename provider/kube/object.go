@@ -117,7 +117,10 @@ func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (
 	obj.SetResourceVersion(live.GetResourceVersion())
 	out, err := o.api(id.namespace).Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
 	if err != nil {
-		return nil, true, apiError("update", o.kind, id, err)
+		return nil, true, fmt.Errorf("adopting %s %s, which an interrupted create of this resource made: %w; "+
+			"if a field that cannot change differs from the program's, delete the object (`kubectl delete %s -n %s %s`) "+
+			"and run `pulumi up` again", o.kind.name, id, apiError("update", o.kind, id, err),
+			strings.ToLower(o.kind.name), id.namespace, id.name)
 	}
 	return out, true, nil
 }

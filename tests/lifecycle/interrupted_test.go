@@ -201,3 +201,20 @@ func liveObjectsIn(t *testing.T, ns string) map[string]int32 {
 	}
 	return out
 }
+
+// An interrupted create's object whose immutable field the program has changed since
+// cannot be adopted as it is: the create says to delete it and run up again.
+func TestInterruptedCreateWithAnImmutableChange(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	u := stackURN("dev", spec.EndpointSliceToken, "web")
+	if _, err := createFresh(t, srv, u, sliceInputs(ns, "IPv4", "10.0.0.1", 80)); err != nil {
+		t.Fatalf("the interrupted create: %v", err)
+	}
+	_, err := createFresh(t, srv, u, sliceInputs(ns, "IPv6", "fd00::1", 80))
+	if err == nil || !strings.Contains(err.Error(), "field is immutable") ||
+		!strings.Contains(err.Error(), "kubectl delete endpointslice -n "+ns) {
+		t.Errorf("adopting an object whose addressType differs: err = %v; want the 422 and the way out", err)
+	}
+}
