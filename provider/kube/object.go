@@ -101,14 +101,21 @@ func (o kindClient) owns(live *unstructured.Unstructured) bool {
 	return o.owner != "" && live.GetAnnotations()[OwnerAnnotation] == string(o.owner)
 }
 
+// adoptable tells whether a create may take over live, the object that holds its name:
+// the owner's create made it, and it is not being deleted (it would vanish once
+// adopted; the name is free again when it is gone).
+func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
+	return o.owns(live) && live.GetDeletionTimestamp() == nil
+}
+
 // adopt takes over the object that holds obj's name when the owner's create made it
-// (ours): obj is written over it, guarded by its resourceVersion, and the answer is
-// the object as a create would have answered it. When another made it, or it is gone,
-// ours is false and nothing is written.
+// (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
+// the answer is the object as a create would have answered it. When another made it,
+// or it is gone or going, ours is false and nothing is written.
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
-	if err != nil || live == nil || !o.owns(live) {
+	if err != nil || live == nil || !o.adoptable(live) {
 		return nil, false, err
 	}
 	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+

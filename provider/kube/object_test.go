@@ -8,6 +8,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
@@ -89,8 +90,18 @@ func TestOwnerMark(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := (kindClient{owner: tt.owner}).owns(tt.live); got != tt.want {
+			o := kindClient{owner: tt.owner}
+			if got := o.owns(tt.live); got != tt.want {
 				t.Errorf("owns = %v, want %v", got, tt.want)
+			}
+			if got := o.adoptable(tt.live); got != tt.want {
+				t.Errorf("adoptable = %v, want %v", got, tt.want)
+			}
+			going := tt.live.DeepCopy()
+			now := metav1.Now()
+			going.SetDeletionTimestamp(&now)
+			if o.adoptable(going) {
+				t.Error("an object being deleted is adoptable")
 			}
 		})
 	}
