@@ -73,8 +73,8 @@ const derivedNameTries = 64
 
 // derivedName draws a name with draw from seeds that depend on urn and salt alone, so
 // that the same resource gets the same name on every run, and different resources
-// (another stack's included: the URN names the stack) get different ones. It takes the
-// first name that taken refuses to count as taken (the name replaced, another item's).
+// (another stack's included: the URN names the stack) get different ones. It returns
+// the first name drawn that taken does not hold (the name replaced, other items').
 func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt string, taken func(string) bool,
 ) (string, error) {
 	for try := range derivedNameTries {
