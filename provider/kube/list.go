@@ -37,7 +37,7 @@ type EndpointsList struct{ clusterResource }
 
 // NewEndpointsList returns the EndpointsList resource.
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
+	return &EndpointsList{newClusterResource(client, options, endpointsKind)}
 }
 
 // Check defaults each item's namespace, names the items that ask for a generated name,
@@ -50,6 +50,7 @@ func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
 // not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
+	r.recorded.note(req.Urn, req.State)
 	inputs := req.Inputs
 	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
 		previous, taken := generatedNames(req.State)

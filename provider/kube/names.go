@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -86,6 +87,55 @@ func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt 
 	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
+// recordedObjects are the objects the engine's state records for each resource, as
+// the provider has learned them from the previous inputs Check is given. A
+// replacement is checked twice, with the previous inputs, then again without them (the
+// engine recomputes the inputs of a new object), so the second Check finds the object
+// replaced here and names the replacement after it, not as a new resource; and a
+// create never adopts a recorded object, which is the one being replaced, not an
+// interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
+// the same provider, so the Checks come before the create they name.
+type recordedObjects struct {
+	mu  sync.Mutex
+	ids map[resource.URN][]objectID
+}
+
+func newRecordedObjects() *recordedObjects {
+	return &recordedObjects{ids: map[resource.URN][]objectID{}}
+}
+
+// note records the objects that the previous inputs olds of the resource urn name: the
+// object's metadata, or each item's.
+func (r *recordedObjects) note(urn resource.URN, olds property.Map) {
+	var ids []objectID
+	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
+		if it.id.name != "" {
+			ids = append(ids, it.id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids[urn] = ids
+}
+
+// of lists the objects recorded for the resource urn.
+func (r *recordedObjects) of(urn resource.URN) []objectID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ids[urn]
+}
+
+// idOfInputs is the namespace/name that an object's inputs or state give.
+func idOfInputs(m property.Map) objectID {
+	meta := mapField(m, "metadata")
+	namespace, _ := stringField(meta, "namespace")
+	name, _ := stringField(meta, "name")
+	return objectID{namespace: namespace, name: name}
+}
+
 // withNamespace sets the namespace of object metadata that names none (or an empty
 // one) to namespace.
 func withNamespace(meta property.Map, namespace string) property.Map {
@@ -112,9 +162,12 @@ func knownMetadata(obj property.Map) (property.Map, bool) {
 // assignMetadata completes the metadata of an object of kind k in Check: the
 // namespace defaults to the provider's, and the name is generated unless the program
 // set name or generateName. olds are the previous inputs (empty on create); an
-// autoname is kept unless the change replaces the object (see replaces). autonamed
-// says whether the name was generated.
-func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace string,
+// autoname is kept unless the change replaces the object (see replaces). replaced,
+// when olds are empty, is the name of the object the state records for the resource
+// (see recordedObjects): the engine checks a replacement again without the previous
+// inputs, and the replacement then needs a name of its own. autonamed says whether the
+// name was generated.
+func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace, replaced string,
 ) (out property.Map, autonamed bool, failures []p.CheckFailure) {
 	meta, ok := knownMetadata(news)
 	if !ok {
@@ -132,6 +185,9 @@ func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds pr
 		// Would the object be replaced if it kept its name?
 		keeping := news.Set("metadata", property.New(meta.Set("name", property.New(oldName))))
 		replacing := oldName != "" && replaces(k, olds, keeping)
+		if oldName == "" && replaced != "" {
+			oldName, replacing = replaced, true
+		}
 		name, reason := autoname(ctx, urn, oldName, replacing)
 		if reason != "" {
 			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})

@@ -135,3 +135,30 @@ func TestItemNamesAreDerivedFromTheURN(t *testing.T) {
 		t.Errorf("with %q taken, the items are named %v", first[1], again)
 	}
 }
+
+// The engine checks a replacement twice: with the previous inputs, then without them.
+// The second Check names the replacement after the object the first one saw, so the
+// replacement never gets the name of the object it replaces.
+func TestRecheckedReplacementGetsANameOfItsOwn(t *testing.T) {
+	t.Parallel()
+	u := resource.NewURN("dev", "shop", "", "endpoints:discovery.k8s.io/v1:EndpointSlice", "web")
+	r := newClusterResource(nil, nil, endpointSliceKind)
+	news := func(addressType string) property.Map {
+		return inputsOf(t, `{"addressType":"`+addressType+`","endpoints":[{"addresses":["10.0.0.1"]}]}`)
+	}
+	first, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv4"), property.Map{}, "apps", "")
+	if ids := r.recorded.of(u); len(ids) != 0 {
+		t.Fatalf("recorded %v before any previous inputs were seen", ids)
+	}
+	r.recorded.note(u, first)
+	if d := cmp.Diff([]objectID{idOfInputs(first)}, r.recorded.of(u), cmp.AllowUnexported(objectID{})); d != "" {
+		t.Errorf("recorded (-want +got):\n%s", d)
+	}
+	second, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv6"), property.Map{}, "apps",
+		idOfInputs(first).name)
+	withOlds, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv6"), first, "apps", "")
+	if a, b, c := idOfInputs(first).name, idOfInputs(second).name, idOfInputs(withOlds).name; a == b || b != c {
+		t.Errorf("names %q, then %q when checked again without the previous inputs, %q with them; "+
+			"want the last two the same and another than the first", a, b, c)
+	}
+}

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -24,8 +25,10 @@ type kindClient struct {
 	kind   kind
 	client *Client
 	// owner is the URN of the resource the objects created are for ("" when the
-	// calls create nothing): see create.
-	owner resource.URN
+	// calls create nothing), and inState the objects the state records for it (see
+	// recordedObjects): see create.
+	owner   resource.URN
+	inState []objectID
 }
 
 func (o kindClient) api(namespace string) dynamic.ResourceInterface {
@@ -102,10 +105,12 @@ func (o kindClient) owns(live *unstructured.Unstructured) bool {
 }
 
 // adoptable tells whether a create may take over live, the object that holds its name:
-// the owner's create made it, and it is not being deleted (it would vanish once
-// adopted; the name is free again when it is gone).
+// the owner's create made it, the state does not record it (a replacement created
+// under the name of the object it replaces meets that object, which the update
+// deletes afterwards), and it is not being deleted (it would vanish once adopted; the
+// name is free again when it is gone).
 func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
-	return o.owns(live) && live.GetDeletionTimestamp() == nil
+	return o.owns(live) && !slices.Contains(o.inState, idOf(live)) && live.GetDeletionTimestamp() == nil
 }
 
 // adopt takes over the object that holds obj's name when the owner's create made it

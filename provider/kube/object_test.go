@@ -105,6 +105,9 @@ func TestOwnerMark(t *testing.T) {
 			}
 		})
 	}
+	if (kindClient{owner: web, inState: []objectID{idOf(mine)}}).adoptable(mine) {
+		t.Error("an object the state records (the one a replacement replaces) is adoptable")
+	}
 	if got := (kindClient{}).marked(desired); got != desired {
 		t.Error("marked without an owner copied or changed the object")
 	}

@@ -17,14 +17,20 @@ type EndpointSlice struct{ clusterResource }
 
 // NewEndpointSlice returns the EndpointSlice resource.
 func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
-	return &EndpointSlice{clusterResource{client: client, options: options, kind: endpointSliceKind}}
+	return &EndpointSlice{newClusterResource(client, options, endpointSliceKind)}
 }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
-	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace)
+	r.recorded.note(req.Urn, req.State)
+	replaced := ""
+	if ids := r.recorded.of(req.Urn); req.State.Len() == 0 && len(ids) == 1 {
+		replaced = ids[0].name
+	}
+	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
+		replaced)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {

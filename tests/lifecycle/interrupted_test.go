@@ -218,3 +218,35 @@ func TestInterruptedCreateWithAnImmutableChange(t *testing.T) {
 		t.Errorf("adopting an object whose addressType differs: err = %v; want the 422 and the way out", err)
 	}
 }
+
+// A replacement is never taken for an interrupted create: the engine checks it again
+// without the previous inputs, and it still gets a name of its own; created under the
+// name of the object it replaces (a targeted `--replace` keeps the inputs), it meets
+// that object, which the state records, and is refused rather than adopting it.
+func TestReplacementIsNotAnInterruptedCreate(t *testing.T) {
+	t.Parallel()
+	srv := newProvider(t, nil, nil)
+	ns := newNamespace(t)
+	u := stackURN("dev", spec.EndpointSliceToken, "web")
+	created, err := createFresh(t, srv, u, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
+	if err != nil {
+		t.Fatal(err)
+	}
+	olds := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
+	withOlds := check(t, srv, u, olds, sliceInputs(ns, "IPv6", "fd00::1", 80))
+	again := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv6", "fd00::1", 80))
+	oldName := getString(t, olds, "metadata.name")
+	if got := getString(t, again, "metadata.name"); got == oldName || got != getString(t, withOlds, "metadata.name") {
+		t.Errorf("the replacement checked again is named %q; want %q, the name the check with the previous "+
+			"inputs gave, not the replaced object's %q", got, getString(t, withOlds, "metadata.name"), oldName)
+	}
+	kept := check(t, srv, u, olds, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
+	_, err = srv.Create(p.CreateRequest{Urn: u, Properties: kept})
+	if err == nil || !strings.Contains(err.Error(), "already exists (409)") {
+		t.Errorf("a replacement under the replaced object's name: err = %v, want the 409", err)
+	}
+	if live := liveObjectsIn(t, ns); len(live) != 1 || live["EndpointSlice "+oldName] != 80 {
+		t.Errorf("the namespace holds %v, want the replaced slice alone, as it was (uid %s)", live,
+			getString(t, created.Properties, "metadata.uid"))
+	}
+}
