@@ -71,7 +71,11 @@
 // its own create made in a run that was killed before the state recorded it, and
 // adopts the object: it writes the inputs over it (guarded by its resourceVersion) and
 // answers it as created. Any other holder of the name (no URN, another stack's, another
-// resource's) is an "already exists" error with the import command. The annotation is
+// resource's) is an "already exists" error with the import command, and so is an
+// object the state records for the resource: the engine checks a replacement again
+// without the previous inputs, so Check remembers the objects the previous inputs
+// named, names the replacement after the object it replaces, and a replacement created
+// under that object's name (a targeted replace) does not adopt it. The annotation is
 // the provider's own, like [CreateIDLabel].
 //
 // Every write previews first: with unknown inputs nothing is sent; with known inputs a
