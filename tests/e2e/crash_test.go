@@ -171,12 +171,15 @@ func TestCrashedUpConverges(t *testing.T) {
 				t.Errorf("the up after the crash: %v; want it to fail naming `pulumi cancel`:\n%s", err, out)
 			}
 			s.Run("cancel", "--yes")
+			recorded, pending := stateObjects(t, s)
+			t.Logf("after the kill: %d objects on the server, %d in the state, %d pending operations",
+				len(liveObjects(t, cp, ns)), len(recorded), pending)
 			s.Run("refresh", "--yes", "--non-interactive", "--clear-pending-creates")
 			s.Run("up", "--yes", "--skip-preview", "--non-interactive")
 
-			live := agree(t, s, cp, ns, "after the up that follows the crash")
-			if len(live) != crashObjects {
-				t.Errorf("the server holds %d objects, want %d: %v", len(live), crashObjects, names(live))
+			converged := agree(t, s, cp, ns, "after the up that follows the crash")
+			if len(converged) != crashObjects {
+				t.Errorf("the server holds %d objects, want %d: %v", len(converged), crashObjects, names(converged))
 			}
 			if marked := markedObjects(t, cp, ns); marked != crashObjects {
 				t.Errorf("%d objects carry the stack's %s, want %d", marked, kube.OwnerAnnotation, crashObjects)
