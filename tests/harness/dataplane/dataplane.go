@@ -104,6 +104,9 @@ func start(ctx context.Context, t testing.TB, cp *controlplane.ControlPlane) (*D
 	if err := d.startKubeProxy(ctx, kubeProxy); err != nil {
 		return d, err
 	}
+	if err := shortTimeWait(); err != nil {
+		return d, err
+	}
 	return d, d.startCoreDNS(ctx, coreDNS)
 }
 
@@ -135,6 +138,18 @@ func (d *DataPlane) startKubeProxy(ctx context.Context, path string) error {
 		"--v=2",
 	}
 	return d.cp.StartCompanion(ctx, "kube-proxy", path, args, "GET "+kubeProxyHealthz, httpOK(kubeProxyHealthz))
+}
+
+// shortTimeWait lets the connection tracker, which kube-proxy's rules started,
+// forget a closed connection after 2s instead of 120s: a client that opens
+// thousands of connections a second would otherwise fill its table (262144
+// entries) within a minute or two, and new connections would be dropped.
+func shortTimeWait() error {
+	const key = "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+	if err := os.WriteFile(key, []byte("2"), 0o600); err != nil {
+		return fmt.Errorf("shorten the connection tracker's TIME_WAIT: %w", err)
+	}
+	return nil
 }
 
 // corefile serves the cluster's names from the API server, without a cache, so
