@@ -89,8 +89,11 @@ func waitAnswers(ctx context.Context, endpoint string) error {
 		if err == nil && served == endpoint {
 			return nil
 		}
+		if err == nil {
+			err = fmt.Errorf("answered as %q", served)
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("does not answer as itself within 10s: answered %q, error %v", served, err)
+			return fmt.Errorf("does not answer as itself within 10s: %w", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
