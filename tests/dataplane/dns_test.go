@@ -15,7 +15,8 @@ import (
 )
 
 // headlessProgram is two EndpointSlices of the headless Service "db", one of each
-// family: db-0 and db-1 ready in both, db-2 (IPv4) not ready.
+// family: db-0 and db-1 ready in both; db-2 (IPv4) not ready, db-3 (IPv4) not ready
+// but serving and terminating.
 const headlessProgram = `name: dataplane
 runtime: yaml
 resources:
@@ -39,6 +40,12 @@ resources:
           hostname: db-2
           conditions:
             ready: false
+        - addresses: [%[8]q]
+          hostname: db-3
+          conditions:
+            ready: false
+            serving: true
+            terminating: true
   v6:
     type: endpoints:discovery.k8s.io/v1:EndpointSlice
     properties:
@@ -59,7 +66,8 @@ resources:
 
 // TestDNSAnswersHeadlessService applies an IPv4 and an IPv6 slice of a headless
 // Service and asks CoreDNS for the Service's name and its endpoints' hostnames: A
-// and AAAA records of the ready endpoints, each hostname its own address.
+// and AAAA records of the ready endpoints, each hostname its own address, none for
+// an endpoint that is not ready, serving and terminating or not.
 func TestDNSAnswersHeadlessService(t *testing.T) {
 	t.Parallel()
 	dp := dataplane.Shared(t)
@@ -71,13 +79,14 @@ func TestDNSAnswersHeadlessService(t *testing.T) {
 			Ports:     []corev1.ServicePort{{Name: "http", Port: httpPort}},
 		},
 	})
-	v4 := []*dataplane.Backend{
-		dp.Backend(t, dataplane.IPv4, httpPort), dp.Backend(t, dataplane.IPv4, httpPort), dp.Backend(t, dataplane.IPv4, httpPort),
+	v4 := make([]*dataplane.Backend, 4)
+	for i := range v4 {
+		v4[i] = dp.Backend(t, dataplane.IPv4, httpPort)
 	}
 	v6 := []*dataplane.Backend{dp.Backend(t, dataplane.IPv6, httpPort), dp.Backend(t, dataplane.IPv6, httpPort)}
 
 	cli := dp.CLI(t)
-	cli.InitStack(fmt.Sprintf(headlessProgram, ns, httpPort, v4[0].IP, v4[1].IP, v4[2].IP, v6[0].IP, v6[1].IP))
+	cli.InitStack(fmt.Sprintf(headlessProgram, ns, httpPort, v4[0].IP, v4[1].IP, v4[2].IP, v6[0].IP, v6[1].IP, v4[3].IP))
 	cli.Run("up", "--yes", "--non-interactive", "--skip-preview")
 
 	svc := dataplane.ServiceName("", "db", ns)
@@ -93,6 +102,7 @@ func TestDNSAnswersHeadlessService(t *testing.T) {
 		{dataplane.ServiceName("db-1", "db", ns), dataplane.IPv4, ips(v4[1])},
 		{dataplane.ServiceName("db-1", "db", ns), dataplane.IPv6, ips(v6[1])},
 		{dataplane.ServiceName("db-2", "db", ns), dataplane.IPv4, nil},
+		{dataplane.ServiceName("db-3", "db", ns), dataplane.IPv4, nil},
 	} {
 		expectLookup(t, tc.name, tc.family, tc.want)
 	}
