@@ -3,8 +3,6 @@ package dataplane
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -174,23 +172,12 @@ func (d *DataPlane) startCoreDNS(ctx context.Context, path string) error {
 	return d.cp.StartCompanion(ctx, "coredns", path, []string{"-conf", conf}, "GET "+url, httpOK(url))
 }
 
-// httpOK returns a probe that succeeds when GET url answers 200.
+// httpOK returns a probe that succeeds when GET url answers 200 OK.
 func httpOK(url string) func(context.Context) error {
+	c := newURLClient(url)
 	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("status %d: %s", resp.StatusCode, body)
-		}
-		return nil
+		_, err := c.get(ctx)
+		return err
 	}
 }
 
