@@ -62,12 +62,13 @@ func Shared(t testing.TB) *DataPlane {
 	if os.Getenv(inNetnsEnv) == "" {
 		t.Fatal("the data plane runs only in the tests' network namespace: the package's TestMain must call dataplane.RunTests")
 	}
+	kubeProxy, coreDNS := toolchain.Asset(t, EnvKubeProxy), toolchain.Asset(t, EnvCoreDNS)
 	cp := controlplane.Shared(t)
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
 		defer cancel()
 		began := time.Now()
-		shared.dp, shared.err = start(ctx, t, cp)
+		shared.dp, shared.err = start(ctx, cp, kubeProxy, coreDNS)
 		if shared.err == nil {
 			t.Logf("data plane (kube-proxy, CoreDNS) started in %v", time.Since(began).Round(time.Millisecond))
 		}
@@ -87,10 +88,9 @@ func (s *sharedDataPlane) close() error {
 	return os.RemoveAll(s.dp.dir)
 }
 
-// start registers the Node and starts kube-proxy and CoreDNS on cp.
-func start(ctx context.Context, t testing.TB, cp *controlplane.ControlPlane) (*DataPlane, error) {
-	t.Helper()
-	kubeProxy, coreDNS := toolchain.Asset(t, EnvKubeProxy), toolchain.Asset(t, EnvCoreDNS)
+// start registers the Node and starts kube-proxy and CoreDNS, the binaries at the
+// paths given, on cp.
+func start(ctx context.Context, cp *controlplane.ControlPlane, kubeProxy, coreDNS string) (*DataPlane, error) {
 	dir, err := os.MkdirTemp("", "dataplane-")
 	if err != nil {
 		return nil, fmt.Errorf("create the data plane's directory: %w", err)
