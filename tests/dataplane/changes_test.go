@@ -105,10 +105,13 @@ func notReady(b *dataplane.Backend) ep { return ep{backend: b} }
 // `pulumi up` while a client sends requests to the Service through kube-proxy
 // without pause, and counts the requests that fail: none for adding and removing an
 // endpoint, changing the port, moving endpoints to another slice in two ups or in one
-// with dependsOn, and marking an endpoint not ready before removing it (its backend
-// stopped in between, so a request sent to it would fail). Moving endpoints in one up
-// without dependsOn, and removing an endpoint whose backend stops at once, may cost
-// requests: their counts are logged.
+// in which the slice that loses them depends on the slice that gains them, and
+// marking an endpoint not ready before removing it (its backend stopped in between,
+// so a request sent to it would fail). Moving endpoints in one up with the dependency
+// the wrong way round (the losing slice's update first) leaves the Service without
+// endpoints until kube-proxy's next sync, so some requests fail. Moving endpoints in
+// one up without a dependency (the two updates race), and removing an endpoint whose
+// backend stops at once, may cost requests: their counts are logged.
 func TestChangesDropNoRequest(t *testing.T) {
 	t.Parallel()
 	dp := dataplane.Shared(t)
@@ -148,16 +151,18 @@ func TestChangesDropNoRequest(t *testing.T) {
 			slices: []slice{a(newPort, nil, ready(b[0]), ready(b[1])), c(newPort)}, served: at(newPort, b[0], b[1])},
 		{change: "move endpoints to another slice", way: "one up, the old slice dependsOn the new", gapFree: true,
 			slices: []slice{a(newPort, moved), c(newPort, ready(b[0]), ready(b[1]))}, served: at(newPort, b[0], b[1])},
+		{change: "move endpoints to another slice", way: "one up, the new slice dependsOn the old (the wrong way)", wantGap: true,
+			slices: []slice{a(newPort, moved, ready(b[0]), ready(b[1])), c(newPort)}, served: at(newPort, b[0], b[1])},
 		{change: "remove an endpoint", way: "its backend stops as the up ends",
-			slices: []slice{a(newPort, moved), c(newPort, ready(b[0]))}, served: at(newPort, b[0]),
+			slices: []slice{a(newPort, moved, ready(b[0])), c(newPort)}, served: at(newPort, b[0]),
 			stopAtUp: b[1]},
 		{change: "add an endpoint", way: "update in place", gapFree: true,
-			slices: []slice{a(newPort, moved), c(newPort, ready(b[0]), ready(b[3]))}, served: at(newPort, b[0], b[3])},
+			slices: []slice{a(newPort, moved, ready(b[0]), ready(b[3])), c(newPort)}, served: at(newPort, b[0], b[3])},
 		{change: "mark an endpoint not ready", way: "up 1 of 2 (its backend then stops)", gapFree: true,
-			slices: []slice{a(newPort, moved), c(newPort, ready(b[0]), notReady(b[3]))}, served: at(newPort, b[0]),
+			slices: []slice{a(newPort, moved, ready(b[0]), notReady(b[3])), c(newPort)}, served: at(newPort, b[0]),
 			stopAfter: b[3]},
 		{change: "remove the not-ready endpoint", way: "up 2 of 2", gapFree: true,
-			slices: []slice{a(newPort, moved), c(newPort, ready(b[0]))}, served: at(newPort, b[0])},
+			slices: []slice{a(newPort, moved, ready(b[0])), c(newPort)}, served: at(newPort, b[0])},
 	})
 	report(t, fmt.Sprintf("requests to the ClusterIP Service %s/web through kube-proxy", ns), outcomes)
 	for _, o := range outcomes {
