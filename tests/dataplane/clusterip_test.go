@@ -68,12 +68,12 @@ func TestClusterIPServesReadyEndpoints(t *testing.T) {
 			{Name: "admin", Port: 81, TargetPort: intstr.FromInt32(adminPort)},
 		}},
 	})
-	backends := make([]*dataplane.Backend, 6)
+	backends := make([]*dataplane.Backend, 7)
 	for i := range backends {
 		backends[i] = dp.Backend(t, dataplane.IPv4, httpPort, adminPort, webPort)
 	}
-	ready, readyUnset, notReady, servingTerminating, terminating, servingNotTerminating :=
-		backends[0], backends[1], backends[2], backends[3], backends[4], backends[5]
+	ready, readyUnset, notReady, servingTerminating, servingUnsetTerminating, terminating, servingNotTerminating :=
+		backends[0], backends[1], backends[2], backends[3], backends[4], backends[5], backends[6]
 	http, admin := svc.Spec.ClusterIP+":80", svc.Spec.ClusterIP+":81"
 	byName := dataplane.ServiceName("", "web", ns) + ":80"
 
@@ -89,18 +89,21 @@ func TestClusterIPServesReadyEndpoints(t *testing.T) {
 		endpoint(readyUnset, "{}"),
 		endpoint(notReady, "{ready: false}"),
 		endpoint(servingTerminating, "{ready: false, serving: true, terminating: true}"),
+		endpoint(servingUnsetTerminating, "{ready: false, terminating: true}"),
 		endpoint(terminating, "{ready: false, serving: false, terminating: true}"),
 		endpoint(servingNotTerminating, "{ready: false, serving: true, terminating: false}"))
 	expectServed(t, http, ready.Endpoint(httpPort), readyUnset.Endpoint(httpPort))
 	expectServed(t, admin, ready.Endpoint(adminPort), readyUnset.Endpoint(adminPort))
 	expectServed(t, byName, ready.Endpoint(httpPort), readyUnset.Endpoint(httpPort))
 
-	// No endpoint is ready: the serving and terminating one takes the traffic.
+	// No endpoint is ready: the serving and terminating ones take the traffic (serving
+	// unset counts as serving).
 	up(endpoint(notReady, "{ready: false}"),
 		endpoint(servingTerminating, "{ready: false, serving: true, terminating: true}"),
+		endpoint(servingUnsetTerminating, "{ready: false, terminating: true}"),
 		endpoint(terminating, "{ready: false, serving: false, terminating: true}"),
 		endpoint(servingNotTerminating, "{ready: false, serving: true, terminating: false}"))
-	expectServed(t, http, servingTerminating.Endpoint(httpPort))
+	expectServed(t, http, servingTerminating.Endpoint(httpPort), servingUnsetTerminating.Endpoint(httpPort))
 
 	// Neither ready nor serving and terminating: kube-proxy refuses the connection.
 	up(endpoint(notReady, "{ready: false}"),

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -68,7 +69,34 @@ func (d *DataPlane) Backend(t testing.TB, family Family, ports ...int) *Backend 
 			}
 		}()
 	}
+	for _, port := range ports {
+		if err := waitAnswers(t.Context(), b.Endpoint(port)); err != nil {
+			t.Fatalf("backend %s: %v", b.Endpoint(port), err)
+		}
+	}
 	return b
+}
+
+// waitAnswers waits until the backend at endpoint answers, as itself: a new
+// address, an IPv6 one above all, may take a moment to be reachable.
+func waitAnswers(ctx context.Context, endpoint string) error {
+	c := newClient(endpoint)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		attempt, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		served, err := c.get(attempt)
+		cancel()
+		if err == nil && served == endpoint {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("answered as %q", served)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("does not answer as itself within 10s: %w", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Endpoint returns the backend's address and port, "10.1.0.1:8080" or

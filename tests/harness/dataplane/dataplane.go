@@ -3,8 +3,6 @@ package dataplane
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -64,12 +62,13 @@ func Shared(t testing.TB) *DataPlane {
 	if os.Getenv(inNetnsEnv) == "" {
 		t.Fatal("the data plane runs only in the tests' network namespace: the package's TestMain must call dataplane.RunTests")
 	}
+	kubeProxy, coreDNS := toolchain.Asset(t, EnvKubeProxy), toolchain.Asset(t, EnvCoreDNS)
 	cp := controlplane.Shared(t)
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
 		defer cancel()
 		began := time.Now()
-		shared.dp, shared.err = start(ctx, t, cp)
+		shared.dp, shared.err = start(ctx, cp, kubeProxy, coreDNS)
 		if shared.err == nil {
 			t.Logf("data plane (kube-proxy, CoreDNS) started in %v", time.Since(began).Round(time.Millisecond))
 		}
@@ -89,10 +88,9 @@ func (s *sharedDataPlane) close() error {
 	return os.RemoveAll(s.dp.dir)
 }
 
-// start registers the Node and starts kube-proxy and CoreDNS on cp.
-func start(ctx context.Context, t testing.TB, cp *controlplane.ControlPlane) (*DataPlane, error) {
-	t.Helper()
-	kubeProxy, coreDNS := toolchain.Asset(t, EnvKubeProxy), toolchain.Asset(t, EnvCoreDNS)
+// start registers the Node and starts kube-proxy and CoreDNS, the binaries at the
+// paths given, on cp.
+func start(ctx context.Context, cp *controlplane.ControlPlane, kubeProxy, coreDNS string) (*DataPlane, error) {
 	dir, err := os.MkdirTemp("", "dataplane-")
 	if err != nil {
 		return nil, fmt.Errorf("create the data plane's directory: %w", err)
@@ -102,6 +100,9 @@ func start(ctx context.Context, t testing.TB, cp *controlplane.ControlPlane) (*D
 		return d, err
 	}
 	if err := d.startKubeProxy(ctx, kubeProxy); err != nil {
+		return d, err
+	}
+	if err := shortTimeWait(); err != nil {
 		return d, err
 	}
 	return d, d.startCoreDNS(ctx, coreDNS)
@@ -137,6 +138,18 @@ func (d *DataPlane) startKubeProxy(ctx context.Context, path string) error {
 	return d.cp.StartCompanion(ctx, "kube-proxy", path, args, "GET "+kubeProxyHealthz, httpOK(kubeProxyHealthz))
 }
 
+// shortTimeWait lets the connection tracker, which kube-proxy's rules started,
+// forget a closed connection after 2s instead of 120s: a client that opens
+// thousands of connections a second would otherwise fill its table (262144
+// entries) within a minute or two, and new connections would be dropped.
+func shortTimeWait() error {
+	const key = "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+	if err := os.WriteFile(key, []byte("2"), 0o600); err != nil {
+		return fmt.Errorf("shorten the connection tracker's TIME_WAIT: %w", err)
+	}
+	return nil
+}
+
 // corefile serves the cluster's names from the API server, without a cache, so
 // that an answer follows the EndpointSlices at once.
 const corefile = `.:53 {
@@ -159,23 +172,12 @@ func (d *DataPlane) startCoreDNS(ctx context.Context, path string) error {
 	return d.cp.StartCompanion(ctx, "coredns", path, []string{"-conf", conf}, "GET "+url, httpOK(url))
 }
 
-// httpOK returns a probe that succeeds when GET url answers 200.
+// httpOK returns a probe that succeeds when GET url answers 200 OK.
 func httpOK(url string) func(context.Context) error {
+	c := newURLClient(url)
 	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("status %d: %s", resp.StatusCode, body)
-		}
-		return nil
+		_, err := c.get(ctx)
+		return err
 	}
 }
 

@@ -81,18 +81,22 @@ func (c Counts) clone() Counts {
 	return Counts{Served: maps.Clone(c.Served), Failed: c.Failed, Errors: slices.Clone(c.Errors)}
 }
 
-// client sends requests to a target, "host:port": a cluster IP and port, or a
-// Service's DNS name and port, which CoreDNS resolves. Every request opens a new
-// connection, so that kube-proxy chooses an endpoint for each.
+// client sends GET requests to a URL, whose host CoreDNS resolves when it is a name.
+// Every request opens a new connection, so that kube-proxy chooses an endpoint for
+// each.
 type client struct {
 	url  string
 	http *http.Client
 }
 
-func newClient(target string) *client {
+// newClient returns a client of the target "host:port": a cluster IP and port, or a
+// Service's DNS name and port.
+func newClient(target string) *client { return newURLClient("http://" + target + "/") }
+
+func newURLClient(url string) *client {
 	dialer := &net.Dialer{Timeout: requestTimeout, Resolver: Resolver()}
 	return &client{
-		url: "http://" + target + "/",
+		url: url,
 		http: &http.Client{
 			Timeout: requestTimeout,
 			Transport: &http.Transport{
@@ -103,7 +107,8 @@ func newClient(target string) *client {
 	}
 }
 
-// get makes one request and returns the endpoint that served it.
+// get makes one request and returns its answer (from a backend, the endpoint that
+// served it); an answer other than 200 OK is an error.
 func (c *client) get(ctx context.Context) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
 	if err != nil {
