@@ -130,7 +130,7 @@ install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi 
 	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd) into the cache.
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS) into the cache.
 
 # Tool binaries are keyed by version in their path: they depend on their module only
 # for existence, so a fresh clone does not rebuild what the cache already holds.

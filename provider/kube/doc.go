@@ -121,7 +121,8 @@
 // deprecated (v1 Endpoints) is said once per provider, so once per command, only by
 // writes and reads that take effect (not by previews, whose provider is another
 // process than the update's, nor by deletes), and not at all with
-// suppressDeprecationWarnings ([Deprecations]). Kubernetes controllers act on
+// suppressDeprecationWarnings ([Deprecations]); the deprecation of v1 Endpoints points
+// to the guide to moving off it ([MovingOffEndpointsGuide]). Kubernetes controllers act on
 // the objects this provider writes: the endpoints controller writes the Endpoints of
 // every Service with a selector, the EndpointSlice controller the slices of those
 // Services, and the mirroring controller copies the Endpoints of every selectorless

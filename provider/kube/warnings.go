@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"regexp"
+	"strings"
 	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -72,5 +73,19 @@ func (warningLogger) HandleWarningHeaderWithContext(ctx context.Context, _ int, 
 			return
 		}
 	}
-	p.GetLogger(ctx).Warning("kubernetes API server: " + text)
+	p.GetLogger(ctx).Warning("kubernetes API server: " + text + endpointsAdvice(text))
+}
+
+// MovingOffEndpointsGuide is the guide to moving the Services of an EndpointsList to
+// EndpointSlices without dropping a request.
+const MovingOffEndpointsGuide = "https://github.com/endpoints-provider/pulumi-endpoints/blob/main/docs/guides/moving-off-endpoints.md"
+
+// endpointsAdvice is what the provider adds to the API server's warning text: for the
+// deprecation of v1 Endpoints, where to read how to move off it; nothing otherwise.
+func endpointsAdvice(text string) string {
+	if !IsAPIDeprecation(text) || !strings.HasPrefix(text, "v1 Endpoints ") {
+		return ""
+	}
+	return " (to move an EndpointsList's Services to EndpointSlices without dropping a request, see " +
+		MovingOffEndpointsGuide + ")"
 }

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,24 +29,14 @@ type stack struct {
 // adds environment variables to every command.
 func newStack(t *testing.T, kubeconfig string, extraEnv ...string) *stack {
 	t.Helper()
-	provider := tool(t, "TEST_ASSET_PROVIDER")
-	yamlHost := tool(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML")
-	return &stack{t: t, CLI: pulumicli.New(t, append([]string{
-		"PULUMI_CONFIG_PASSPHRASE=e2e",
-		"KUBECONFIG=" + kubeconfig,
-		"PATH=" + strings.Join([]string{ambientDir(t, provider), filepath.Dir(yamlHost), os.Getenv("PATH")}, ":"),
-	}, extraEnv...)...)}
+	return &stack{t: t, CLI: pulumicli.NewWithProvider(t, append([]string{"KUBECONFIG=" + kubeconfig}, extraEnv...)...)}
 }
 
 // init writes program as the stack's Pulumi.yaml, creates the stack dev and sets its
 // configuration: config lists keys and values in turn.
 func (s *stack) init(program string, config ...string) {
 	s.t.Helper()
-	s.WriteProject(program)
-	s.Run("stack", "init", "dev")
-	for i := 0; i+1 < len(config); i += 2 {
-		s.Run("config", "set", config[i], config[i+1])
-	}
+	s.InitStack(program, config...)
 }
 
 // runEnv runs a pulumi command with extra environment variables and fails the test if

@@ -34,6 +34,9 @@ const (
 	EnvKubeControllerManager = "TEST_ASSET_KUBE_CONTROLLER_MANAGER"
 )
 
+// ServiceCIDR is the range the API server gives Services their cluster IPs from.
+const ServiceCIDR = "10.0.0.0/24"
+
 const (
 	// readyTimeout bounds the wait for each process to become ready.
 	readyTimeout = 60 * time.Second
@@ -359,7 +362,7 @@ func apiServerArgs(etcdServers string, port int, tokenFile, keyFile string) []st
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--permit-port-sharing", // the port is reserved (package ports)
-		"--service-cluster-ip-range=10.0.0.0/24",
+		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=" + serviceAccountIssuer,
