@@ -6,8 +6,8 @@
 // # How a call flows
 //
 // The engine talks gRPC to Serve, which hands each call to pulumi-go-provider and from
-// there to the methods New lists (provider.go; Serve also passes Check the random seed
-// and autonaming options that pulumi-go-provider drops):
+// there to the methods New lists (provider.go; Serve also passes Check the autonaming
+// options that pulumi-go-provider drops):
 //
 //   - GetSchema answers schema.json with the provider's Version stamped in.
 //   - CheckConfig, DiffConfig and Configure handle the provider configuration

@@ -65,13 +65,13 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	}, nil
 }
 
-// checkOptionsServer passes the parts of a Check request that pulumi-go-provider drops
-// (the random seed and the engine's autonaming options) on to Check through its context.
+// checkOptionsServer passes the part of a Check request that pulumi-go-provider drops
+// (the engine's autonaming options) on to Check through its context.
 type checkOptionsServer struct {
 	rpc.ResourceProviderServer
 }
 
 func (s checkOptionsServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {
-	ctx = kube.WithCheckOptions(ctx, req.GetRandomSeed(), req.GetAutonaming())
+	ctx = kube.WithAutonaming(ctx, req.GetAutonaming())
 	return s.ResourceProviderServer.Check(ctx, req)
 }

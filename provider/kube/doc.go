@@ -53,15 +53,30 @@
 // The namespace of an object that names none is the provider's (its namespace
 // setting, else the kubeconfig context's, else "default"). An object the program names
 // neither by metadata.name nor by metadata.generateName is autonamed in Check, as the
-// engine asks ([WithCheckOptions] carries the request's seed and autonaming options):
-// the resource name made a valid object name, '-' and 8 random hex characters (or the
-// name the stack's autonaming configuration gives), kept until a change replaces the
-// object. A slice with generateName is named by the server; an
-// EndpointsList item with generateName is named by Check, the prefix and 5 random
-// characters as the server draws them (the prefix cut only where the name would exceed
-// 253 characters), and keeps that name on later updates, so it is updated in place.
+// engine asks ([WithAutonaming] carries the request's autonaming options): the
+// resource name made a valid object name, '-' and 8 hex characters (or the name the
+// stack's autonaming configuration gives), kept until a change replaces the object. A
+// slice with generateName is named by the server; an EndpointsList item with
+// generateName is named by Check, the prefix and 5 characters as the server draws them
+// (the prefix cut only where the name would exceed 253 characters), and keeps that name
+// on later updates, so it is updated in place. The characters Check draws come from the
+// resource's URN (and, for a replacement, the name replaced; for an item, its place),
+// not from the engine's random seed, which is new on every run: the run after an
+// interrupted create names the object as that create did (see Create, update, delete).
 //
 // # Create, update, delete
+//
+// Every object created carries its resource's URN, the annotation [OwnerAnnotation].
+// A create whose name is taken by an object that carries its own URN has found what
+// its own create made in a run that was killed before the state recorded it, and
+// adopts the object: it writes the inputs over it (guarded by its resourceVersion) and
+// answers it as created. Any other holder of the name (no URN, another stack's, another
+// resource's) is an "already exists" error with the import command, and so is an
+// object the state records for the resource: the engine checks a replacement again
+// without the previous inputs, so Check remembers the objects the previous inputs
+// named, names the replacement after the object it replaces, and a replacement created
+// under that object's name (a targeted replace) does not adopt it. The annotation is
+// the provider's own, like [CreateIDLabel].
 //
 // Every write previews first: with unknown inputs nothing is sent; with known inputs a
 // preview is a server-side dry run, so the server's verdict shows before `up`. An

@@ -24,7 +24,7 @@ func apiError(verb string, k kind, id objectID, err error) error {
 			"the server picks a new name on every try: run `pulumi up` again, or set metadata.name: %w",
 			verb, k.name, id, generatedName(s), err)
 	case apierrors.IsAlreadyExists(err):
-		return fmt.Errorf("%s %s already exists (409); existing objects are never adopted: "+
+		return fmt.Errorf("%s %s already exists (409); an object this resource did not create is never adopted: "+
 			"import it with `pulumi import %s <name> %s`, or choose another name: %w",
 			k.name, id, k.token, id, err)
 	case apierrors.IsInvalid(err):

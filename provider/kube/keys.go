@@ -19,6 +19,11 @@ const (
 	// API server generated, so that an object whose create went unanswered is found (see
 	// the package documentation, IDs and pending IDs).
 	CreateIDLabel = "endpoints-provider.github.io/create-id"
+	// OwnerAnnotation names the resource whose create made the object: its URN, which
+	// names the project and the stack too. A create that meets an object of its name
+	// that carries its own URN (its own create, interrupted before the state recorded
+	// it) adopts the object; any other is refused (see kindClient.create).
+	OwnerAnnotation = "endpoints-provider.github.io/urn"
 	// ManagedByLabel names the manager of an EndpointSlice.
 	ManagedByLabel = "endpointslice.kubernetes.io/managed-by"
 	// ManagedBy is the provider's value of ManagedByLabel, set on the slices it writes
@@ -61,6 +66,12 @@ var ownKeys = []ownKey{
 		onImport: leftOut, onRefresh: leftOut,
 		reserved: "the label is the provider's: it sets a new value on every create whose name the server generates " +
 			"(metadata.generateName), to find the object if the answer is lost; leave it out",
+	},
+	{
+		in: "annotations", key: OwnerAnnotation, owner: "the provider, on every object it creates",
+		onImport: leftOut, onRefresh: leftOut,
+		reserved: "the annotation is the provider's: it names the resource that created the object, so that the " +
+			"run after an interrupted create adopts that object and no other; leave it out",
 	},
 	{
 		in: "labels", key: ManagedByLabel, value: ManagedBy, owner: "the provider, on slices whose inputs do not set it",

@@ -1,9 +1,11 @@
 package kube
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -39,6 +41,24 @@ func TestOwnKeysReadBack(t *testing.T) {
 			got = mapField(mapField(liveInputs(endpointsKind, live, fromObject(object(true))), "metadata"), k.in)
 			if diff := cmp.Diff(keys(k.onRefresh == asSet), validate.PlainMap(got)); diff != "" {
 				t.Errorf("refresh of inputs that set it (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Check rejects a program that sets a reserved key, naming it, and only those.
+func TestReservedKeyFailures(t *testing.T) {
+	t.Parallel()
+	for _, k := range ownKeys {
+		t.Run(k.in+"/"+k.key, func(t *testing.T) {
+			t.Parallel()
+			inputs := fromObject(map[string]any{"metadata": map[string]any{k.in: map[string]any{k.key: "x", "app": "web"}}})
+			var want []p.CheckFailure
+			if k.reserved != "" {
+				want = []p.CheckFailure{{Property: fmt.Sprintf("metadata.%s[%q]", k.in, k.key), Reason: k.reserved}}
+			}
+			if d := cmp.Diff(want, reservedKeyFailures(inputs)); d != "" {
+				t.Errorf("failures (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -38,7 +37,7 @@ type EndpointsList struct{ clusterResource }
 
 // NewEndpointsList returns the EndpointsList resource.
 func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{clusterResource{client: client, options: options, kind: endpointsKind}}
+	return &EndpointsList{newClusterResource(client, options, endpointsKind)}
 }
 
 // Check defaults each item's namespace, names the items that ask for a generated name,
@@ -51,10 +50,10 @@ func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
 // not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
+	r.recorded.note(req.Urn, req.State)
 	inputs := req.Inputs
 	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
-		previous := generatedNames(req.State)
-		seed := checkOptionsFrom(ctx).seed
+		previous, taken := generatedNames(req.State)
 		out := make([]property.Value, 0, items.AsArray().Len())
 		for i, item := range items.AsArray().All {
 			meta, known := knownMetadata(mapOrEmpty(item))
@@ -63,7 +62,7 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 				continue
 			}
 			meta = withNamespace(meta, namespace)
-			if name, err := itemName(meta, previous, seed, i); err != nil {
+			if name, err := itemName(meta, previous, taken, req.Urn, i); err != nil {
 				return p.CheckResponse{}, err
 			} else if name != "" {
 				meta = meta.Set("name", property.New(name))
@@ -78,8 +77,11 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 
 // itemName returns the name to give an item that has generateName and no name (or an
 // empty one), taking the next unused name the previous inputs gave to the same
-// prefix; "" when the item needs none.
-func itemName(meta property.Map, previous map[string][]string, seed []byte, index int) (string, error) {
+// prefix; "" when the item needs none. A new name is drawn from the list's URN and the
+// item's index (see derivedName), so the run after an interrupted create names the
+// item as the interrupted one did and finds the object; it is none of the names taken.
+func itemName(meta property.Map, previous map[string][]string, taken map[string]bool, urn resource.URN, index int,
+) (string, error) {
 	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
 		return "", nil
 	}
@@ -91,24 +93,27 @@ func itemName(meta property.Map, previous map[string][]string, seed []byte, inde
 		previous[prefix] = names[1:]
 		return names[0], nil
 	}
-	name, err := generatedItemName(append(slices.Clone(seed), strconv.Itoa(index)...), prefix)
+	name, err := derivedName(func(seed []byte) (string, error) { return generatedItemName(seed, prefix) },
+		urn, strconv.Itoa(index), func(name string) bool { return taken[name] })
 	if err != nil {
 		return "", fmt.Errorf("internal error: naming item %d: %w", index, err)
 	}
+	taken[name] = true
 	return name, nil
 }
 
 // generatedNames lists, per generateName prefix, the names the previous inputs gave
-// to items with that prefix, in order.
-func generatedNames(olds property.Map) map[string][]string {
-	out := map[string][]string{}
+// to items with that prefix, in order, and the set of all of them.
+func generatedNames(olds property.Map) (map[string][]string, map[string]bool) {
+	out, taken := map[string][]string{}, map[string]bool{}
 	for _, it := range itemsOf(olds) {
 		meta := mapField(it.inputs, "metadata")
 		if prefix, ok := stringField(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
 			out[prefix] = append(out[prefix], it.id.name)
+			taken[it.id.name] = true
 		}
 	}
-	return out
+	return out, taken
 }
 
 func mapOrEmpty(v property.Value) property.Map {
@@ -166,7 +171,7 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 // untracked, and the next update creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err == nil {
 		warnItems(ctx, o.client, req.Properties, property.Map{})
 	}
@@ -236,7 +241,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -13,27 +14,21 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-type checkOptionsKey struct{}
+type autonamingKey struct{}
 
-// checkOptions are a Check request's random seed and autonaming options, which
+// WithAutonaming records a Check request's autonaming options, which
 // pulumi-go-provider does not pass on: the provider's gRPC layer puts them in the
-// context (WithCheckOptions) and Check reads them from there.
-type checkOptions struct {
-	seed       []byte
-	autonaming *rpc.CheckRequest_AutonamingOptions
+// context and Check reads them from there.
+func WithAutonaming(ctx context.Context, autonaming *rpc.CheckRequest_AutonamingOptions) context.Context {
+	return context.WithValue(ctx, autonamingKey{}, autonaming)
 }
 
-// WithCheckOptions records a Check request's random seed and autonaming options.
-func WithCheckOptions(ctx context.Context, seed []byte, autonaming *rpc.CheckRequest_AutonamingOptions) context.Context {
-	return context.WithValue(ctx, checkOptionsKey{}, checkOptions{seed: seed, autonaming: autonaming})
+func autonamingFrom(ctx context.Context) *rpc.CheckRequest_AutonamingOptions {
+	a, _ := ctx.Value(autonamingKey{}).(*rpc.CheckRequest_AutonamingOptions)
+	return a
 }
 
-func checkOptionsFrom(ctx context.Context) checkOptions {
-	o, _ := ctx.Value(checkOptionsKey{}).(checkOptions)
-	return o
-}
-
-// autonameSuffix is the length of the random suffix of autonames.
+// autonameSuffix is the length of the suffix of autonames.
 const autonameSuffix = 8
 
 // autoname decides metadata.name for an object whose program gave neither name nor
@@ -42,10 +37,11 @@ const autonameSuffix = 8
 // It returns a failure reason when the engine disabled autonaming. A name the engine
 // proposes (the stack's autonaming configuration) is used as it is, and Check
 // validates it like any other; otherwise the name is validate.NamePrefix of the
-// resource name, '-' and 8 random hex characters.
+// resource name, '-' and 8 hex characters drawn from the URN and the name replaced
+// (see derivedName), not from the engine's random seed, which is new on every run:
+// the run after an interrupted create picks the same name and finds the object.
 func autoname(ctx context.Context, urn resource.URN, oldName string, replacing bool) (string, string) {
-	opts := checkOptionsFrom(ctx)
-	if a := opts.autonaming; a != nil {
+	if a := autonamingFrom(ctx); a != nil {
 		switch a.GetMode() {
 		case rpc.CheckRequest_AutonamingOptions_DISABLE:
 			return "", "metadata.name is required: autonaming is disabled for this stack"
@@ -64,11 +60,80 @@ func autoname(ctx context.Context, urn resource.URN, oldName string, replacing b
 	if prefix == "" {
 		prefix = strings.ToLower(urn.Type().Name().String())
 	}
-	name, err := resource.NewUniqueName(opts.seed, prefix+"-", autonameSuffix, validate.MaxObjectNameLength, nil)
+	name, err := derivedName(func(seed []byte) (string, error) {
+		return resource.NewUniqueName(seed, prefix+"-", autonameSuffix, validate.MaxObjectNameLength, nil)
+	}, urn, oldName, func(name string) bool { return name == oldName })
 	if err != nil {
 		return "", fmt.Sprintf("internal error: naming the resource %q: %v; set metadata.name", urn.Name(), err)
 	}
 	return name, ""
+}
+
+// derivedNameTries bounds how many names derivedName draws before it gives up.
+const derivedNameTries = 64
+
+// derivedName draws a name with draw from seeds that depend on urn and salt alone, so
+// that the same resource gets the same name on every run, and different resources
+// (another stack's included: the URN names the stack) get different ones. It returns
+// the first name drawn that taken does not hold (the name replaced, other items').
+func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt string, taken func(string) bool,
+) (string, error) {
+	for try := range derivedNameTries {
+		name, err := draw(fmt.Appendf(nil, "%s\x00%s\x00%d", urn, salt, try))
+		if err != nil || !taken(name) {
+			return name, err
+		}
+	}
+	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
+}
+
+// recordedObjects are the objects the engine's state records for each resource, as
+// the provider has learned them from the previous inputs Check is given. A
+// replacement is checked twice, with the previous inputs, then again without them (the
+// engine recomputes the inputs of a new object), so the second Check finds the object
+// replaced here and names the replacement after it, not as a new resource; and a
+// create never adopts a recorded object, which is the one being replaced, not an
+// interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
+// the same provider, so the Checks come before the create they name.
+type recordedObjects struct {
+	mu  sync.Mutex
+	ids map[resource.URN][]objectID
+}
+
+func newRecordedObjects() *recordedObjects {
+	return &recordedObjects{ids: map[resource.URN][]objectID{}}
+}
+
+// note records the objects that the previous inputs olds of the resource urn name: the
+// object's metadata, or each item's.
+func (r *recordedObjects) note(urn resource.URN, olds property.Map) {
+	var ids []objectID
+	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
+		if it.id.name != "" {
+			ids = append(ids, it.id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids[urn] = ids
+}
+
+// of lists the objects recorded for the resource urn.
+func (r *recordedObjects) of(urn resource.URN) []objectID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ids[urn]
+}
+
+// idOfInputs is the namespace/name that an object's inputs or state give.
+func idOfInputs(m property.Map) objectID {
+	meta := mapField(m, "metadata")
+	namespace, _ := stringField(meta, "namespace")
+	name, _ := stringField(meta, "name")
+	return objectID{namespace: namespace, name: name}
 }
 
 // withNamespace sets the namespace of object metadata that names none (or an empty
@@ -97,9 +162,12 @@ func knownMetadata(obj property.Map) (property.Map, bool) {
 // assignMetadata completes the metadata of an object of kind k in Check: the
 // namespace defaults to the provider's, and the name is generated unless the program
 // set name or generateName. olds are the previous inputs (empty on create); an
-// autoname is kept unless the change replaces the object (see replaces). autonamed
-// says whether the name was generated.
-func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace string,
+// autoname is kept unless the change replaces the object (see replaces). replaced,
+// when olds are empty, is the name of the object the state records for the resource
+// (see recordedObjects): the engine checks a replacement again without the previous
+// inputs, and the replacement then needs a name of its own. autonamed says whether the
+// name was generated.
+func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace, replaced string,
 ) (out property.Map, autonamed bool, failures []p.CheckFailure) {
 	meta, ok := knownMetadata(news)
 	if !ok {
@@ -117,6 +185,9 @@ func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds pr
 		// Would the object be replaced if it kept its name?
 		keeping := news.Set("metadata", property.New(meta.Set("name", property.New(oldName))))
 		replacing := oldName != "" && replaces(k, olds, keeping)
+		if oldName == "" && replaced != "" {
+			oldName, replacing = replaced, true
+		}
 		name, reason := autoname(ctx, urn, oldName, replacing)
 		if reason != "" {
 			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})

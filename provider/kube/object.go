@@ -3,9 +3,11 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +24,11 @@ const FieldManager = "pulumi-resource-endpoints"
 type kindClient struct {
 	kind   kind
 	client *Client
+	// owner is the URN of the resource the objects created are for ("" when the
+	// calls create nothing), and inState the objects the state records for it (see
+	// recordedObjects): see create.
+	owner   resource.URN
+	inState []objectID
 }
 
 func (o kindClient) api(namespace string) dynamic.ResourceInterface {
@@ -55,16 +62,79 @@ func idOf(obj *unstructured.Unstructured) objectID {
 }
 
 // create creates the object; dryRun asks the server to validate and default it only.
+// The object created carries the owner's URN (OwnerAnnotation). When its name is taken
+// by an object that carries the same URN, that object is the owner's own, made by a
+// create whose run was interrupted before the state recorded it, and the create adopts
+// it (see adopt). Any other holder of the name is the 409 the user must resolve.
 func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	obj = o.marked(obj)
 	opts := metav1.CreateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
+	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
+		if adopted, ours, adoptErr := o.adopt(ctx, obj); ours || adoptErr != nil {
+			return adopted, adoptErr
+		}
+	}
 	if err != nil {
 		return nil, apiError("create", o.kind, idOrPending(obj), err)
 	}
 	return out, nil
+}
+
+// marked is a copy of obj that carries the owner's URN, or obj when there is no owner.
+func (o kindClient) marked(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if o.owner == "" {
+		return obj
+	}
+	obj = obj.DeepCopy()
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[OwnerAnnotation] = string(o.owner)
+	obj.SetAnnotations(annotations)
+	return obj
+}
+
+// owns tells whether live carries the owner's URN: the owner's create made it.
+func (o kindClient) owns(live *unstructured.Unstructured) bool {
+	return o.owner != "" && live.GetAnnotations()[OwnerAnnotation] == string(o.owner)
+}
+
+// adoptable tells whether a create may take over live, the object that holds its name:
+// the owner's create made it, the state does not record it (a replacement created
+// under the name of the object it replaces meets that object, which the update
+// deletes afterwards), and it is not being deleted (it would vanish once adopted; the
+// name is free again when it is gone).
+func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
+	return o.owns(live) && !slices.Contains(o.inState, idOf(live)) && live.GetDeletionTimestamp() == nil
+}
+
+// adopt takes over the object that holds obj's name when the owner's create made it
+// (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
+// the answer is the object as a create would have answered it. When another made it,
+// or it is gone or going, ours is false and nothing is written.
+func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (_ *unstructured.Unstructured, ours bool, _ error) {
+	id := idOf(obj)
+	live, err := o.get(ctx, id)
+	if err != nil || live == nil || !o.adoptable(live) {
+		return nil, false, err
+	}
+	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
+		"interrupted made it; adopting it", o.kind.name, id, OwnerAnnotation)
+	obj = obj.DeepCopy()
+	obj.SetResourceVersion(live.GetResourceVersion())
+	out, err := o.api(id.namespace).Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, true, fmt.Errorf("adopting %s %s, which an interrupted create of this resource made: %w; "+
+			"if a field that cannot change differs from the program's, delete the object (`kubectl delete %s -n %s %s`) "+
+			"and run `pulumi up` again", o.kind.name, id, apiError("update", o.kind, id, err),
+			strings.ToLower(o.kind.name), id.namespace, id.name)
+	}
+	return out, true, nil
 }
 
 // get reads the object; a missing object is (nil, nil).
@@ -82,9 +152,11 @@ func (o kindClient) get(ctx context.Context, id objectID) (*unstructured.Unstruc
 // previewCreate is the dry-run create of a preview. Where the server cannot judge the
 // object yet, it answers nil and no error, and the preview relies on Check's offline
 // verdict: the namespace does not exist yet (the program may create it), or the name is
-// held by an object this provider wrote (the object being replaced under the same
-// name, which the update deletes first). A name held by anybody else's object is the
-// 409 that `up` would meet, reported now.
+// held by an object this resource created (the object being replaced under the same
+// name, which the update deletes first, or an interrupted create's, which `up`
+// adopts), or by an object this provider wrote before objects carried their resource's
+// URN. A name held by anybody else's object is the 409 that `up` would meet, reported
+// now.
 func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	out, err := o.create(ctx, obj, true)
 	switch {
@@ -98,7 +170,7 @@ func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstruc
 			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
 				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
 		}
-		if getErr == nil && holder != nil && writtenByUs(holder) {
+		if getErr == nil && holder != nil && (o.owns(holder) || unmarked(holder) && writtenByUs(holder)) {
 			return nil, nil
 		}
 	}
@@ -113,6 +185,12 @@ func writtenByUs(obj *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// unmarked tells whether obj carries no resource's URN.
+func unmarked(obj *unstructured.Unstructured) bool {
+	_, marked := obj.GetAnnotations()[OwnerAnnotation]
+	return !marked
 }
 
 // lookup tells whether a Read looks up an object the stack does not record: a

@@ -4,8 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
 
@@ -52,5 +56,59 @@ func TestNotFoundNamesTheObjectAndTheCluster(t *testing.T) {
 				t.Errorf("notFound(%q) = %q, want it to contain %q", raw, msg, w)
 			}
 		}
+	}
+}
+
+// A create marks its object with the resource's URN (a copy: the caller's object is
+// left as it was), and the object counts as the resource's own only when it carries
+// that URN: not another stack's, not another resource's, not an unmarked one.
+func TestOwnerMark(t *testing.T) {
+	t.Parallel()
+	const typ = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	web := resource.NewURN("dev", "shop", "", typ, "web")
+	o := kindClient{kind: endpointSliceKind, owner: web}
+	desired := liveObject(t, `{"metadata":{"name":"web","namespace":"n","annotations":{"team":"a"}}}`)
+	mine := o.marked(desired)
+	if d := cmp.Diff(map[string]string{"team": "a", OwnerAnnotation: string(web)}, mine.GetAnnotations()); d != "" {
+		t.Errorf("marked annotations (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"team": "a"}, desired.GetAnnotations()); d != "" {
+		t.Errorf("marked changed the caller's object (-want +got):\n%s", d)
+	}
+	tests := []struct {
+		name  string
+		owner resource.URN
+		live  *unstructured.Unstructured
+		want  bool
+	}{
+		{"its own", web, mine, true},
+		{"another stack's", resource.NewURN("prod", "shop", "", typ, "web"), mine, false},
+		{"another resource's", resource.NewURN("dev", "shop", "", typ, "api"), mine, false},
+		{"unmarked", web, desired, false},
+		{"no owner", "", mine, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := kindClient{owner: tt.owner}
+			if got := o.owns(tt.live); got != tt.want {
+				t.Errorf("owns = %v, want %v", got, tt.want)
+			}
+			if got := o.adoptable(tt.live); got != tt.want {
+				t.Errorf("adoptable = %v, want %v", got, tt.want)
+			}
+			going := tt.live.DeepCopy()
+			now := metav1.Now()
+			going.SetDeletionTimestamp(&now)
+			if o.adoptable(going) {
+				t.Error("an object being deleted is adoptable")
+			}
+		})
+	}
+	if (kindClient{owner: web, inState: []objectID{idOf(mine)}}).adoptable(mine) {
+		t.Error("an object the state records (the one a replacement replaces) is adoptable")
+	}
+	if got := (kindClient{}).marked(desired); got != desired {
+		t.Error("marked without an owner copied or changed the object")
 	}
 }

@@ -26,7 +26,7 @@ func TestCheckKeepsAnAutonameUnlessTheChangeReplaces(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			news, _, failures := assignMetadata(t.Context(), endpointSliceKind, urn, inputsOf(t, tt.news), olds, "apps")
+			news, _, failures := assignMetadata(t.Context(), endpointSliceKind, urn, inputsOf(t, tt.news), olds, "apps", "")
 			if len(failures) > 0 {
 				t.Fatalf("failures: %v", failures)
 			}

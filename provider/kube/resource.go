@@ -5,6 +5,7 @@ import (
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
@@ -61,6 +62,21 @@ type clusterResource struct {
 	client  ClientFunc
 	options OptionsFunc
 	kind    kind
+	// recorded are the objects the state records, as Check learns them.
+	recorded *recordedObjects
+}
+
+func newClusterResource(client ClientFunc, options OptionsFunc, k kind) clusterResource {
+	return clusterResource{client: client, options: options, kind: k, recorded: newRecordedObjects()}
+}
+
+// connectAs returns the API calls of connect, for the resource urn: the objects they
+// create carry its URN, and they adopt no object the state records for it (see
+// kindClient.create).
+func (b clusterResource) connectAs(ctx context.Context, urn resource.URN) (kindClient, error) {
+	o, err := b.connect(ctx)
+	o.owner, o.inState = urn, b.recorded.of(urn)
+	return o, err
 }
 
 // connect returns the API calls for the resource's kind on the configured cluster.

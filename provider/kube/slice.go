@@ -17,14 +17,20 @@ type EndpointSlice struct{ clusterResource }
 
 // NewEndpointSlice returns the EndpointSlice resource.
 func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
-	return &EndpointSlice{clusterResource{client: client, options: options, kind: endpointSliceKind}}
+	return &EndpointSlice{newClusterResource(client, options, endpointSliceKind)}
 }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
-	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace)
+	r.recorded.note(req.Urn, req.State)
+	replaced := ""
+	if ids := r.recorded.of(req.Urn); req.State.Len() == 0 && len(ids) == 1 {
+		replaced = ids[0].name
+	}
+	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
+		replaced)
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
@@ -53,7 +59,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{r.kind.object(req.Properties)})
 		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
 	}
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
@@ -125,7 +131,7 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: previewOutputs(req.Inputs)}, nil
 	}
-	o, err := r.connect(ctx)
+	o, err := r.connectAs(ctx, req.Urn)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}

@@ -514,7 +514,7 @@ func TestRenderMatchesCluster(t *testing.T) {
 
 // withoutServerFields is a live object without what only the server sets, its
 // namespace, the names generated (by the server, or, in render mode, by the provider)
-// and the create-ID label of the cluster path's bookkeeping.
+// and the create-ID label and URN annotation of the cluster path's bookkeeping.
 func withoutServerFields(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 	t.Helper()
 	m := controlplane.ObjectOutputs(t, obj)
@@ -528,6 +528,13 @@ func withoutServerFields(t *testing.T, obj *unstructured.Unstructured) map[strin
 	// The label by which the cluster path finds a slice whose create went unanswered.
 	if labels, ok := meta["labels"].(map[string]any); ok {
 		delete(labels, "endpoints-provider.github.io/create-id")
+	}
+	// The annotation by which a create finds its own object after an interrupted run.
+	if annotations, ok := meta["annotations"].(map[string]any); ok {
+		delete(annotations, "endpoints-provider.github.io/urn")
+		if len(annotations) == 0 {
+			delete(meta, "annotations")
+		}
 	}
 	if name, _ := meta["name"].(string); strings.HasPrefix(name, "web-") {
 		meta["name"] = "web-<autonamed>"

@@ -18,6 +18,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -199,8 +200,10 @@ func newRoundTrip(t *testing.T, seed uint64, ns string, store objectStore, pr pr
 	// The edit's random choices come from a stream of their own, so that the program
 	// does not depend on them.
 	edits := newGen(seed^0x5eed, pr.kind, pr.index)
-	return &roundTrip{t: t, seed: seed, ns: ns, store: store, pr: pr, srv: store.provider(t, config),
-		u: urn(token, pr.logical), g: edits}
+	// Each program is a stack of its own, as it would be: resources of one name in the
+	// same namespace have URNs, so names, of their own.
+	u := resource.NewURN(tokens.QName(pr.name()), "lifecycle", "", tokens.Type(token), pr.logical)
+	return &roundTrip{t: t, seed: seed, ns: ns, store: store, pr: pr, srv: store.provider(t, config), u: u, g: edits}
 }
 
 // context is appended to every failure: how to run the program alone and, the first
@@ -481,11 +484,12 @@ type sliceSemantics struct {
 }
 
 func semanticsOfSlice(s *discoveryv1.EndpointSlice, namespace string) sliceSemantics {
-	// The create ID that labels a slice whose name the server generated is the
-	// provider's own metadata, not the program's.
+	// The create ID that labels a slice whose name the server generated, and the URN
+	// every object the provider creates carries, are the provider's own metadata, not
+	// the program's.
 	labels := maps.Clone(s.Labels)
 	delete(labels, kube.CreateIDLabel)
-	out := sliceSemantics{Namespace: s.Namespace, Labels: labels, Annotations: s.Annotations,
+	out := sliceSemantics{Namespace: s.Namespace, Labels: labels, Annotations: programAnnotations(s.Annotations),
 		AddressType: s.AddressType, Endpoints: s.Endpoints}
 	if out.Namespace == "" {
 		out.Namespace = namespace
@@ -612,7 +616,7 @@ func (o sliceOps) edit(rt *roundTrip) string {
 // means (docs/guides/resources.md, "No spurious diffs").
 func (o sliceOps) imported(rt *roundTrip) {
 	rt.t.Helper()
-	u := urn(spec.EndpointSliceToken, rt.pr.logical+"-imported")
+	u := rt.u.Rename(rt.pr.logical + "-imported")
 	imp, err := rt.srv.Read(p.ReadRequest{ID: rt.id, Urn: u})
 	if err != nil || imp.ID != rt.id {
 		rt.fatalf("import %s: Read = %q, %v", rt.id, imp.ID, err)
@@ -702,6 +706,17 @@ func (listOps) created(rt *roundTrip, outputs property.Map) {
 	}
 }
 
+// programAnnotations are an object's annotations without the provider's
+// kube.OwnerAnnotation, nil when none is left.
+func programAnnotations(annotations map[string]string) map[string]string {
+	out := maps.Clone(annotations)
+	delete(out, kube.OwnerAnnotation)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // endpointsSemantics is what one Endpoints object means: its labels and annotations and
 // the set of (address, port, ready) facts its subsets state, however they are packed.
 type endpointsSemantics struct {
@@ -733,7 +748,7 @@ func semanticsOfEndpoints(e *corev1.Endpoints) endpointsSemantics {
 			}
 		}
 	}
-	out := endpointsSemantics{Labels: e.Labels, Annotations: e.Annotations}
+	out := endpointsSemantics{Labels: e.Labels, Annotations: programAnnotations(e.Annotations)}
 	for k, r := range ready {
 		state := "ready"
 		if !r {

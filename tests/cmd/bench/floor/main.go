@@ -8,9 +8,9 @@
 // answers at once too, but leaves in the state what the provider's EndpointSlice
 // leaves: Check adds the generated name and the ports' default protocol to the inputs,
 // Create returns the object's server-set metadata (uid, resourceVersion,
-// creationTimestamp, generation, the managed-by label) and endpoint conditions, under a
-// namespace/name ID, and its type token is as long as the provider's but for the
-// package name. The engine's time for N of those is the floor for a state of the
+// creationTimestamp, generation, the managed-by label, the URN annotation) and endpoint
+// conditions, under a namespace/name ID, and its type token is as long as the
+// provider's but for the package name. The engine's time for N of those is the floor for a state of the
 // provider's size, which tells the engine's cost of that state from the provider's own.
 package main
 
@@ -84,7 +84,7 @@ func main() {
 				meta := req.Properties.Get("metadata").AsMap()
 				return p.CreateResponse{
 					ID:         meta.Get("namespace").AsString() + "/" + meta.Get("name").AsString(),
-					Properties: shapedOutputs(req.Properties),
+					Properties: shapedOutputs(string(req.Urn), req.Properties),
 				}, nil
 			}
 			return p.CreateResponse{ID: req.Urn.Name(), Properties: req.Properties}, nil
@@ -94,7 +94,7 @@ func main() {
 		},
 		Update: func(_ context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 			if req.Urn.Type() == shapedToken {
-				return p.UpdateResponse{Properties: shapedOutputs(req.Inputs)}, nil
+				return p.UpdateResponse{Properties: shapedOutputs(string(req.Urn), req.Inputs)}, nil
 			}
 			return p.UpdateResponse{Properties: req.Inputs}, nil
 		},
@@ -133,10 +133,10 @@ func shapedInputs(name string, in property.Map) property.Map {
 
 var resourceVersion atomic.Int64
 
-// shapedOutputs is what the provider's EndpointSlice returns for inputs in: the inputs
-// with the metadata the API server sets and the provider's managed-by label, and each
-// endpoint's (empty) conditions.
-func shapedOutputs(in property.Map) property.Map {
+// shapedOutputs is what the provider's EndpointSlice returns for inputs in of the
+// resource urn: the inputs with the metadata the API server sets, the provider's
+// managed-by label and URN annotation, and each endpoint's (empty) conditions.
+func shapedOutputs(urn string, in property.Map) property.Map {
 	uid := make([]byte, 16)
 	_, _ = rand.Read(uid)
 	meta := in.Get("metadata").AsMap().
@@ -146,6 +146,9 @@ func shapedOutputs(in property.Map) property.Map {
 		Set("generation", property.New(1.0)).
 		Set("labels", property.New(property.NewMap(map[string]property.Value{
 			"endpointslice.kubernetes.io/managed-by": property.New("pulumi-endpoints"),
+		}))).
+		Set("annotations", property.New(property.NewMap(map[string]property.Value{
+			"endpoints-provider.github.io/urn": property.New(urn),
 		})))
 	out := in.Set("metadata", property.New(meta))
 	if eps, ok := in.GetOk("endpoints"); ok && eps.IsArray() {

@@ -20,7 +20,8 @@ func keys(m property.Map) []string {
 
 // The shaped floor must leave what the provider's EndpointSlice leaves for the bench's
 // slices: the inputs with the generated name and default protocol, and outputs with
-// the server's metadata, the managed-by label and endpoint conditions.
+// the server's metadata, the managed-by label, the URN annotation and endpoint
+// conditions.
 func TestShapedStateIsTheProviderShape(t *testing.T) {
 	t.Parallel()
 	in := property.NewMap(map[string]property.Value{
@@ -45,16 +46,16 @@ func TestShapedStateIsTheProviderShape(t *testing.T) {
 		t.Errorf("port protocol %v, want the default TCP", got)
 	}
 
-	out := shapedOutputs(checked)
+	out := shapedOutputs("urn:pulumi:dev::bench::floor:discovery.k8s.io/v1:EndpointSlice::s0001", checked)
 	meta := out.Get("metadata").AsMap()
-	want := []string{"creationTimestamp", "generation", "labels", "name", "namespace", "resourceVersion", "uid"}
+	want := []string{"annotations", "creationTimestamp", "generation", "labels", "name", "namespace", "resourceVersion", "uid"}
 	if got := keys(meta); !slices.Equal(got, want) {
 		t.Errorf("output metadata keys %v, want %v", got, want)
 	}
 	if got := keys(out.Get("endpoints").AsArray().Get(0).AsMap()); !slices.Equal(got, []string{"addresses", "conditions"}) {
 		t.Errorf("output endpoint keys %v, want addresses and conditions", got)
 	}
-	if again := shapedOutputs(checked).Get("metadata").AsMap(); again.Get("uid").Equals(meta.Get("uid")) ||
+	if again := shapedOutputs("", checked).Get("metadata").AsMap(); again.Get("uid").Equals(meta.Get("uid")) ||
 		again.Get("resourceVersion").Equals(meta.Get("resourceVersion")) {
 		t.Error("two creates got the same uid or resourceVersion")
 	}
