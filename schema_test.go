@@ -400,6 +400,7 @@ var configTable = map[string]configWant{
 	"beyondcorpCustomEndpoint":      {env: []string{"GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT"}},
 	"clusterIdentifier":             {env: []string{"PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER"}},
 	"renderDirectory":               {env: []string{"PULUMI_ENDPOINTS_RENDER_DIRECTORY"}},
+	"refreshBeforeUpdate":           {env: []string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"}, typ: tBool},
 	"qps":                           {env: []string{"PULUMI_ENDPOINTS_CLIENT_QPS"}, typ: tNumber},
 	"burst":                         {env: []string{"PULUMI_ENDPOINTS_CLIENT_BURST"}, typ: tInt},
 	"requestTimeout":                {env: []string{"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"}},

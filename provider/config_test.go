@@ -32,11 +32,14 @@ func TestConfigFieldsMatchSchema(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	str := property.New[string]
+	// want is the configuration apart from refreshBeforeUpdate, which is on unless
+	// refreshOff says otherwise.
 	tests := []struct {
 		name         string
 		args         map[string]property.Value
 		env          map[string]string
 		want         Config
+		refreshOff   bool
 		wantFailures []p.CheckFailure
 		wantWarnings int
 	}{
@@ -299,6 +302,28 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name:       "refreshBeforeUpdate turned off by the setting",
+			args:       map[string]property.Value{"refreshBeforeUpdate": property.New(false)},
+			refreshOff: true,
+		},
+		{
+			name:       "refreshBeforeUpdate turned off by the environment",
+			env:        map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "false"},
+			refreshOff: true,
+		},
+		{
+			name: "a refreshBeforeUpdate setting beats the environment",
+			args: map[string]property.Value{"refreshBeforeUpdate": str("true")},
+			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "false"},
+		},
+		{
+			name: "a bad refreshBeforeUpdate fails and leaves the default",
+			args: map[string]property.Value{"refreshBeforeUpdate": str("sometimes")},
+			wantFailures: []p.CheckFailure{
+				{Property: "refreshBeforeUpdate", Reason: `refreshBeforeUpdate must be true or false, not "sometimes"`},
+			},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},
@@ -309,7 +334,9 @@ func TestParseConfig(t *testing.T) {
 			getenv := func(k string) string { return tt.env[k] }
 			got, failures, warnings := parseConfig(property.NewMap(tt.args), getenv)
 			sortFailures(failures)
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+			want := tt.want
+			want.RefreshBeforeUpdate = !tt.refreshOff
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantFailures, failures, cmpopts.EquateEmpty()); diff != "" {

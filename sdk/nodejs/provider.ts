@@ -51,6 +51,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             resourceInputs["qps"] = pulumi.output((args?.qps) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200)).apply(JSON.stringify);
+            resourceInputs["refreshBeforeUpdate"] = pulumi.output((args?.refreshBeforeUpdate) ?? utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE")).apply(JSON.stringify);
             resourceInputs["renderDirectory"] = (args?.renderDirectory) ?? utilities.getEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             resourceInputs["requestReason"] = (args?.requestReason) ?? utilities.getEnv("CLOUDSDK_CORE_REQUEST_REASON");
             resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
@@ -135,6 +136,10 @@ export interface ProviderArgs {
      * Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
      */
     qps?: pulumi.Input<number | undefined>;
+    /**
+     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     */
+    refreshBeforeUpdate?: pulumi.Input<boolean | undefined>;
     /**
      * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
      */
