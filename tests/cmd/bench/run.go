@@ -29,6 +29,7 @@ type results struct {
 	overhead []overheadFigures
 	lookups  *lookupFigures
 	engine   []engineFigures
+	drift    *driftFigures
 	// load is the one-minute load average at the start and at the end.
 	load [2]float64
 }
@@ -165,6 +166,14 @@ func run(ctx context.Context, cfg config) error {
 			r.engine = append(r.engine, f)
 		}
 	}
+	if cfg.measures("drift") {
+		fmt.Println("==> drift: refreshBeforeUpdate off and on")
+		d, err := measureDrift(ctx, cp, t, driftSlices, cfg.engineRuns)
+		if err != nil {
+			return err
+		}
+		r.drift = &d
+	}
 	r.load[1] = loadAverage()
 	report := render(r, cfg)
 	if err := os.WriteFile(cfg.out, []byte(report), 0o600); err != nil {
@@ -293,6 +302,9 @@ func render(r results, cfg config) string {
 	}
 	if len(r.engine) > 0 {
 		renderEngine(w, r.engine)
+	}
+	if r.drift != nil {
+		renderDrift(w, r.drift)
 	}
 	return b.String()
 }
