@@ -426,11 +426,13 @@ var defaultTable = map[string]any{
 	"config.requestTimeout":          "30s",
 	"config.deleteUnreachable":       false,
 	"config.skipUpdateUnreachable":   false,
+	"config.refreshBeforeUpdate":     false,
 	"provider.qps":                   float64(200),
 	"provider.burst":                 float64(400),
 	"provider.requestTimeout":        "30s",
 	"provider.deleteUnreachable":     false,
 	"provider.skipUpdateUnreachable": false,
+	"provider.refreshBeforeUpdate":   false,
 	// The Kubernetes warnings and the Google quota project.
 	"config.suppressDeprecationWarnings":   false,
 	"config.userProjectOverride":           false,

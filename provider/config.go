@@ -38,8 +38,7 @@ type Config struct {
 	// warnings; the Kubernetes resources read it.
 	SuppressDeprecationWarnings bool
 	// RefreshBeforeUpdate marks the objects the provider writes or reads so that a plain
-	// `pulumi up` or `pulumi preview` reads them back first (see protocolServer); on
-	// unless set otherwise.
+	// `pulumi up` or `pulumi preview` reads them back first (see protocolServer).
 	RefreshBeforeUpdate bool
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
@@ -111,7 +110,7 @@ var engineKeys = []string{"version", "pluginDownloadURL"}
 // and one warning per key the provider does not know.
 func parseConfig(args property.Map, getenv func(string) string) (Config, []p.CheckFailure, []string) {
 	var (
-		cfg      = Config{RefreshBeforeUpdate: true}
+		cfg      Config
 		failures []p.CheckFailure
 		warnings []string
 	)

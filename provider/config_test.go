@@ -32,14 +32,11 @@ func TestConfigFieldsMatchSchema(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	str := property.New[string]
-	// want is the configuration apart from refreshBeforeUpdate, which is on unless
-	// refreshOff says otherwise.
 	tests := []struct {
 		name         string
 		args         map[string]property.Value
 		env          map[string]string
 		want         Config
-		refreshOff   bool
 		wantFailures []p.CheckFailure
 		wantWarnings int
 	}{
@@ -302,22 +299,22 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
-			name:       "refreshBeforeUpdate turned off by the setting",
-			args:       map[string]property.Value{"refreshBeforeUpdate": property.New(false)},
-			refreshOff: true,
+			name: "refreshBeforeUpdate turned on by the setting",
+			args: map[string]property.Value{"refreshBeforeUpdate": property.New(true)},
+			want: Config{RefreshBeforeUpdate: true},
 		},
 		{
-			name:       "refreshBeforeUpdate turned off by the environment",
-			env:        map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "false"},
-			refreshOff: true,
+			name: "refreshBeforeUpdate turned on by the environment",
+			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "true"},
+			want: Config{RefreshBeforeUpdate: true},
 		},
 		{
 			name: "a refreshBeforeUpdate setting beats the environment",
-			args: map[string]property.Value{"refreshBeforeUpdate": str("true")},
-			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "false"},
+			args: map[string]property.Value{"refreshBeforeUpdate": str("false")},
+			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "true"},
 		},
 		{
-			name: "a bad refreshBeforeUpdate fails and leaves the default",
+			name: "a bad refreshBeforeUpdate fails",
 			args: map[string]property.Value{"refreshBeforeUpdate": str("sometimes")},
 			wantFailures: []p.CheckFailure{
 				{Property: "refreshBeforeUpdate", Reason: `refreshBeforeUpdate must be true or false, not "sometimes"`},
@@ -334,9 +331,7 @@ func TestParseConfig(t *testing.T) {
 			getenv := func(k string) string { return tt.env[k] }
 			got, failures, warnings := parseConfig(property.NewMap(tt.args), getenv)
 			sortFailures(failures)
-			want := tt.want
-			want.RefreshBeforeUpdate = !tt.refreshOff
-			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantFailures, failures, cmpopts.EquateEmpty()); diff != "" {

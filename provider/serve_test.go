@@ -23,11 +23,11 @@ func TestProtocolServerMarksRefreshBeforeUpdate(t *testing.T) {
 		env     string
 		want    bool
 	}{
-		{name: "unset: on", want: true},
+		{name: "unset: off", want: false},
 		{name: "on", setting: true, want: true},
 		{name: "off", setting: false, want: false},
-		{name: "off from the environment", env: "false", want: false},
-		{name: "a setting beats the environment", setting: "true", env: "false", want: true},
+		{name: "on from the environment", env: "true", want: true},
+		{name: "a setting beats the environment", setting: "false", env: "true", want: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

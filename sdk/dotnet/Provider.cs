@@ -177,7 +177,7 @@ namespace EndpointsProvider.Endpoints
         public Input<double>? Qps { get; set; }
 
         /// <summary>
-        /// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+        /// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
         /// </summary>
         [Input("refreshBeforeUpdate", json: true)]
         public Input<bool>? RefreshBeforeUpdate { get; set; }
@@ -233,7 +233,7 @@ namespace EndpointsProvider.Endpoints
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;
-            RefreshBeforeUpdate = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE");
+            RefreshBeforeUpdate = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") ?? false;
             RenderDirectory = Utilities.GetEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             RequestReason = Utilities.GetEnv("CLOUDSDK_CORE_REQUEST_REASON");
             RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s";

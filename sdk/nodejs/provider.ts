@@ -51,7 +51,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             resourceInputs["qps"] = pulumi.output((args?.qps) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200)).apply(JSON.stringify);
-            resourceInputs["refreshBeforeUpdate"] = pulumi.output((args?.refreshBeforeUpdate) ?? utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE")).apply(JSON.stringify);
+            resourceInputs["refreshBeforeUpdate"] = pulumi.output((args?.refreshBeforeUpdate) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") || false)).apply(JSON.stringify);
             resourceInputs["renderDirectory"] = (args?.renderDirectory) ?? utilities.getEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             resourceInputs["requestReason"] = (args?.requestReason) ?? utilities.getEnv("CLOUDSDK_CORE_REQUEST_REASON");
             resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
@@ -137,7 +137,7 @@ export interface ProviderArgs {
      */
     qps?: pulumi.Input<number | undefined>;
     /**
-     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
      */
     refreshBeforeUpdate?: pulumi.Input<boolean | undefined>;
     /**

@@ -55,8 +55,8 @@ resources:
                   port: 8080
 `
 
-// A change another client makes is put back by a plain `pulumi up`, with no --refresh
-// anywhere: the preview shows it as the update that puts it back, and up does, for a
+// With refreshBeforeUpdate on (here in the stack's configuration), a change another
+// client makes is put back by a plain `pulumi up`, with no --refresh anywhere: the preview shows it as the update that puts it back, and up does, for a
 // slice's port and endpoint, a deleted slice and an EndpointsList item. What the other
 // client adds beside the program's (labels, annotations) stays and shows no diff.
 // After each, refresh, preview and up find nothing to do.
@@ -65,7 +65,7 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "drift")
 	s := newStack(t, cp.KubeconfigPath())
-	s.init(fmt.Sprintf(driftProgram, ns))
+	s.init(fmt.Sprintf(driftProgram, ns), "endpoints:refreshBeforeUpdate", "true")
 	s.Run("up", "--yes", "--non-interactive")
 	if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
 		t.Fatalf("the state marks %v for refresh before update, want list and slice", marked)
@@ -178,10 +178,11 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	s.Run("destroy", "--yes", "--non-interactive")
 }
 
-// In render mode a hand edit of a manifest is put back by a plain `pulumi up`.
+// In render mode, with refreshBeforeUpdate on (here by its environment variable), a
+// hand edit of a manifest is put back by a plain `pulumi up`.
 func TestDriftPutBackInRenderDirectory(t *testing.T) {
 	t.Parallel()
-	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	s := newStack(t, filepath.Join(t.TempDir(), "no-such-kubeconfig"), "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE=true")
 	s.init(fmt.Sprintf(driftProgram, "apps"), "endpoints:renderDirectory", "manifests")
 	s.Run("up", "--yes", "--non-interactive")
 	file := filepath.Join(s.Dir, "manifests", "discovery.k8s.io_v1-EndpointSlice-apps-web-1.yaml")
@@ -200,15 +201,14 @@ func TestDriftPutBackInRenderDirectory(t *testing.T) {
 	s.Run("destroy", "--yes", "--non-interactive")
 }
 
-// With refreshBeforeUpdate off (here by its environment variable), drift stays
-// through a plain `pulumi up`, as before the setting: nothing is marked, the preview
-// finds nothing to do, and only a refresh brings the change into the state, for the
-// next up to put back.
+// With refreshBeforeUpdate off (the default), drift stays through a plain `pulumi up`:
+// nothing is marked, the preview finds nothing to do, and only a refresh brings the
+// change into the state, for the next up to put back.
 func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "drift")
-	s := newStack(t, cp.KubeconfigPath(), "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE=false")
+	s := newStack(t, cp.KubeconfigPath())
 	s.init(fmt.Sprintf(driftProgram, ns))
 	s.Run("up", "--yes", "--non-interactive")
 	if marked := refreshMarked(t, s); len(marked) != 0 {

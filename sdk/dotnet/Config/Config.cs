@@ -202,9 +202,9 @@ namespace EndpointsProvider.Endpoints
             set => _qps.Set(value);
         }
 
-        private static readonly __Value<bool?> _refreshBeforeUpdate = new __Value<bool?>(() => __config.GetBoolean("refreshBeforeUpdate") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"));
+        private static readonly __Value<bool?> _refreshBeforeUpdate = new __Value<bool?>(() => __config.GetBoolean("refreshBeforeUpdate") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") ?? false);
         /// <summary>
-        /// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+        /// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
         /// </summary>
         public static bool? RefreshBeforeUpdate
         {

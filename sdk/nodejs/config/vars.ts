@@ -195,12 +195,12 @@ Object.defineProperty(exports, "qps", {
 });
 
 /**
- * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+ * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
  */
-export declare const refreshBeforeUpdate: boolean | undefined;
+export declare const refreshBeforeUpdate: boolean;
 Object.defineProperty(exports, "refreshBeforeUpdate", {
     get() {
-        return __config.getObject<boolean>("refreshBeforeUpdate") ?? utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE");
+        return __config.getObject<boolean>("refreshBeforeUpdate") ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") || false);
     },
     enumerable: true,
 });

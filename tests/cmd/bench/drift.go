@@ -65,13 +65,17 @@ func renderDrift(w writer, d *driftFigures) {
 	w("(`PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE`), alternating which goes first. On, the first up marks each slice, so")
 	w("the second up and the destroy read every slice back first, in the preview and again in the update: that read")
 	w("is what puts drift back without `--refresh`. The setting is on by default if it adds at most %.0f%% to an up.", (driftCostTarget-1)*100)
-	w("Cells give the median and, in brackets, the lowest and highest run.")
+	w("Cells give the median and, in brackets, the lowest and highest run; CPU time (user + system of the CLI and all")
+	w("it waited for) and request counts move less with the machine's load than wall time.")
 	w("")
-	w("| program | runs | command | off | on | on / off | API server requests for the kind, off / on | target (on / off) |")
-	w("|---|---|---|---|---|---|---|---|")
+	w("| program | runs | command | off | on | on / off | CLI tree CPU, off / on | API server requests for the kind, off / on | target (on / off) |")
+	w("|---|---|---|---|---|---|---|---|---|")
 	for _, step := range driftSteps {
 		of := stepTime(step)
 		off, on := durations(d.off, of), durations(d.on, of)
+		cpu := func(runs []engineRun) float64 {
+			return median(durations(runs, func(r engineRun) time.Duration { return r.cliCPU[step] })).Seconds()
+		}
 		requests := func(runs []engineRun) int64 {
 			return int64(median(durations(runs, func(r engineRun) time.Duration { return time.Duration(r.requests[step]) })))
 		}
@@ -79,8 +83,9 @@ func renderDrift(w writer, d *driftFigures) {
 		if step != stepDestroy {
 			target = fmt.Sprintf("at most %.2f", driftCostTarget)
 		}
-		w("| %s | %d | %s | %s | %s | %.2f | %d / %d | %s |", d.scenario.name, len(d.on), stepNames[step], spread(off), spread(on),
-			float64(median(on))/float64(median(off)), requests(d.off), requests(d.on), target)
+		w("| %s | %d | %s | %s | %s | %.2f | %.2f s / %.2f s | %d / %d | %s |", d.scenario.name, len(d.on), stepNames[step],
+			spread(off), spread(on), float64(median(on))/float64(median(off)), cpu(d.off), cpu(d.on),
+			requests(d.off), requests(d.on), target)
 	}
 	w("")
 }

@@ -200,14 +200,14 @@ func GetQps(ctx *pulumi.Context) float64 {
 	return value
 }
 
-// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
 func GetRefreshBeforeUpdate(ctx *pulumi.Context) bool {
 	v, err := config.TryBool(ctx, "endpoints:refreshBeforeUpdate")
 	if err == nil {
 		return v
 	}
 	var value bool
-	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"); d != nil {
+	if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"); d != nil {
 		value = d.(bool)
 	}
 	return value

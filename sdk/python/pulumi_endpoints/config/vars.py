@@ -140,11 +140,11 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_float('qps') or (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
 
     @_builtins.property
-    def refresh_before_update(self) -> Optional[bool]:
+    def refresh_before_update(self) -> bool:
         """
-        When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+        When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
         """
-        return __config__.get_bool('refreshBeforeUpdate') or _utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE')
+        return __config__.get_bool('refreshBeforeUpdate') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE') or False)
 
     @_builtins.property
     def render_directory(self) -> Optional[str]:

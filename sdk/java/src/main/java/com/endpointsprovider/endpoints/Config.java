@@ -133,11 +133,11 @@ public final class Config {
         return Codegen.doubleProp("qps").config(config).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).get();
     }
 /**
- * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+ * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
  * 
  */
     public Optional<Boolean> refreshBeforeUpdate() {
-        return Codegen.booleanProp("refreshBeforeUpdate").config(config).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").get();
+        return Codegen.booleanProp("refreshBeforeUpdate").config(config).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").def(false).get();
     }
 /**
  * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.

@@ -275,14 +275,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
      * 
      */
     @Import(name="refreshBeforeUpdate", json=true)
     private @Nullable Output<Boolean> refreshBeforeUpdate;
 
     /**
-     * @return When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     * @return When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
      * 
      */
     public Optional<Output<Boolean>> refreshBeforeUpdate() {
@@ -784,7 +784,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
          * 
          * @return builder
          * 
@@ -795,7 +795,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. Default `true`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
          * 
          * @return builder
          * 
@@ -944,7 +944,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
             $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
-            $.refreshBeforeUpdate = Codegen.booleanProp("refreshBeforeUpdate").output().arg($.refreshBeforeUpdate).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").getNullable();
+            $.refreshBeforeUpdate = Codegen.booleanProp("refreshBeforeUpdate").output().arg($.refreshBeforeUpdate).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").def(false).getNullable();
             $.renderDirectory = Codegen.stringProp("renderDirectory").output().arg($.renderDirectory).env("PULUMI_ENDPOINTS_RENDER_DIRECTORY").getNullable();
             $.requestReason = Codegen.stringProp("requestReason").output().arg($.requestReason).env("CLOUDSDK_CORE_REQUEST_REASON").getNullable();
             $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").getNullable();
