@@ -245,6 +245,27 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 	s.Run("destroy", "--yes", "--non-interactive")
 }
 
+// With refreshBeforeUpdate on and the cluster gone, the read-back that opens `pulumi
+// up` fails with the ways out; with PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE it keeps the
+// last state with a warning, so preview and up go on as without the setting.
+func TestDriftReadBackOfUnreachableCluster(t *testing.T) {
+	t.Parallel()
+	s, _ := goneStack(t, goneProgram, "endpoints:refreshBeforeUpdate", "true")
+	if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
+		t.Fatalf("the state marks %v for refresh before update, want list and slice", marked)
+	}
+	hinted(t, s, []string{"is unreachable", dropEnv, skipEnv}, upCmd...)
+	if out := s.runEnv([]string{skipEnv}, "preview", "--non-interactive"); !strings.Contains(out, keptWarning) {
+		t.Errorf("the preview with %s does not keep the last state:\n%s", skipEnv, out)
+	}
+	if out := s.runEnv([]string{skipEnv}, upCmd...); !strings.Contains(out, keptWarning) {
+		t.Errorf("the up with %s does not keep the last state:\n%s", skipEnv, out)
+	}
+	if n := resources(t, s, kubeTypes[0]) + resources(t, s, kubeTypes[1]); n != 2 {
+		t.Errorf("after the up with %s, the state has %d Kubernetes resources, want 2", skipEnv, n)
+	}
+}
+
 // expectQuietUp checks that refresh, preview and then a plain up find nothing to do.
 func expectQuietUp(s *stack) {
 	s.t.Helper()
