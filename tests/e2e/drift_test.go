@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
@@ -203,7 +204,8 @@ func TestDriftPutBackInRenderDirectory(t *testing.T) {
 
 // With refreshBeforeUpdate off (the default), drift stays through a plain `pulumi up`:
 // nothing is marked, the preview finds nothing to do, and only a refresh brings the
-// change into the state, for the next up to put back.
+// change into the state, for the next up to put back. Turned on as the docs say, a
+// plain up puts drift back.
 func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
@@ -222,15 +224,7 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		}
 		return *slice.Ports[0].Port
 	}
-	edit(t, func() error {
-		slice, err := sliceAPI.Get(t.Context(), "web-1", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		*slice.Ports[0].Port = 81
-		_, err = sliceAPI.Update(t.Context(), slice, metav1.UpdateOptions{})
-		return err
-	})
+	setPort(t, sliceAPI, 81)
 	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 	if got := port(); got != 81 {
@@ -242,7 +236,35 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		t.Errorf("after refresh and up, the port is %d, want 80", got)
 	}
 	expectQuietUp(s)
+
+	phase(t, "turned on for a stack, as the docs say: config set, up, refresh", func() {
+		s.Run("config", "set", "endpoints:refreshBeforeUpdate", "true")
+		s.Run("up", "--yes", "--non-interactive")
+		s.Run("refresh", "--yes", "--non-interactive")
+		if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
+			t.Fatalf("after turning the setting on, the state marks %v, want list and slice", marked)
+		}
+		setPort(t, sliceAPI, 81)
+		s.Run("up", "--yes", "--non-interactive")
+		if got := port(); got != 80 {
+			t.Errorf("with the setting turned on, a plain up left the port at %d, want 80", got)
+		}
+	})
 	s.Run("destroy", "--yes", "--non-interactive")
+}
+
+// setPort sets the port of the slice web-1 as another client would.
+func setPort(t *testing.T, api discoveryv1client.EndpointSliceInterface, port int32) {
+	t.Helper()
+	edit(t, func() error {
+		slice, err := api.Get(t.Context(), "web-1", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		*slice.Ports[0].Port = port
+		_, err = api.Update(t.Context(), slice, metav1.UpdateOptions{})
+		return err
+	})
 }
 
 // With refreshBeforeUpdate on and the cluster gone, the read-back that opens `pulumi
