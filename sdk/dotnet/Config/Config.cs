@@ -244,7 +244,7 @@ namespace EndpointsProvider.Endpoints
 
         private static readonly __Value<bool?> _skipUpdateUnreachable = new __Value<bool?>(() => __config.GetBoolean("skipUpdateUnreachable") ?? Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") ?? false);
         /// <summary>
-        /// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        /// When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         /// </summary>
         public static bool? SkipUpdateUnreachable
         {

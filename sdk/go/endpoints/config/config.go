@@ -252,7 +252,7 @@ func GetRequestTimeout(ctx *pulumi.Context) string {
 	return value
 }
 
-// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+// When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 func GetSkipUpdateUnreachable(ctx *pulumi.Context) bool {
 	v, err := config.TryBool(ctx, "endpoints:skipUpdateUnreachable")
 	if err == nil {

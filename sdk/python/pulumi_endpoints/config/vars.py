@@ -170,7 +170,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def skip_update_unreachable(self) -> bool:
         """
-        When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         """
         return __config__.get_bool('skipUpdateUnreachable') or (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
 

@@ -161,7 +161,7 @@ public final class Config {
         return Codegen.stringProp("requestTimeout").config(config).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").get();
     }
 /**
- * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+ * When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
  * 
  */
     public Optional<Boolean> skipUpdateUnreachable() {
