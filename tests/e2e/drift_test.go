@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
@@ -57,10 +60,11 @@ resources:
 `
 
 // With refreshBeforeUpdate on (here in the stack's configuration), a change another
-// client makes is put back by a plain `pulumi up`, with no --refresh anywhere: the preview shows it as the update that puts it back, and up does, for a
-// slice's port and endpoint, a deleted slice and an EndpointsList item. What the other
-// client adds beside the program's (labels, annotations) stays and shows no diff.
-// After each, refresh, preview and up find nothing to do.
+// client makes is put back by a plain `pulumi up`, with no --refresh anywhere: the
+// preview shows it as the update that puts it back, and up does, for a slice's port
+// and endpoint, a deleted slice and an EndpointsList item. What the other client adds
+// beside the program's (labels, annotations) stays and shows no diff. After each,
+// refresh, preview and up find nothing to do.
 func TestDriftPutBackByPlainUp(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
@@ -74,15 +78,9 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	sliceAPI, endpointsAPI := cp.Clientset().DiscoveryV1().EndpointSlices(ns), cp.Clientset().CoreV1().Endpoints(ns)
 
 	phase(t, "a port changed and an endpoint removed are previewed as the update that puts them back", func() {
-		edit(t, func() error {
-			slice, err := sliceAPI.Get(t.Context(), "web-1", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
+		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) {
 			*slice.Ports[0].Port = 81
 			slice.Endpoints = slice.Endpoints[:1]
-			_, err = sliceAPI.Update(t.Context(), slice, metav1.UpdateOptions{})
-			return err
 		})
 		diffs := previewDiffs(s)
 		if got := diffs["slice"]; !got.refreshed || !slices.Equal(got.ops, []string{"update"}) ||
@@ -119,15 +117,7 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	})
 
 	phase(t, "an EndpointsList item edited by hand is put back", func() {
-		edit(t, func() error {
-			item, err := endpointsAPI.Get(t.Context(), "legacy", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			item.Subsets[0].Addresses[0].IP = "10.0.1.9"
-			_, err = endpointsAPI.Update(t.Context(), item, metav1.UpdateOptions{})
-			return err
-		})
+		editEndpoints(t, endpointsAPI, func(item *corev1.Endpoints) { item.Subsets[0].Addresses[0].IP = "10.0.1.9" })
 		s.Run("up", "--yes", "--non-interactive")
 		item, err := endpointsAPI.Get(t.Context(), "legacy", metav1.GetOptions{})
 		if err != nil {
@@ -140,24 +130,8 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	})
 
 	phase(t, "labels and annotations another client added stay and show no diff", func() {
-		edit(t, func() error {
-			slice, err := sliceAPI.Get(t.Context(), "web-1", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			addOthers(&slice.ObjectMeta)
-			_, err = sliceAPI.Update(t.Context(), slice, metav1.UpdateOptions{})
-			return err
-		})
-		edit(t, func() error {
-			item, err := endpointsAPI.Get(t.Context(), "legacy", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			addOthers(&item.ObjectMeta)
-			_, err = endpointsAPI.Update(t.Context(), item, metav1.UpdateOptions{})
-			return err
-		})
+		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { addOthers(&slice.ObjectMeta) })
+		editEndpoints(t, endpointsAPI, func(item *corev1.Endpoints) { addOthers(&item.ObjectMeta) })
 		s.Run("preview", "--non-interactive", "--diff", "--expect-no-changes")
 		s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 		slice, err := sliceAPI.Get(t.Context(), "web-1", metav1.GetOptions{})
@@ -224,7 +198,7 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		}
 		return *slice.Ports[0].Port
 	}
-	setPort(t, sliceAPI, 81)
+	editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
 	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 	if got := port(); got != 81 {
@@ -244,27 +218,13 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
 			t.Fatalf("after turning the setting on, the state marks %v, want list and slice", marked)
 		}
-		setPort(t, sliceAPI, 81)
+		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
 		s.Run("up", "--yes", "--non-interactive")
 		if got := port(); got != 80 {
 			t.Errorf("with the setting turned on, a plain up left the port at %d, want 80", got)
 		}
 	})
 	s.Run("destroy", "--yes", "--non-interactive")
-}
-
-// setPort sets the port of the slice web-1 as another client would.
-func setPort(t *testing.T, api discoveryv1client.EndpointSliceInterface, port int32) {
-	t.Helper()
-	edit(t, func() error {
-		slice, err := api.Get(t.Context(), "web-1", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		*slice.Ports[0].Port = port
-		_, err = api.Update(t.Context(), slice, metav1.UpdateOptions{})
-		return err
-	})
 }
 
 // With refreshBeforeUpdate on and the cluster gone, the read-back that opens `pulumi
@@ -295,11 +255,31 @@ func expectQuietUp(s *stack) {
 	s.Run("up", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
 }
 
-// edit runs another client's change, failing the test if it fails.
-func edit(t *testing.T, change func() error) {
+// editSlice changes the slice web-1 as another client would, failing the test if the
+// change fails.
+func editSlice(t *testing.T, api discoveryv1client.EndpointSliceInterface, change func(*discoveryv1.EndpointSlice)) {
 	t.Helper()
-	if err := change(); err != nil {
-		t.Fatalf("another client's change: %v", err)
+	slice, err := api.Get(t.Context(), "web-1", metav1.GetOptions{})
+	if err == nil {
+		change(slice)
+		_, err = api.Update(t.Context(), slice, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatalf("another client's change of the slice: %v", err)
+	}
+}
+
+// editEndpoints changes the Endpoints legacy as another client would, failing the
+// test if the change fails.
+func editEndpoints(t *testing.T, api corev1client.EndpointsInterface, change func(*corev1.Endpoints)) {
+	t.Helper()
+	item, err := api.Get(t.Context(), "legacy", metav1.GetOptions{})
+	if err == nil {
+		change(item)
+		_, err = api.Update(t.Context(), item, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatalf("another client's change of the Endpoints: %v", err)
 	}
 }
 

@@ -449,6 +449,7 @@ func renderEngine(w writer, engine []engineFigures) {
 	renderFarAway(w, engine)
 	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
 	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
+	w("")
 }
 
 // steps are the commands the scenario's runs time, in the order they run.
