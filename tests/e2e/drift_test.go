@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,8 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	discoveryv1client "k8s.io/client-go/kubernetes/typed/discovery/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
@@ -78,7 +77,7 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	sliceAPI, endpointsAPI := cp.Clientset().DiscoveryV1().EndpointSlices(ns), cp.Clientset().CoreV1().Endpoints(ns)
 
 	phase(t, "a port changed and an endpoint removed are previewed as the update that puts them back", func() {
-		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) {
+		editObject(t, sliceAPI, "web-1", func(slice *discoveryv1.EndpointSlice) {
 			*slice.Ports[0].Port = 81
 			slice.Endpoints = slice.Endpoints[:1]
 		})
@@ -117,7 +116,7 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	})
 
 	phase(t, "an EndpointsList item edited by hand is put back", func() {
-		editEndpoints(t, endpointsAPI, func(item *corev1.Endpoints) { item.Subsets[0].Addresses[0].IP = "10.0.1.9" })
+		editObject(t, endpointsAPI, "legacy", func(item *corev1.Endpoints) { item.Subsets[0].Addresses[0].IP = "10.0.1.9" })
 		s.Run("up", "--yes", "--non-interactive")
 		item, err := endpointsAPI.Get(t.Context(), "legacy", metav1.GetOptions{})
 		if err != nil {
@@ -130,8 +129,8 @@ func TestDriftPutBackByPlainUp(t *testing.T) {
 	})
 
 	phase(t, "labels and annotations another client added stay and show no diff", func() {
-		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { addOthers(&slice.ObjectMeta) })
-		editEndpoints(t, endpointsAPI, func(item *corev1.Endpoints) { addOthers(&item.ObjectMeta) })
+		editObject(t, sliceAPI, "web-1", func(slice *discoveryv1.EndpointSlice) { addOthers(&slice.ObjectMeta) })
+		editObject(t, endpointsAPI, "legacy", func(item *corev1.Endpoints) { addOthers(&item.ObjectMeta) })
 		s.Run("preview", "--non-interactive", "--diff", "--expect-no-changes")
 		s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 		slice, err := sliceAPI.Get(t.Context(), "web-1", metav1.GetOptions{})
@@ -198,7 +197,7 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		}
 		return *slice.Ports[0].Port
 	}
-	editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
+	editObject(t, sliceAPI, "web-1", func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
 	s.Run("preview", "--non-interactive", "--expect-no-changes")
 	s.Run("up", "--yes", "--non-interactive", "--expect-no-changes")
 	if got := port(); got != 81 {
@@ -218,7 +217,7 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
 			t.Fatalf("after turning the setting on, the state marks %v, want list and slice", marked)
 		}
-		editSlice(t, sliceAPI, func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
+		editObject(t, sliceAPI, "web-1", func(slice *discoveryv1.EndpointSlice) { *slice.Ports[0].Port = 81 })
 		s.Run("up", "--yes", "--non-interactive")
 		if got := port(); got != 80 {
 			t.Errorf("with the setting turned on, a plain up left the port at %d, want 80", got)
@@ -255,31 +254,23 @@ func expectQuietUp(s *stack) {
 	s.Run("up", "--yes", "--non-interactive", "--diff", "--expect-no-changes")
 }
 
-// editSlice changes the slice web-1 as another client would, failing the test if the
-// change fails.
-func editSlice(t *testing.T, api discoveryv1client.EndpointSliceInterface, change func(*discoveryv1.EndpointSlice)) {
-	t.Helper()
-	slice, err := api.Get(t.Context(), "web-1", metav1.GetOptions{})
-	if err == nil {
-		change(slice)
-		_, err = api.Update(t.Context(), slice, metav1.UpdateOptions{})
-	}
-	if err != nil {
-		t.Fatalf("another client's change of the slice: %v", err)
-	}
+// objectAPI reads and writes objects of one kind, as client-go's typed clients do.
+type objectAPI[T any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
 }
 
-// editEndpoints changes the Endpoints legacy as another client would, failing the
-// test if the change fails.
-func editEndpoints(t *testing.T, api corev1client.EndpointsInterface, change func(*corev1.Endpoints)) {
+// editObject reads the object name, changes it and writes it back, failing the test if
+// either request fails.
+func editObject[T any](t *testing.T, api objectAPI[T], name string, change func(T)) {
 	t.Helper()
-	item, err := api.Get(t.Context(), "legacy", metav1.GetOptions{})
+	obj, err := api.Get(t.Context(), name, metav1.GetOptions{})
 	if err == nil {
-		change(item)
-		_, err = api.Update(t.Context(), item, metav1.UpdateOptions{})
+		change(obj)
+		_, err = api.Update(t.Context(), obj, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		t.Fatalf("another client's change of the Endpoints: %v", err)
+		t.Fatalf("another client's change of %s: %v", name, err)
 	}
 }
 
