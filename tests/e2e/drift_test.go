@@ -178,7 +178,7 @@ func TestDriftPutBackInRenderDirectory(t *testing.T) {
 // With refreshBeforeUpdate off (the default), drift stays through a plain `pulumi up`:
 // nothing is marked, the preview finds nothing to do, and only a refresh brings the
 // change into the state, for the next up to put back. Turned on as the docs say, a
-// plain up puts drift back.
+// plain up puts drift back; turned off again, the marks go as the docs say.
 func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 	t.Parallel()
 	cp := controlplane.Shared(t)
@@ -221,6 +221,19 @@ func TestDriftStaysWithRefreshBeforeUpdateOff(t *testing.T) {
 		s.Run("up", "--yes", "--non-interactive")
 		if got := port(); got != 80 {
 			t.Errorf("with the setting turned on, a plain up left the port at %d, want 80", got)
+		}
+	})
+
+	phase(t, "turned off again, as the docs say: config set, then the second up drops the marks", func() {
+		s.Run("config", "set", "endpoints:refreshBeforeUpdate", "false")
+		s.Run("up", "--yes", "--non-interactive")
+		// Its read-back used the settings of the last update, which still had it on.
+		if marked := refreshMarked(t, s); !slices.Equal(marked, []string{"list", "slice"}) {
+			t.Errorf("after turning the setting off and one up, the state marks %v, want list and slice still", marked)
+		}
+		s.Run("up", "--yes", "--non-interactive")
+		if marked := refreshMarked(t, s); len(marked) != 0 {
+			t.Errorf("after turning the setting off and two ups, the state still marks %v", marked)
 		}
 	})
 	s.Run("destroy", "--yes", "--non-interactive")
