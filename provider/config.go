@@ -37,6 +37,9 @@ type Config struct {
 	// SuppressDeprecationWarnings hides the Kubernetes API server's deprecation
 	// warnings; the Kubernetes resources read it.
 	SuppressDeprecationWarnings bool
+	// RefreshBeforeUpdate marks the objects the provider writes or reads so that a plain
+	// `pulumi up` or `pulumi preview` reads them back first (see protocolServer).
+	RefreshBeforeUpdate bool
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
@@ -58,6 +61,7 @@ func (c *Config) fields() map[string]any {
 		"deleteUnreachable":             &c.Kube.DeleteUnreachable,
 		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
 		"suppressDeprecationWarnings":   &c.SuppressDeprecationWarnings,
+		"refreshBeforeUpdate":           &c.RefreshBeforeUpdate,
 		"project":                       &c.Google.Project,
 		"credentials":                   &c.Google.Credentials,
 		"accessToken":                   &c.Google.AccessToken,
@@ -408,6 +412,11 @@ func (s *server) kubeOptions() kube.Options {
 		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
 		Render:                kube.RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
 	}
+}
+
+// refreshBeforeUpdate tells whether the refreshBeforeUpdate setting in force is on.
+func (s *server) refreshBeforeUpdate() bool {
+	return s.currentConfig().RefreshBeforeUpdate
 }
 
 // currentConfig returns the configuration in force.

@@ -299,6 +299,28 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "refreshBeforeUpdate turned on by the setting",
+			args: map[string]property.Value{"refreshBeforeUpdate": property.New(true)},
+			want: Config{RefreshBeforeUpdate: true},
+		},
+		{
+			name: "refreshBeforeUpdate turned on by the environment",
+			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "true"},
+			want: Config{RefreshBeforeUpdate: true},
+		},
+		{
+			name: "a refreshBeforeUpdate setting beats the environment",
+			args: map[string]property.Value{"refreshBeforeUpdate": str("false")},
+			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "true"},
+		},
+		{
+			name: "a bad refreshBeforeUpdate fails",
+			args: map[string]property.Value{"refreshBeforeUpdate": str("sometimes")},
+			wantFailures: []p.CheckFailure{
+				{Property: "refreshBeforeUpdate", Reason: `refreshBeforeUpdate must be true or false, not "sometimes"`},
+			},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},

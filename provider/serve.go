@@ -33,7 +33,8 @@ func Serve(ctx context.Context) error {
 			}
 		}()
 	}
-	prov := New(ctx)
+	srv := newServer(ctx, os.Getenv)
+	prov := srv.provider()
 	// The packages' initialisation (Pulumi's schema and workspace packages compile JSON
 	// schemas) leaves megabytes of garbage. A plugin runs for the whole command, beside
 	// one of each other provider, so that memory goes back to the system, while the
@@ -44,7 +45,7 @@ func Serve(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return checkOptionsServer{inner}, nil
+		return protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: srv.refreshBeforeUpdate}, nil
 	})
 }
 
@@ -65,13 +66,44 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	}, nil
 }
 
-// checkOptionsServer passes the part of a Check request that pulumi-go-provider drops
-// (the engine's autonaming options) on to Check through its context.
-type checkOptionsServer struct {
+// protocolServer carries the parts of the engine's protocol that pulumi-go-provider
+// does not: it passes a Check request's autonaming options on to Check
+// through its context, and marks the objects the provider creates, reads (refresh,
+// import) or updates with refresh_before_update when the refreshBeforeUpdate setting is
+// on, so that a plain `pulumi up` or `pulumi preview` reads them back first and puts
+// back what another client changed. A create or update that fails part-way is an
+// error, which carries no mark: the next `pulumi up` updates that object anyway.
+type protocolServer struct {
 	rpc.ResourceProviderServer
+	// refreshBeforeUpdate tells whether the setting in force is on.
+	refreshBeforeUpdate func() bool
 }
 
-func (s checkOptionsServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {
+func (s protocolServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {
 	ctx = kube.WithAutonaming(ctx, req.GetAutonaming())
 	return s.ResourceProviderServer.Check(ctx, req)
+}
+
+func (s protocolServer) Create(ctx context.Context, req *rpc.CreateRequest) (*rpc.CreateResponse, error) {
+	resp, err := s.ResourceProviderServer.Create(ctx, req)
+	if resp != nil {
+		resp.RefreshBeforeUpdate = s.refreshBeforeUpdate()
+	}
+	return resp, err
+}
+
+func (s protocolServer) Read(ctx context.Context, req *rpc.ReadRequest) (*rpc.ReadResponse, error) {
+	resp, err := s.ResourceProviderServer.Read(ctx, req)
+	if resp != nil {
+		resp.RefreshBeforeUpdate = s.refreshBeforeUpdate()
+	}
+	return resp, err
+}
+
+func (s protocolServer) Update(ctx context.Context, req *rpc.UpdateRequest) (*rpc.UpdateResponse, error) {
+	resp, err := s.ResourceProviderServer.Update(ctx, req)
+	if resp != nil {
+		resp.RefreshBeforeUpdate = s.refreshBeforeUpdate()
+	}
+	return resp, err
 }

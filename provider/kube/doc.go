@@ -137,7 +137,7 @@
 // reached: a preview falls back to Check's offline verdict with one warning per
 // configuration; refresh and destroy fail naming the server, or drop the objects with
 // the deleteUnreachable setting; an update fails likewise, or keeps the last state with
-// skipUpdateUnreachable. A connection that broke after the request was sent is told
+// skipUpdateUnreachable, as a read then does too. A connection that broke after the request was sent is told
 // apart: the server was reached, and the write may have taken effect.
 //
 // # Clients

@@ -46,7 +46,7 @@ type Options struct {
 	// DeletePolicy is the propagation policy of deletes.
 	DeletePolicy DeletePolicy
 	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
-	// unreachable; SkipUpdateUnreachable lets updates keep the last state then.
+	// unreachable; SkipUpdateUnreachable lets updates and reads keep the last state then.
 	DeleteUnreachable, SkipUpdateUnreachable bool
 	// Render, when it names a directory, has the resources write manifests there
 	// instead of reaching a cluster (see RenderTarget).

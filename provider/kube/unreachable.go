@@ -65,7 +65,9 @@ func answerLost(err error) bool {
 //   - a preview falls back to Check's offline verdict, with one warning per
 //     configuration naming the server;
 //   - refresh (Read) and destroy (Delete) fail naming the server and the object, or,
-//     with deleteUnreachable, drop the object from the state with a warning;
+//     with deleteUnreachable, drop the object from the state with a warning; with
+//     skipUpdateUnreachable, a Read keeps the last state with a warning, as an update
+//     does (the refreshBeforeUpdate setting has `pulumi up` read its objects first);
 //   - an update fails likewise, or, with skipUpdateUnreachable, keeps the last state
 //     with a warning.
 type reachability struct {
@@ -134,6 +136,11 @@ const (
 		"setting (`pulumi config set endpoints:deleteUnreachable true` for the default provider) and run " +
 		"`pulumi destroy --run-program` or `pulumi refresh --run-program` (without --run-program, destroy and " +
 		"refresh use the provider settings recorded by the last update)"
+	// keepHint is what a Read adds to dropHint: the refreshBeforeUpdate setting has
+	// `pulumi up`, preview and destroy read objects back first, with the settings of the
+	// last update, so the environment variable is what reaches that read.
+	keepHint = "; or, to keep the last state until the cluster is back, run the command again with " +
+		"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true in its environment"
 	skipHint = "to keep the last state until the cluster is back, set the provider's skipUpdateUnreachable setting " +
 		"(`pulumi config set endpoints:skipUpdateUnreachable true` for the default provider) or " +
 		"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE=true in the environment, and run `pulumi up` again"
@@ -176,12 +183,17 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	resp, err := r.Lifecycle.Read(ctx, req)
-	if clusterGone(err) && r.options().DeleteUnreachable {
+	switch {
+	case clusterGone(err) && r.options().DeleteUnreachable:
 		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
 			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 		return p.ReadResponse{}, nil
+	case clusterGone(err) && r.options().SkipUpdateUnreachable && req.Properties.Len() > 0:
+		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
+			"run `pulumi refresh` once the cluster is back", r.unreachableError(ctx, err, "kept"))
+		return p.ReadResponse{ID: req.ID, Properties: req.Properties, Inputs: req.Inputs}, nil
 	}
-	return resp, r.unreachableError(ctx, err, dropHint)
+	return resp, r.unreachableError(ctx, err, dropHint+keepHint)
 }
 
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {

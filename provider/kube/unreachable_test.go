@@ -233,6 +233,30 @@ func TestUnreachableList(t *testing.T) {
 	}
 }
 
+// A refresh of an object whose cluster is gone fails with both ways out: drop it
+// (deleteUnreachable), or keep the last state (skipUpdateUnreachable), which a Read then
+// does, as the read-back of refreshBeforeUpdate needs for `pulumi up` to go on.
+func TestUnreachableReadKeepsWithSkip(t *testing.T) {
+	t.Parallel()
+	c := kindClientAt(t, closedAddress(t), 0).client
+	client := func(context.Context) (*Client, error) { return c, nil }
+	state := property.NewMap(map[string]property.Value{"addressType": property.New("IPv4")})
+	req := p.ReadRequest{ID: "ns/web", Urn: "urn:pulumi:s::p::endpoints:discovery.k8s.io/v1:EndpointSlice::web",
+		Properties: state, Inputs: state}
+	for _, skip := range []bool{false, true} {
+		options := func() Options { return Options{SkipUpdateUnreachable: skip} }
+		slice := Wrap(NewEndpointSlice(client, options), client, options, noScope)
+		read, err := slice.Read(t.Context(), req)
+		if !skip {
+			unreachableHinted(t, "read", err, dropHint+keepHint)
+			continue
+		}
+		if err != nil || read.ID != req.ID || !read.Properties.Equals(state) || !read.Inputs.Equals(state) {
+			t.Errorf("with skipUpdateUnreachable, the read: %+v, %v; want the last state kept", read, err)
+		}
+	}
+}
+
 // unreachableHinted fails the test unless err says the API server is unreachable,
 // gives the hint, keeps the cause, and does not say that something may have been
 // written.

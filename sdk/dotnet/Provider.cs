@@ -177,6 +177,12 @@ namespace EndpointsProvider.Endpoints
         public Input<double>? Qps { get; set; }
 
         /// <summary>
+        /// When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+        /// </summary>
+        [Input("refreshBeforeUpdate", json: true)]
+        public Input<bool>? RefreshBeforeUpdate { get; set; }
+
+        /// <summary>
         /// Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
         /// </summary>
         [Input("renderDirectory")]
@@ -195,7 +201,7 @@ namespace EndpointsProvider.Endpoints
         public Input<string>? RequestTimeout { get; set; }
 
         /// <summary>
-        /// When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        /// When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         /// </summary>
         [Input("skipUpdateUnreachable", json: true)]
         public Input<bool>? SkipUpdateUnreachable { get; set; }
@@ -227,6 +233,7 @@ namespace EndpointsProvider.Endpoints
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;
+            RefreshBeforeUpdate = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") ?? false;
             RenderDirectory = Utilities.GetEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             RequestReason = Utilities.GetEnv("CLOUDSDK_CORE_REQUEST_REASON");
             RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s";

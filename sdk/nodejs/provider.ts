@@ -51,6 +51,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             resourceInputs["qps"] = pulumi.output((args?.qps) ?? (utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_QPS") || 200)).apply(JSON.stringify);
+            resourceInputs["refreshBeforeUpdate"] = pulumi.output((args?.refreshBeforeUpdate) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") || false)).apply(JSON.stringify);
             resourceInputs["renderDirectory"] = (args?.renderDirectory) ?? utilities.getEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             resourceInputs["requestReason"] = (args?.requestReason) ?? utilities.getEnv("CLOUDSDK_CORE_REQUEST_REASON");
             resourceInputs["requestTimeout"] = (args?.requestTimeout) ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") || "30s");
@@ -136,6 +137,10 @@ export interface ProviderArgs {
      */
     qps?: pulumi.Input<number | undefined>;
     /**
+     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     */
+    refreshBeforeUpdate?: pulumi.Input<boolean | undefined>;
+    /**
      * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
      */
     renderDirectory?: pulumi.Input<string | undefined>;
@@ -148,7 +153,7 @@ export interface ProviderArgs {
      */
     requestTimeout?: pulumi.Input<string | undefined>;
     /**
-     * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     * When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      */
     skipUpdateUnreachable?: pulumi.Input<boolean | undefined>;
     /**

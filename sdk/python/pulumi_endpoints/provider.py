@@ -36,6 +36,7 @@ class ProviderArgs:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -62,10 +63,11 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.bool] refresh_before_update: When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
         :param pulumi.Input[_builtins.str] render_directory: Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
         :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
-        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         :param pulumi.Input[_builtins.bool] suppress_deprecation_warnings: When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
         :param pulumi.Input[_builtins.bool] user_project_override: When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
         """
@@ -129,6 +131,10 @@ class ProviderArgs:
             qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
         if qps is not None:
             pulumi.set(__self__, "qps", qps)
+        if refresh_before_update is None:
+            refresh_before_update = (_utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE') or False)
+        if refresh_before_update is not None:
+            pulumi.set(__self__, "refresh_before_update", refresh_before_update)
         if render_directory is None:
             render_directory = _utilities.get_env('PULUMI_ENDPOINTS_RENDER_DIRECTORY')
         if render_directory is not None:
@@ -359,6 +365,18 @@ class ProviderArgs:
         pulumi.set(self, "qps", value)
 
     @_builtins.property
+    @pulumi.getter(name="refreshBeforeUpdate")
+    def refresh_before_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+        """
+        return pulumi.get(self, "refresh_before_update")
+
+    @refresh_before_update.setter
+    def refresh_before_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "refresh_before_update", value)
+
+    @_builtins.property
     @pulumi.getter(name="renderDirectory")
     def render_directory(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -398,7 +416,7 @@ class ProviderArgs:
     @pulumi.getter(name="skipUpdateUnreachable")
     def skip_update_unreachable(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         """
         return pulumi.get(self, "skip_update_unreachable")
 
@@ -454,6 +472,7 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -483,10 +502,11 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] namespace: Namespace used for Kubernetes objects whose metadata does not name one. When unset, the namespace of the kubeconfig context applies.
         :param pulumi.Input[_builtins.str] project: Default Google Cloud project for the lookup functions when a call does not name one. When unset, the first of the `GOOGLE_PROJECT`, `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT` and `CLOUDSDK_CORE_PROJECT` environment variables that is set is used.
         :param pulumi.Input[_builtins.float] qps: Sustained rate of requests per second the provider sends to the Kubernetes API server (client-go's rate limiter); a number greater than 0. Default `200`; when unset, the `PULUMI_ENDPOINTS_CLIENT_QPS` environment variable is used.
+        :param pulumi.Input[_builtins.bool] refresh_before_update: When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
         :param pulumi.Input[_builtins.str] render_directory: Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `<apiVersion>-<kind>-<namespace>-<name>.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program's directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider's objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
         :param pulumi.Input[_builtins.str] request_reason: A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reason` header; it appears in the project's Cloud Audit Logs. When unset, the `CLOUDSDK_CORE_REQUEST_REASON` environment variable is used.
         :param pulumi.Input[_builtins.str] request_timeout: Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
-        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+        :param pulumi.Input[_builtins.bool] skip_update_unreachable: When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
         :param pulumi.Input[_builtins.bool] suppress_deprecation_warnings: When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
         :param pulumi.Input[_builtins.bool] user_project_override: When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
         """
@@ -531,6 +551,7 @@ class Provider(pulumi.ProviderResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  project: pulumi.Input[Optional[_builtins.str]] = None,
                  qps: pulumi.Input[Optional[_builtins.float]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  render_directory: pulumi.Input[Optional[_builtins.str]] = None,
                  request_reason: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -589,6 +610,9 @@ class Provider(pulumi.ProviderResource):
             if qps is None:
                 qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
             __props__.__dict__["qps"] = pulumi.Output.from_input(qps).apply(pulumi.runtime.to_json) if qps is not None else None
+            if refresh_before_update is None:
+                refresh_before_update = (_utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE') or False)
+            __props__.__dict__["refresh_before_update"] = pulumi.Output.from_input(refresh_before_update).apply(pulumi.runtime.to_json) if refresh_before_update is not None else None
             if render_directory is None:
                 render_directory = _utilities.get_env('PULUMI_ENDPOINTS_RENDER_DIRECTORY')
             __props__.__dict__["render_directory"] = render_directory

@@ -74,6 +74,14 @@ type engineScenario struct {
 	// provider reaches it through the proxy, which holds each request and each answer
 	// for rtt/2. The floor talks to no server and runs as at 0.
 	rtt time.Duration
+	// again times a second `pulumi up` of the unchanged program right after the first:
+	// the one that reads back the objects refreshBeforeUpdate marks.
+	again bool
+	// env is added to the environment of every command of the scenario.
+	env []string
+	// preview runs up and destroy with their preview, as a user runs them, instead of
+	// with --skip-preview.
+	preview bool
 }
 
 // The commands of an engine run, by their index in engineRun's arrays.
@@ -82,12 +90,13 @@ const (
 	stepRefresh
 	stepDestroy
 	stepUpdate
+	stepAgain
 	steps
 )
 
 // stepNames names the commands by index; "update" is the `pulumi up` of the changed
-// program.
-var stepNames = [steps]string{"up", "refresh", "destroy", "update"}
+// program, "up again" the second `pulumi up` of the unchanged one.
+var stepNames = [steps]string{"up", "refresh", "destroy", "update", "up again"}
 
 type engineRun struct {
 	// times are the wall times of the commands, by step (0 for a command not run).
@@ -197,10 +206,10 @@ func progress(name string, n int, who string, run engineRun) {
 	fmt.Println(b.String())
 }
 
-// engineOnce runs stack init, up, refresh (if the scenario asks), the update (if it
-// asks) and destroy of the scenario's program with resources of type token on a
-// fresh local backend. The provider's runs (kind not empty) of a scenario with a
-// round trip reach the API server through the proxy.
+// engineOnce runs stack init, up, up again (if the scenario asks), refresh (if it
+// asks), the update (if it asks) and destroy of the scenario's program with resources
+// of type token on a fresh local backend. The provider's runs (kind not empty) of a
+// scenario with a round trip reach the API server through the proxy.
 func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s engineScenario,
 	token, pluginPath, kind string,
 ) (engineRun, error) {
@@ -242,6 +251,7 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		"KUBECONFIG="+kubeconfig,
 		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
 	)
+	env = append(env, s.env...)
 	// pulumi runs one command; step (see stepNames) says where its figures go, -1
 	// nowhere.
 	pulumi := func(step int, args ...string) (time.Duration, error) {
@@ -284,11 +294,24 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 	if _, err := pulumi(-1, "stack", "init", "bench"); err != nil {
 		return run, err
 	}
-	if run.times[stepUp], err = pulumi(stepUp, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	// change runs a command that changes the stack (up, destroy) as the scenario asks.
+	change := func(step int, command string) (time.Duration, error) {
+		args := []string{command, "--yes", "--non-interactive"}
+		if !s.preview {
+			args = append(args, "--skip-preview")
+		}
+		return pulumi(step, args...)
+	}
+	if run.times[stepUp], err = change(stepUp, "up"); err != nil {
 		return run, err
 	}
 	if run.stateBytes, err = checkpointSize(filepath.Join(dir, "state")); err != nil {
 		return run, err
+	}
+	if s.again {
+		if run.times[stepAgain], err = change(stepAgain, "up"); err != nil {
+			return run, err
+		}
 	}
 	if s.refresh {
 		if run.times[stepRefresh], err = pulumi(stepRefresh, "refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
@@ -300,11 +323,11 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		if err := os.WriteFile(filepath.Join(dir, "program", "Pulumi.yaml"), program, 0o600); err != nil {
 			return run, err
 		}
-		if run.times[stepUpdate], err = pulumi(stepUpdate, "up", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+		if run.times[stepUpdate], err = change(stepUpdate, "up"); err != nil {
 			return run, err
 		}
 	}
-	if run.times[stepDestroy], err = pulumi(stepDestroy, "destroy", "--yes", "--skip-preview", "--non-interactive"); err != nil {
+	if run.times[stepDestroy], err = change(stepDestroy, "destroy"); err != nil {
 		return run, err
 	}
 	return run, nil

@@ -31,7 +31,7 @@ func main() {
 		"(slice counts under 1000 and the EndpointsList run at each; larger slice counts at 0 only)")
 	flag.BoolVar(&cfg.durableEtcd, "durable-etcd", true, "run etcd with fsync on, as every real cluster does "+
 		"(false: --unsafe-no-fsync, as the tests run it)")
-	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine); default all")
+	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine, drift); default all")
 	flag.StringVar(&cfg.version, "version", "", "the provider version, for the report")
 	flag.StringVar(&cfg.tools, "tools", "", "the tools' versions, for the report")
 	flag.Parse()
@@ -72,7 +72,7 @@ type config struct {
 }
 
 // sections are the parts of the report, in order.
-var sections = []string{"startup", "check", "overhead", "lookups", "engine"}
+var sections = []string{"startup", "check", "overhead", "lookups", "engine", "drift"}
 
 // measures reports whether section is to be measured.
 func (c config) measures(section string) bool { return len(c.only) == 0 || c.only[section] }

@@ -282,3 +282,26 @@ func TestRenderFarAwayAndDurableEtcd(t *testing.T) {
 		t.Errorf("without durable etcd and far runs:\n%s", report)
 	}
 }
+
+// The drift section sets each command with refreshBeforeUpdate off beside on, and holds
+// the target to the up of the unchanged program.
+func TestRenderDrift(t *testing.T) {
+	t.Parallel()
+	// Steps: up, refresh, destroy, update, up again.
+	d := driftFigures{
+		scenario: engineScenario{name: "200 EndpointSlices"},
+		off:      fakeRuns(3, [steps]float64{4, 0, 4, 0, 2}, [steps]int{400, 0, 200, 0, 0}),
+		on:       fakeRuns(3, [steps]float64{4, 0, 4.4, 0, 3}, [steps]int{400, 0, 600, 0, 400}),
+	}
+	report := render(results{drift: &d}, config{})
+	for _, want := range []string{
+		"## Drift: refreshBeforeUpdate",
+		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00) | 4.00 s (4.00-4.00) | 1.00 | 0.00 s / 0.00 s | 400 / 400 |  |",
+		"| 200 EndpointSlices | 3 | up again | 2.00 s (2.00-2.00) | 3.00 s (3.00-3.00) | 1.50 | 0.00 s / 0.00 s | 0 / 400 | at most 1.10 |",
+		"| 200 EndpointSlices | 3 | destroy | 4.00 s (4.00-4.00) | 4.40 s (4.40-4.40) | 1.10 | 0.00 s / 0.00 s | 200 / 600 |  |",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}

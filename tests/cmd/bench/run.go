@@ -29,6 +29,7 @@ type results struct {
 	overhead []overheadFigures
 	lookups  *lookupFigures
 	engine   []engineFigures
+	drift    *driftFigures
 	// load is the one-minute load average at the start and at the end.
 	load [2]float64
 }
@@ -165,6 +166,14 @@ func run(ctx context.Context, cfg config) error {
 			r.engine = append(r.engine, f)
 		}
 	}
+	if cfg.measures("drift") {
+		fmt.Println("==> drift: refreshBeforeUpdate off and on")
+		d, err := measureDrift(ctx, cp, t, driftSlices, cfg.engineRuns)
+		if err != nil {
+			return err
+		}
+		r.drift = &d
+	}
 	r.load[1] = loadAverage()
 	report := render(r, cfg)
 	if err := os.WriteFile(cfg.out, []byte(report), 0o600); err != nil {
@@ -293,6 +302,9 @@ func render(r results, cfg config) string {
 	}
 	if len(r.engine) > 0 {
 		renderEngine(w, r.engine)
+	}
+	if r.drift != nil {
+		renderDrift(w, r.drift)
 	}
 	return b.String()
 }
@@ -437,6 +449,7 @@ func renderEngine(w writer, engine []engineFigures) {
 	renderFarAway(w, engine)
 	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
 	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
+	w("")
 }
 
 // steps are the commands the scenario's runs time, in the order they run.

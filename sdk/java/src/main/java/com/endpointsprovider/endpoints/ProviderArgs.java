@@ -275,6 +275,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     * 
+     */
+    @Import(name="refreshBeforeUpdate", json=true)
+    private @Nullable Output<Boolean> refreshBeforeUpdate;
+
+    /**
+     * @return When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+     * 
+     */
+    public Optional<Output<Boolean>> refreshBeforeUpdate() {
+        return Optional.ofNullable(this.refreshBeforeUpdate);
+    }
+
+    /**
      * Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
      * 
      */
@@ -320,14 +335,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     * When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      * 
      */
     @Import(name="skipUpdateUnreachable", json=true)
     private @Nullable Output<Boolean> skipUpdateUnreachable;
 
     /**
-     * @return When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     * @return When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      * 
      */
     public Optional<Output<Boolean>> skipUpdateUnreachable() {
@@ -384,6 +399,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.project = $.project;
         this.qps = $.qps;
+        this.refreshBeforeUpdate = $.refreshBeforeUpdate;
         this.renderDirectory = $.renderDirectory;
         this.requestReason = $.requestReason;
         this.requestTimeout = $.requestTimeout;
@@ -768,6 +784,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder refreshBeforeUpdate(@Nullable Output<Boolean> refreshBeforeUpdate) {
+            $.refreshBeforeUpdate = refreshBeforeUpdate;
+            return this;
+        }
+
+        /**
+         * @param refreshBeforeUpdate When true, each object the provider creates, updates, imports or refreshes is marked so that a plain `pulumi up` or `pulumi preview` first reads it back from the cluster (or the render directory), as `--refresh` does for these objects only: a change another client made is shown as drift and put back by the update. It costs every `pulumi up`, `preview` and `destroy` a read of each object (see the performance guide). Default `false`; when unset, the `PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder refreshBeforeUpdate(Boolean refreshBeforeUpdate) {
+            return refreshBeforeUpdate(Output.of(refreshBeforeUpdate));
+        }
+
+        /**
          * @param renderDirectory Renders the Kubernetes objects to manifests in this directory instead of writing them to a cluster: nothing contacts an API server, and no kubeconfig is needed. Each object is written to `&lt;apiVersion&gt;-&lt;kind&gt;-&lt;namespace&gt;-&lt;name&gt;.yaml` (`/` in the apiVersion becomes `_`; an EndpointsList writes one file per item), with its keys in a fixed order, so rendering an unchanged program changes no byte; an update rewrites the file, a delete removes it, and refresh reads it back, so a hand edit shows as drift. A relative directory is taken relative to the program&#39;s directory (where Pulumi.yaml is, or its `main`). Changing the directory, or switching between a directory and a cluster, replaces the provider&#39;s objects: they are written to the new target and removed from the old one. When unset, the `PULUMI_ENDPOINTS_RENDER_DIRECTORY` environment variable is used.
          * 
          * @return builder
@@ -831,7 +868,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param skipUpdateUnreachable When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
@@ -842,7 +879,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param skipUpdateUnreachable When true, an update of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
@@ -907,6 +944,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
             $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
+            $.refreshBeforeUpdate = Codegen.booleanProp("refreshBeforeUpdate").output().arg($.refreshBeforeUpdate).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").def(false).getNullable();
             $.renderDirectory = Codegen.stringProp("renderDirectory").output().arg($.renderDirectory).env("PULUMI_ENDPOINTS_RENDER_DIRECTORY").getNullable();
             $.requestReason = Codegen.stringProp("requestReason").output().arg($.requestReason).env("CLOUDSDK_CORE_REQUEST_REASON").getNullable();
             $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").getNullable();
