@@ -60,7 +60,7 @@ func TestClusterIPServesReadyEndpoints(t *testing.T) {
 	cli := dp.CLI(t)
 	up := func(endpoints ...string) {
 		t.Helper()
-		cli.WriteProject(program(serviceSlice("slice", ns, "web", dataplane.IPv4, slicePorts, strings.Join(endpoints, ""))))
+		cli.WriteProject(program(serviceSlice("slice", "", ns, "web", dataplane.IPv4, slicePorts, strings.Join(endpoints, ""))))
 		cli.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	}
 	cli.InitStack(emptyProgram)

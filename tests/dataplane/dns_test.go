@@ -21,11 +21,11 @@ import (
 func headlessProgram(ns string, v4, v6 []*dataplane.Backend) string {
 	ports := fmt.Sprintf("[{name: http, port: %d}]", httpPort)
 	return program(
-		serviceSlice("v4", ns, "db", dataplane.IPv4, ports, hostEndpoint(v4[0], "db-0", "")+
+		serviceSlice("v4", "", ns, "db", dataplane.IPv4, ports, hostEndpoint(v4[0], "db-0", "")+
 			hostEndpoint(v4[1], "db-1", "")+
 			hostEndpoint(v4[2], "db-2", "{ready: false}")+
 			hostEndpoint(v4[3], "db-3", "{ready: false, serving: true, terminating: true}")),
-		serviceSlice("v6", ns, "db", dataplane.IPv6, ports, hostEndpoint(v6[0], "db-0", "")+
+		serviceSlice("v6", "", ns, "db", dataplane.IPv6, ports, hostEndpoint(v6[0], "db-0", "")+
 			hostEndpoint(v6[1], "db-1", "")))
 }
 

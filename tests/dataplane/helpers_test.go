@@ -3,6 +3,7 @@ package dataplane
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/dataplane"
 )
@@ -14,20 +15,23 @@ const emptyProgram = "name: dataplane\nruntime: yaml\n"
 // sorted returns a sorted copy of s.
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
-// serviceSlice renders an autonamed EndpointSlice of the Service service in namespace
-// ns as an entry of a program's resources (see program): resource is its name in the
-// program, ports a YAML flow list and endpoints YAML list items indented by eight
-// spaces.
-func serviceSlice(resource, ns, service string, family dataplane.Family, ports, endpoints string) string {
-	return fmt.Sprintf(`  %s:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %s
-        labels:
-          kubernetes.io/service-name: %s
-      addressType: %s
-      ports: %s
-      endpoints:
-%s`, resource, ns, service, family, ports, endpoints)
+// serviceSlice renders an EndpointSlice of the Service service in namespace ns as an
+// entry of a program's resources (see program): resource is its name in the program,
+// name its metadata.name (empty: autonamed), ports a YAML flow list and endpoints
+// YAML list items indented by eight spaces (none: an empty list).
+func serviceSlice(resource, name, ns, service string, family dataplane.Family, ports, endpoints string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s:\n    type: endpoints:discovery.k8s.io/v1:EndpointSlice\n    properties:\n", resource)
+	fmt.Fprintf(&b, "      metadata:\n        namespace: %s\n", ns)
+	if name != "" {
+		fmt.Fprintf(&b, "        name: %s\n", name)
+	}
+	fmt.Fprintf(&b, "        labels: {kubernetes.io/service-name: %s}\n", service)
+	fmt.Fprintf(&b, "      addressType: %s\n      ports: %s\n", family, ports)
+	if endpoints == "" {
+		b.WriteString("      endpoints: []\n")
+	} else {
+		b.WriteString("      endpoints:\n" + endpoints)
+	}
+	return b.String()
 }
