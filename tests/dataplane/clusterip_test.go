@@ -22,29 +22,9 @@ const (
 	webPort   = 7070
 )
 
-// sliceProgram is one EndpointSlice of the Service "web"; the endpoints are YAML
-// list items.
-const sliceProgram = `name: dataplane
-runtime: yaml
-resources:
-  slice:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %[1]s
-        labels:
-          kubernetes.io/service-name: web
-      addressType: IPv4
-      ports:
-        - name: http
-          port: %[2]d
-        - name: admin
-          port: %[3]d
-        - name: web
-          port: %[4]d
-      endpoints:
-%[5]s
-`
+// slicePorts are the ports of the slices of the Service "web".
+var slicePorts = fmt.Sprintf("[{name: http, port: %d}, {name: admin, port: %d}, {name: web, port: %d}]",
+	httpPort, adminPort, webPort)
 
 // endpoint renders one endpoint of a slice as a YAML list item; conditions holds
 // the conditions as YAML, e.g. "{ready: false}".
@@ -80,7 +60,7 @@ func TestClusterIPServesReadyEndpoints(t *testing.T) {
 	cli := dp.CLI(t)
 	up := func(endpoints ...string) {
 		t.Helper()
-		cli.WriteProject(fmt.Sprintf(sliceProgram, ns, httpPort, adminPort, webPort, strings.Join(endpoints, "")))
+		cli.WriteProject(program(serviceSlice("slice", "", ns, "web", dataplane.IPv4, slicePorts, strings.Join(endpoints, ""))))
 		cli.Run("up", "--yes", "--non-interactive", "--skip-preview")
 	}
 	cli.InitStack(emptyProgram)

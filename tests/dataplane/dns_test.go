@@ -14,55 +14,31 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/dataplane"
 )
 
-// headlessProgram is two EndpointSlices of the headless Service "db", one of each
-// family: db-0 and db-1 ready in both; db-2 (IPv4) not ready, db-3 (IPv4) not ready
-// but serving and terminating.
-const headlessProgram = `name: dataplane
-runtime: yaml
-resources:
-  v4:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %[1]s
-        labels:
-          kubernetes.io/service-name: db
-      addressType: IPv4
-      ports:
-        - name: http
-          port: %[2]d
-      endpoints:
-        - addresses: [%[3]q]
-          hostname: db-0
-        - addresses: [%[4]q]
-          hostname: db-1
-        - addresses: [%[5]q]
-          hostname: db-2
-          conditions:
-            ready: false
-        - addresses: [%[8]q]
-          hostname: db-3
-          conditions:
-            ready: false
-            serving: true
-            terminating: true
-  v6:
-    type: endpoints:discovery.k8s.io/v1:EndpointSlice
-    properties:
-      metadata:
-        namespace: %[1]s
-        labels:
-          kubernetes.io/service-name: db
-      addressType: IPv6
-      ports:
-        - name: http
-          port: %[2]d
-      endpoints:
-        - addresses: [%[6]q]
-          hostname: db-0
-        - addresses: [%[7]q]
-          hostname: db-1
-`
+// headlessProgram is two EndpointSlices of the headless Service "db" in namespace
+// ns, one of each family: db-0 and db-1 ready in both (v4 and v6 hold their
+// backends); db-2 (v4[2]) not ready, db-3 (v4[3]) not ready but serving and
+// terminating.
+func headlessProgram(ns string, v4, v6 []*dataplane.Backend) string {
+	ports := fmt.Sprintf("[{name: http, port: %d}]", httpPort)
+	return program(
+		serviceSlice("v4", "", ns, "db", dataplane.IPv4, ports, hostEndpoint(v4[0], "db-0", "")+
+			hostEndpoint(v4[1], "db-1", "")+
+			hostEndpoint(v4[2], "db-2", "{ready: false}")+
+			hostEndpoint(v4[3], "db-3", "{ready: false, serving: true, terminating: true}")),
+		serviceSlice("v6", "", ns, "db", dataplane.IPv6, ports, hostEndpoint(v6[0], "db-0", "")+
+			hostEndpoint(v6[1], "db-1", "")))
+}
+
+// hostEndpoint renders one endpoint of a slice with its hostname as a YAML list item;
+// conditions holds the conditions as YAML, e.g. "{ready: false}", or is empty for
+// none.
+func hostEndpoint(b *dataplane.Backend, hostname, conditions string) string {
+	item := fmt.Sprintf("        - addresses: [%q]\n          hostname: %s\n", b.IP, hostname)
+	if conditions != "" {
+		item += fmt.Sprintf("          conditions: %s\n", conditions)
+	}
+	return item
+}
 
 // TestDNSAnswersHeadlessService applies an IPv4 and an IPv6 slice of a headless
 // Service and asks CoreDNS for the Service's name and its endpoints' hostnames: A
@@ -86,7 +62,7 @@ func TestDNSAnswersHeadlessService(t *testing.T) {
 	v6 := []*dataplane.Backend{dp.Backend(t, dataplane.IPv6, httpPort), dp.Backend(t, dataplane.IPv6, httpPort)}
 
 	cli := dp.CLI(t)
-	cli.InitStack(fmt.Sprintf(headlessProgram, ns, httpPort, v4[0].IP, v4[1].IP, v4[2].IP, v6[0].IP, v6[1].IP, v4[3].IP))
+	cli.InitStack(headlessProgram(ns, v4, v6))
 	cli.Run("up", "--yes", "--non-interactive", "--skip-preview")
 
 	svc := dataplane.ServiceName("", "db", ns)

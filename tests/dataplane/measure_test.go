@@ -48,24 +48,12 @@ type slice struct {
 
 // yaml renders the slice, in namespace ns, as an entry of a program's resources.
 func (s slice) yaml(ns string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  %s:\n    type: endpoints:discovery.k8s.io/v1:EndpointSlice\n    properties:\n", s.resource)
-	fmt.Fprintf(&b, "      metadata:\n        namespace: %s\n", ns)
-	if s.name != "" {
-		fmt.Fprintf(&b, "        name: %s\n", s.name)
-	}
-	fmt.Fprintf(&b, "        labels: {kubernetes.io/service-name: %s}\n", s.service)
-	fmt.Fprintf(&b, "      addressType: %s\n      ports: [{name: http, port: %d}]\n", s.family, s.port)
-	if len(s.endpoints) == 0 {
-		b.WriteString("      endpoints: []\n")
-	} else {
-		b.WriteString("      endpoints:\n")
-	}
+	var endpoints strings.Builder
 	for _, e := range s.endpoints {
-		fmt.Fprintf(&b, "        - {addresses: [%q], conditions: {ready: %t}}\n", e.backend.IP, e.ready)
+		fmt.Fprintf(&endpoints, "        - {addresses: [%q], conditions: {ready: %t}}\n", e.backend.IP, e.ready)
 	}
-	b.WriteString(dependsOn(s.dependsOn))
-	return b.String()
+	return serviceSlice(s.resource, s.name, ns, s.service, s.family, fmt.Sprintf("[{name: http, port: %d}]", s.port),
+		endpoints.String()) + dependsOn(s.dependsOn)
 }
 
 // dependsOn renders the dependsOn option of a resource, if it has any.

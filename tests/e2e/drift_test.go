@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -321,7 +320,7 @@ func previewDiffs(s *stack) map[string]resourceDiff {
 	s.previewJSON(&doc)
 	diffs := map[string]resourceDiff{}
 	for _, step := range doc.Steps {
-		name := step.URN[strings.LastIndex(step.URN, "::")+2:]
+		name := logicalName(step.URN)
 		d := diffs[name]
 		switch step.Op {
 		case "same":
@@ -353,21 +352,10 @@ func hasPrefixes(paths []string, prefixes ...string) bool {
 // refresh before update, sorted.
 func refreshMarked(t *testing.T, s *stack) []string {
 	t.Helper()
-	var state struct {
-		Deployment struct {
-			Resources []struct {
-				URN                 string `json:"urn"`
-				RefreshBeforeUpdate bool   `json:"refreshBeforeUpdate"`
-			} `json:"resources"`
-		} `json:"deployment"`
-	}
-	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
-		t.Fatal(err)
-	}
 	var marked []string
-	for _, r := range state.Deployment.Resources {
+	for _, r := range stateResources(t, s) {
 		if r.RefreshBeforeUpdate {
-			marked = append(marked, r.URN[strings.LastIndex(r.URN, "::")+2:])
+			marked = append(marked, logicalName(r.URN))
 		}
 	}
 	slices.Sort(marked)

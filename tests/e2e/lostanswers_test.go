@@ -526,18 +526,8 @@ func upUnsent(t *testing.T, proxy *apiproxy.Proxy, s *stack, ns string) {
 // resources counts the resources of a type in the stack's state.
 func resources(t *testing.T, s *stack, typ string) int {
 	t.Helper()
-	var state struct {
-		Deployment struct {
-			Resources []struct {
-				Type string `json:"type"`
-			} `json:"resources"`
-		} `json:"deployment"`
-	}
-	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, r := range state.Deployment.Resources {
+	for _, r := range stateResources(t, s) {
 		if r.Type == typ {
 			n++
 		}

@@ -76,11 +76,14 @@ func (s *stack) previewOps(env ...string) map[string][]string {
 	s.previewJSON(&doc, env...)
 	ops := map[string][]string{}
 	for _, step := range doc.Steps {
-		name := step.URN[strings.LastIndex(step.URN, "::")+2:]
+		name := logicalName(step.URN)
 		ops[name] = append(ops[name], step.Op)
 	}
 	return ops
 }
+
+// logicalName returns the logical name of a resource that its URN ends in.
+func logicalName(urn string) string { return urn[strings.LastIndex(urn, "::")+2:] }
 
 // previewWarnings runs a preview and returns the messages of its warnings.
 func (s *stack) previewWarnings(env ...string) []string {

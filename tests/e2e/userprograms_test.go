@@ -27,15 +27,15 @@ import (
 
 // stateResource is a resource of the stack's state, as `pulumi stack export` shows it.
 type stateResource struct {
-	URN     string         `json:"urn"`
-	Type    string         `json:"type"`
-	ID      string         `json:"id"`
-	Outputs map[string]any `json:"outputs"`
+	URN                 string         `json:"urn"`
+	Type                string         `json:"type"`
+	ID                  string         `json:"id"`
+	Outputs             map[string]any `json:"outputs"`
+	RefreshBeforeUpdate bool           `json:"refreshBeforeUpdate"`
 }
 
-// stackResources returns the stack's custom resources of this provider by logical
-// name.
-func stackResources(t *testing.T, s *stack) map[string]stateResource {
+// stateResources returns the resources of the stack's state.
+func stateResources(t *testing.T, s *stack) []stateResource {
 	t.Helper()
 	var state struct {
 		Deployment struct {
@@ -45,12 +45,19 @@ func stackResources(t *testing.T, s *stack) map[string]stateResource {
 	if err := json.Unmarshal([]byte(s.Run("stack", "export")), &state); err != nil {
 		t.Fatal(err)
 	}
+	return state.Deployment.Resources
+}
+
+// stackResources returns the stack's custom resources of this provider by logical
+// name.
+func stackResources(t *testing.T, s *stack) map[string]stateResource {
+	t.Helper()
 	byName := map[string]stateResource{}
-	for _, r := range state.Deployment.Resources {
+	for _, r := range stateResources(t, s) {
 		if !strings.HasPrefix(r.Type, "endpoints:") {
 			continue
 		}
-		byName[r.URN[strings.LastIndex(r.URN, "::")+2:]] = r
+		byName[logicalName(r.URN)] = r
 	}
 	return byName
 }

@@ -258,7 +258,7 @@ func TestRenderFarAwayAndDurableEtcd(t *testing.T) {
 		r.engine = append(r.engine, f)
 	}
 	report := render(r, cfg)
-	for _, want := range []string{
+	wantLines(t, report,
 		"etcd runs with fsync on (durable)",
 		"| 200 EndpointSlices | 3 | up | 2.00 s (2.00-2.00) | 2.20 s (2.20-2.20) | 2.40 s (2.40-2.40) | 1.20 | 1.09 | at most 1.25 |",
 		"| 200 EndpointSlices, 50 ms round trip | 3 | destroy | 2.00 s (2.00-2.00) | 2.10 s (2.10-2.10) | 2.80 s (2.80-2.80) | 1.40 | 1.33 | at most 1.5 |",
@@ -271,11 +271,7 @@ func TestRenderFarAwayAndDurableEtcd(t *testing.T) {
 		"| EndpointsList of 1000 items, 50 ms round trip | refresh | 4.00 s | 4.40 s | 1.10 | 2.00 s | 2.20 | ratio at most 2.0 |",
 		"| EndpointsList of 1000 items, 50 ms round trip | update | 2.00 s | 2.20 s | 1.10 | 1.00 s | 2.20 | ratio at most 2.0 |",
 		"| EndpointsList of 1000 items, 50 ms round trip | destroy | 4.00 s | 5.00 s | 1.25 | 1.40 s | 3.57 |  |",
-	} {
-		if !strings.Contains(report, want) {
-			t.Errorf("the report lacks %q:\n%s", want, report)
-		}
-	}
+	)
 	cfg.durableEtcd = false
 	if report := render(results{}, cfg); !strings.Contains(report, "etcd runs with `--unsafe-no-fsync`") ||
 		strings.Contains(report, "## A cluster far away") {
@@ -294,14 +290,20 @@ func TestRenderDrift(t *testing.T) {
 		on:       fakeRuns(3, [steps]float64{4, 0, 4.4, 0, 3}, [steps]int{400, 0, 600, 0, 400}),
 	}
 	report := render(results{drift: &d}, config{})
-	for _, want := range []string{
+	wantLines(t, report,
 		"## Drift: refreshBeforeUpdate",
 		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00) | 4.00 s (4.00-4.00) | 1.00 | 0.00 s / 0.00 s | 400 / 400 |  |",
 		"| 200 EndpointSlices | 3 | up again | 2.00 s (2.00-2.00) | 3.00 s (3.00-3.00) | 1.50 | 0.00 s / 0.00 s | 0 / 400 | at most 1.10 |",
 		"| 200 EndpointSlices | 3 | destroy | 4.00 s (4.00-4.00) | 4.40 s (4.40-4.40) | 1.10 | 0.00 s / 0.00 s | 200 / 600 |  |",
-	} {
-		if !strings.Contains(report, want) {
-			t.Errorf("the report lacks %q:\n%s", want, report)
+	)
+}
+
+// wantLines fails t for each of want that report lacks.
+func wantLines(t *testing.T, report string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(report, w) {
+			t.Errorf("the report lacks %q:\n%s", w, report)
 		}
 	}
 }
