@@ -128,14 +128,6 @@ func (r *recordedObjects) of(urn resource.URN) []objectID {
 	return r.ids[urn]
 }
 
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
-}
-
 // withNamespace sets the namespace of object metadata that names none (or an empty
 // one) to namespace.
 func withNamespace(meta property.Map, namespace string) property.Map {
