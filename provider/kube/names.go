@@ -128,6 +128,16 @@ func (r *recordedObjects) of(urn resource.URN) []objectID {
 	return r.ids[urn]
 }
 
+// replaced is the name of the object a Check without previous inputs olds replaces:
+// the one object recorded for the resource urn, which the engine checks again without
+// its previous inputs when it replaces it; "" otherwise.
+func (r *recordedObjects) replaced(urn resource.URN, olds property.Map) string {
+	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
+		return ids[0].name
+	}
+	return ""
+}
+
 // withNamespace sets the namespace of object metadata that names none (or an empty
 // one) to namespace.
 func withNamespace(meta property.Map, namespace string) property.Map {
