@@ -184,14 +184,20 @@ func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadRespon
 	resp, err := r.Lifecycle.Read(ctx, req)
 	switch {
 	case clusterGone(err) && r.options().DeleteUnreachable:
-		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
+		r.warnDropped(ctx, err)
 		return p.ReadResponse{}, nil
 	case clusterGone(err) && r.options().SkipUpdateUnreachable && req.Properties.Len() > 0:
 		r.warnKept(ctx, err, "kept", "")
 		return p.ReadResponse{ID: req.ID, Properties: req.Properties, Inputs: req.Inputs}, nil
 	}
 	return resp, r.unreachableError(ctx, err, dropHint+keepHint)
+}
+
+// warnDropped warns that deleteUnreachable drops an object whose cluster could not be
+// reached from the state.
+func (r reachability) warnDropped(ctx context.Context, err error) {
+	p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
+		"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 }
 
 // warnKept warns that skipUpdateUnreachable keeps the last state of an object whose
@@ -205,8 +211,7 @@ func (r reachability) warnKept(ctx context.Context, err error, note, then string
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
 	if clusterGone(err) && r.options().DeleteUnreachable {
-		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
+		r.warnDropped(ctx, err)
 		return nil
 	}
 	return r.unreachableError(ctx, err, dropHint)
