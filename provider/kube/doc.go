@@ -103,9 +103,10 @@
 // The items are written the first alone (a failure every item would meet costs one
 // request and writes nothing), then up to 16 at a time. A failure stops the writes not
 // yet sent; those in flight finish. So does the engine's cancel: the items not yet sent
-// are not started (the error counts them), and those in flight finish and are recorded. The error names the first failed item and keeps
-// every cause, and the state records the set as it is, in input order: every item
-// written (and every item whose create may have taken effect), none of those deleted.
+// are not started (the error counts them), and those in flight finish and are
+// recorded. The error names the first failed item and keeps every cause, and the state
+// records the set as it is, in input order: every item written (and every item whose
+// create may have taken effect), none of those deleted.
 // An update creates the items the set did not have, updates those it keeps (leaving
 // alone those the update would not change), and deletes those it lost only after every
 // write succeeded.
@@ -137,8 +138,9 @@
 // reached: a preview falls back to Check's offline verdict with one warning per
 // configuration; refresh and destroy fail naming the server, or drop the objects with
 // the deleteUnreachable setting; an update fails likewise, or keeps the last state with
-// skipUpdateUnreachable, as a read then does too. A connection that broke after the request was sent is told
-// apart: the server was reached, and the write may have taken effect.
+// skipUpdateUnreachable, as a read then does too. A connection that broke after the
+// request was sent is told apart: the server was reached, and the write may have taken
+// effect.
 //
 // # Clients
 //

@@ -32,10 +32,7 @@ func itemsOf(m property.Map) []listItem {
 		if !item.IsMap() {
 			continue
 		}
-		meta := mapField(item.AsMap(), "metadata")
-		ns, _ := stringField(meta, "namespace")
-		name, _ := stringField(meta, "name")
-		items = append(items, listItem{id: objectID{namespace: ns, name: name}, inputs: item.AsMap()})
+		items = append(items, listItem{id: idOfInputs(item.AsMap()), inputs: item.AsMap()})
 	}
 	return items
 }

@@ -72,12 +72,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 // out), or nil when the state does not record one of id with a resourceVersion (a
 // create whose answer was lost, a preview).
 func (o kindClient) recorded(id objectID, state property.Map) *unstructured.Unstructured {
-	meta := mapField(state, "metadata")
-	name, _ := stringField(meta, "name")
-	namespace, _ := stringField(meta, "namespace")
-	version, _ := stringField(meta, "resourceVersion")
-	uid, _ := stringField(meta, "uid")
-	if name != id.name || namespace != id.namespace || version == "" || uid == "" || hasUnknowns(state) {
+	version, _ := stringField(mapField(state, "metadata"), "resourceVersion")
+	if idOfInputs(state) != id || version == "" || uidOf(state) == "" || hasUnknowns(state) {
 		return nil
 	}
 	obj := o.kind.fromProperties(state)

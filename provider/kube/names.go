@@ -128,12 +128,14 @@ func (r *recordedObjects) of(urn resource.URN) []objectID {
 	return r.ids[urn]
 }
 
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
+// replaced is the name of the object a Check without previous inputs olds replaces:
+// the one object recorded for the resource urn, which the engine checks again without
+// its previous inputs when it replaces it; "" otherwise.
+func (r *recordedObjects) replaced(urn resource.URN, olds property.Map) string {
+	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
+		return ids[0].name
+	}
+	return ""
 }
 
 // withNamespace sets the namespace of object metadata that names none (or an empty

@@ -25,12 +25,8 @@ func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
 	r.recorded.note(req.Urn, req.State)
-	replaced := ""
-	if ids := r.recorded.of(req.Urn); req.State.Len() == 0 && len(ids) == 1 {
-		replaced = ids[0].name
-	}
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
-		replaced)
+		r.recorded.replaced(req.Urn, req.State))
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {

@@ -168,8 +168,7 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	case req.DryRun && r.previewFallback(ctx, err):
 		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
 	case !req.DryRun && clusterGone(err) && r.options().SkipUpdateUnreachable:
-		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
-			"run `pulumi refresh` once the cluster is back, then `pulumi up` applies the change", r.unreachableError(ctx, err, "skipped"))
+		r.warnKept(ctx, err, "skipped", ", then `pulumi up` applies the change")
 		state := resp.Properties
 		if state.Len() == 0 {
 			state = req.State
@@ -185,22 +184,34 @@ func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadRespon
 	resp, err := r.Lifecycle.Read(ctx, req)
 	switch {
 	case clusterGone(err) && r.options().DeleteUnreachable:
-		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
+		r.warnDropped(ctx, err)
 		return p.ReadResponse{}, nil
 	case clusterGone(err) && r.options().SkipUpdateUnreachable && req.Properties.Len() > 0:
-		p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
-			"run `pulumi refresh` once the cluster is back", r.unreachableError(ctx, err, "kept"))
+		r.warnKept(ctx, err, "kept", "")
 		return p.ReadResponse{ID: req.ID, Properties: req.Properties, Inputs: req.Inputs}, nil
 	}
 	return resp, r.unreachableError(ctx, err, dropHint+keepHint)
 }
 
+// warnDropped warns that deleteUnreachable drops an object whose cluster could not be
+// reached from the state.
+func (r reachability) warnDropped(ctx context.Context, err error) {
+	p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
+		"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
+}
+
+// warnKept warns that skipUpdateUnreachable keeps the last state of an object whose
+// cluster could not be reached; note is unreachableError's, then what follows the
+// refresh once the cluster is back.
+func (r reachability) warnKept(ctx context.Context, err error, note, then string) {
+	p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
+		"run `pulumi refresh` once the cluster is back%s", r.unreachableError(ctx, err, note), then)
+}
+
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
 	if clusterGone(err) && r.options().DeleteUnreachable {
-		p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
-			"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
+		r.warnDropped(ctx, err)
 		return nil
 	}
 	return r.unreachableError(ctx, err, dropHint)
