@@ -124,13 +124,37 @@ func readBackKeys(in string, live, old property.Map, imported bool) property.Map
 	return property.NewMap(kept)
 }
 
-// reservedKeyFailures reports a program that sets a key reserved to the provider.
+// reservedKeyFailures reports a program that sets a key reserved to the provider on
+// an object (inputs are the object's).
 func reservedKeyFailures(inputs property.Map) []p.CheckFailure {
+	return reservedKeysAt("", inputs)
+}
+
+// reservedItemKeyFailures reports a program that sets a key reserved to the provider
+// on an item of an EndpointsList (inputs are the list's), naming the item.
+func reservedItemKeyFailures(inputs property.Map) []p.CheckFailure {
+	items, ok := inputs.GetOk("items")
+	if !ok || !items.IsArray() {
+		return nil
+	}
+	var failures []p.CheckFailure
+	for i, item := range items.AsArray().All {
+		if item.IsMap() {
+			failures = append(failures, reservedKeysAt(fmt.Sprintf("items[%d].", i), item.AsMap())...)
+		}
+	}
+	return failures
+}
+
+// reservedKeysAt reports the reserved keys an object's inputs set, each path prefixed
+// with at (the object's place in the resource's inputs).
+func reservedKeysAt(at string, inputs property.Map) []p.CheckFailure {
 	meta := mapField(inputs, "metadata")
 	var failures []p.CheckFailure
 	for _, k := range ownKeys {
 		if _, set := mapField(meta, k.in).GetOk(k.key); set && k.reserved != "" {
-			failures = append(failures, p.CheckFailure{Property: fmt.Sprintf("metadata.%s[%q]", k.in, k.key), Reason: k.reserved})
+			failures = append(failures, p.CheckFailure{Property: fmt.Sprintf("%smetadata.%s[%q]", at, k.in, k.key),
+				Reason: k.reserved})
 		}
 	}
 	return failures

@@ -1,11 +1,14 @@
 package kube
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -61,5 +64,35 @@ func TestReservedKeyFailures(t *testing.T) {
 				t.Errorf("failures (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// An EndpointsList's Check rejects an item that sets a reserved key, naming the item,
+// as an EndpointSlice's does: items carry the URN annotation that the run after an
+// interrupted create trusts, so a program must not set another resource's URN on one.
+func TestEndpointsListCheckRejectsReservedKeys(t *testing.T) {
+	t.Parallel()
+	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:core/v1:EndpointsList::list")
+	noClient := func(context.Context) (*Client, error) { return nil, errors.New("no cluster in this test") }
+	list := NewEndpointsList(noClient, func() Options { return Options{} })
+	other := "urn:pulumi:dev::proj::endpoints:core/v1:EndpointsList::other"
+	inputs := inputsOf(t, `{"items":[`+
+		`{"metadata":{"name":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]},`+
+		`{"metadata":{"name":"b","annotations":{"`+OwnerAnnotation+`":"`+other+`"},`+
+		`"labels":{"`+CreateIDLabel+`":"x"}},"subsets":[{"addresses":[{"ip":"10.0.0.2"}]}]}]}`)
+	resp, err := list.Check(t.Context(), p.CheckRequest{Urn: urn, Inputs: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range resp.Failures {
+		got = append(got, f.Property)
+	}
+	want := []string{
+		fmt.Sprintf("items[1].metadata.labels[%q]", CreateIDLabel),
+		fmt.Sprintf("items[1].metadata.annotations[%q]", OwnerAnnotation),
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("failures (-want +got):\n%s", d)
 	}
 }

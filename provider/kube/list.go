@@ -72,6 +72,7 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		inputs = inputs.Set("items", property.New(out))
 	}
 	checked, failures := checkResult(ctx, validate.EndpointsList(inputs, namespace))
+	failures = append(failures, reservedItemKeyFailures(checked)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }
 
