@@ -7,7 +7,6 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,21 +51,27 @@ const (
 	lookupTimeout = 5 * time.Second
 	// lookupParallelism bounds the lookups in flight at once.
 	lookupParallelism = 8
-	// listLookupMin is the number of items in one namespace from which their Services
-	// are listed in one request rather than looked up one by one; listLookupPage is the
-	// size of a page of that list, and listLookupRatio how many Services per item the
-	// namespace may hold before one request per item is the cheaper way.
-	listLookupMin   = 8
-	listLookupPage  = 100
-	listLookupRatio = 20
+	// serviceListPage is the size of a page of the list of a namespace's Services that
+	// answers for the items in it (see by_namespace.go).
+	serviceListPage = 100
 )
+
+// serviceLookups is how the Service lookups behind the warnings run: side by side,
+// each for an object named by its place among those warned about, and a lookup not
+// started when the engine cancels draws no warning.
+var serviceLookups = fanOut{
+	what:  "lookup(s)",
+	name:  func(i int) string { return fmt.Sprintf("the lookup of the Service of object %d", i) },
+	limit: lookupParallelism,
+}
 
 // warnControllers warns about every object among objs that a Kubernetes controller
 // will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
 // selectorWarning), slices labelled as the EndpointSlice controllers' own (see
 // managedByWarning). The label check needs no cluster; the Service lookups
 // behind Endpoints are best effort: an error (no permission, no cluster) draws no
-// warning, only a debug message.
+// warning, only a debug message. A namespace that holds enough of the objects has its
+// Services listed (see by_namespace.go).
 // Objects with unknown or missing names are left out.
 func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
 	log := p.GetLogger(ctx)
@@ -84,38 +89,30 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	msgs := make([]string, len(objs))
-	byNamespace := map[string][]int{}
-	var namespaces []string
+	ids := make([]objectID, len(objs))
 	for i, obj := range objs {
-		if obj.GetName() == "" || obj.GetNamespace() == "" {
-			continue
-		}
-		if _, seen := byNamespace[obj.GetNamespace()]; !seen {
-			namespaces = append(namespaces, obj.GetNamespace())
-		}
-		byNamespace[obj.GetNamespace()] = append(byNamespace[obj.GetNamespace()], i)
+		ids[i] = idOf(obj)
 	}
-	var lookups errgroup.Group
-	lookups.SetLimit(lookupParallelism)
+	namespaces, byNamespace := groupByNamespace(ids)
+	var oneByOne []int
 	for _, ns := range namespaces {
 		indexes := byNamespace[ns]
-		if len(indexes) >= listLookupMin {
+		if len(indexes) >= listMin {
 			// One list of the namespace's Services answers for all its items.
 			if services, ok := listServices(ctx, c, ns, len(indexes)); ok {
 				for _, i := range indexes {
-					msgs[i] = serviceWarning(idOf(objs[i]), services[objs[i].GetName()])
+					msgs[i] = serviceWarning(ids[i], services[ids[i].name])
 				}
 				continue
 			}
 		}
-		for _, i := range indexes {
-			lookups.Go(func() error {
-				msgs[i] = selectorWarning(ctx, c, idOf(objs[i]))
-				return nil
-			})
-		}
+		oneByOne = append(oneByOne, indexes...)
 	}
-	_ = lookups.Wait() // every lookup returns nil: a failed one draws no warning
+	serviceLookups.run(ctx, len(oneByOne), func(j int) error {
+		i := oneByOne[j]
+		msgs[i] = selectorWarning(ctx, c, ids[i])
+		return nil // a failed lookup draws no warning
+	})
 	for _, msg := range msgs {
 		if msg != "" {
 			log.Warning(msg)
@@ -123,31 +120,18 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 	}
 }
 
-// listServices returns the Services of namespace ns by name, listed page by page, for
-// the warnings about items Endpoints in it to be written. It gives up (ok false: the
-// caller looks the items' Services up one by one) when the list fails, or when its
-// first page shows the namespace holds more than listLookupRatio Services per item,
-// where one request per item costs less.
+// listServices returns the Services of namespace ns by name, for the warnings about
+// items Endpoints in it to be written. It gives up (ok false: the caller looks the
+// items' Services up one by one) when the list fails, or when the namespace holds too
+// many Services (see namespaceList.byName).
 func listServices(ctx context.Context, c *Client, ns string, items int) (map[string]*unstructured.Unstructured, bool) {
-	services := map[string]*unstructured.Unstructured{}
-	opts := metav1.ListOptions{Limit: listLookupPage}
-	for {
-		page, err := c.Dynamic.Resource(serviceResource).Namespace(ns).List(ctx, opts)
-		if err != nil {
-			p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
-			return nil, false
-		}
-		if left := page.GetRemainingItemCount(); left != nil && opts.Continue == "" &&
-			int64(len(page.Items))+*left > int64(items)*listLookupRatio {
-			return nil, false
-		}
-		for i := range page.Items {
-			services[page.Items[i].GetName()] = &page.Items[i]
-		}
-		if opts.Continue = page.GetContinue(); opts.Continue == "" {
-			return services, true
-		}
+	api := c.Dynamic.Resource(serviceResource).Namespace(ns)
+	services, listed, err := namespaceList{api: api, page: serviceListPage}.byName(ctx, items)
+	if err != nil {
+		p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
+		return nil, false
 	}
+	return services, listed
 }
 
 // managedByWarning is the warning for a slice labelled as one of a controller's own.

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,8 @@ type fanOut struct {
 	// prefix puts the call's name before its failure too; without it, the failure
 	// names its object itself.
 	prefix bool
+	// limit bounds the calls in flight at once; zero means fanOutLimit.
+	limit int
 	// careful sends the first call alone, so that a failure every call would meet (a
 	// missing namespace, a denied write) costs one request, and after a failure starts
 	// no further call.
@@ -63,7 +66,7 @@ func (f fanOut) run(ctx context.Context, n int, call func(i int) error) []called
 		failed atomic.Bool
 	)
 	stopped := func() bool { return f.careful && failed.Load() }
-	calls.SetLimit(fanOutLimit)
+	calls.SetLimit(cmp.Or(f.limit, fanOutLimit))
 	for i := first; i < n && !stopped(); i++ {
 		calls.Go(func() error {
 			// Go waits for a free slot; a failure seen meanwhile stops this call too.

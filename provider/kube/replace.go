@@ -6,8 +6,6 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // identityKeys are the metadata keys that name an object.
@@ -27,21 +25,15 @@ func (k kind) replacedBy(property string) bool {
 }
 
 // replaces tells whether the new inputs of an object of kind k replace the object the
-// old ones describe: one of the properties replacedBy names (the kind's immutable
-// fields, metadata's identityKeys) is not the same in canonical form. Without old
-// inputs (a create) there is nothing to replace.
+// old ones describe: Diff (diffInputs, the one walk over the properties replacedBy
+// judges) marks a replacement. Without old inputs (a create) there is nothing to
+// replace.
 func replaces(k kind, olds, news property.Map) bool {
 	if olds.Len() == 0 {
 		return false
 	}
-	for _, f := range k.immutable {
-		if !k.form.Same(f, olds.Get(f), news.Get(f)) {
-			return true
-		}
-	}
-	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
-	for _, key := range identityKeys {
-		if !validate.ObjectMetaForm.Same(key, oldMeta.Get(key), newMeta.Get(key)) {
+	for _, c := range diffInputs(k, olds, news).DetailedDiff {
+		if Replaces(c.Kind) {
 			return true
 		}
 	}
