@@ -381,18 +381,19 @@ func (s *server) setConfig(cfg Config) {
 	defer s.mu.Unlock()
 	s.config = cfg
 	kubeConfig := cfg.Kube
-	s.kube = sync.OnceValues(func() (*kube.Client, error) { return kube.NewClient(kubeConfig) })
+	s.kubeConfig = &kubeConfig
 	s.fallbackOnce = &sync.Once{}
 }
 
-// kubeClient returns the Kubernetes client, building it on first use. When it
-// reaches the recorded cluster instead of the one the kubeconfig names now, it says
-// so once.
+// kubeClient returns the Kubernetes client of the configuration in force, building it
+// on first use (see package lazy: a failed build is not kept, the next call tries
+// again). When it reaches the recorded cluster instead of the one the kubeconfig names
+// now, it says so once.
 func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
 	s.mu.RLock()
-	get, once := s.kube, s.fallbackOnce
+	cfg, once := s.kubeConfig, s.fallbackOnce
 	s.mu.RUnlock()
-	c, err := get()
+	c, err := s.kube.Get(cfg, func() (*kube.Client, error) { return kube.NewClient(*cfg) }, nil)
 	if err == nil && c.Fallback != "" {
 		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
 	}

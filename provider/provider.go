@@ -18,6 +18,7 @@ import (
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -44,7 +45,10 @@ type server struct {
 
 	mu     sync.RWMutex
 	config Config
-	kube   func() (*kube.Client, error)
+	// kubeConfig is the Kubernetes part of config, a new one each time config is set:
+	// the key of the client built from it.
+	kubeConfig *kube.Config
+	kube       lazy.Value[*kube.Config, *kube.Client]
 	// fallbackOnce reports once that the client reaches the recorded cluster.
 	fallbackOnce *sync.Once
 	// configured is the cluster the last Configure recorded, nil before one.

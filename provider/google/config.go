@@ -36,9 +36,6 @@ type Config struct {
 	AppendUserAgent string
 	// Timeout bounds each lookup, retries included; zero means DefaultTimeout.
 	Timeout time.Duration
-	// Retry is how a lookup retries transient failures; zero means 8 attempts, the
-	// waits from 200ms doubling up to 10s. No setting sets it.
-	Retry RetryPolicy
 }
 
 // DefaultTimeout bounds each lookup, retries included, unless Config.Timeout is set.
@@ -90,13 +87,9 @@ func (c Config) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// retry returns the retry policy of the lookups.
-func (c Config) retry() RetryPolicy {
-	if c.Retry != (RetryPolicy{}) {
-		return c.Retry
-	}
-	return RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}
-}
+// defaultRetry is how the lookups retry transient failures: 8 attempts, the waits from
+// 200ms doubling up to 10s.
+var defaultRetry = RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}
 
 // endpoint returns the base URL to use for an API: the configured one, checked and
 // ending in "/", or the public one. key names the provider setting in errors.

@@ -43,13 +43,3 @@ func TestConfigTimeout(t *testing.T) {
 	}
 }
 
-func TestConfigRetry(t *testing.T) {
-	t.Parallel()
-	if got, want := (Config{}).retry(), (RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}); got != want {
-		t.Errorf("zero Config retry = %+v, want %+v", got, want)
-	}
-	fast := RetryPolicy{Base: time.Millisecond, Factor: 2, Max: time.Millisecond, Attempts: 2}
-	if got := (Config{Retry: fast}).retry(); got != fast {
-		t.Errorf("Config{Retry: %+v}.retry() = %+v", fast, got)
-	}
-}

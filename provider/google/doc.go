@@ -31,7 +31,7 @@
 //
 // Each lookup is bounded by its context and by a timeout (Config.Timeout, else
 // DefaultTimeout). Answers 429, 500, 502, 503 and 504 and connections reset or cut
-// short are retried with exponential backoff and jitter (Config.Retry, else 8 attempts,
+// short are retried with exponential backoff and jitter (8 attempts,
 // the waits from 200ms doubling up to 10s); other failures
 // are reported at once, naming the resource, the HTTP status and Google's message.
 // Secrets never appear in errors, logs or outputs.

@@ -3,13 +3,13 @@ package google
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -20,7 +20,12 @@ type Function = func(context.Context, property.Map) (p.InvokeResponse, error)
 // provider configuration in force at the time of each call. No client is built and no
 // credential is looked up until a lookup with valid, known arguments runs.
 func Functions(config func() Config) map[tokens.Type]Function {
-	l := &lookups{config: config}
+	return functions(config, defaultRetry)
+}
+
+// functions returns the lookups, which retry transient failures as policy says.
+func functions(config func() Config, policy RetryPolicy) map[tokens.Type]Function {
+	l := &lookups{config: config, retry: policy}
 	return map[tokens.Type]Function{
 		spec.ImportDataFileToken:       l.getImportDataFile,
 		spec.ProxyConfigIamPolicyToken: l.getProxyConfigIamPolicy,
@@ -30,36 +35,29 @@ func Functions(config func() Config) map[tokens.Type]Function {
 // lookups holds the clients of the configuration last used, rebuilt when it changes.
 type lookups struct {
 	config func() Config
-
-	mu    sync.Mutex
-	key   Config
-	built *clients
+	retry  RetryPolicy
+	built  lazy.Value[Config, *clients]
 }
 
-// clients returns the clients of cfg, building them on first use. A failed build is
-// not kept: the next call tries again.
+// clients returns the clients of cfg, building them on first use (see package lazy:
+// a failed build is not kept, the next call tries again).
 func (l *lookups) clients(ctx context.Context, cfg Config) (*clients, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.built != nil && l.key == cfg {
-		return l.built, nil
-	}
-	c, err := newClients(context.WithoutCancel(ctx), cfg)
-	if err != nil {
-		return nil, err
-	}
-	if old := l.built; old != nil {
+	return l.built.Get(cfg, func() (*clients, error) {
+		c, err := newClients(context.WithoutCancel(ctx), cfg)
+		if err != nil {
+			return nil, err
+		}
+		log := p.GetLogger(ctx)
+		log.Debugf("built Google API clients using %s", c.credentials)
+		if cfg.BillingProject != "" && !cfg.UserProjectOverride {
+			log.Debugf("the lookups send no X-Goog-User-Project header: billingProject %s is sent only when "+
+				"userProjectOverride is true", cfg.BillingProject)
+		}
+		return c, nil
+	}, func(old *clients) {
 		old.migrationHTTP.CloseIdleConnections()
 		old.beyondcorp.CloseIdleConnections()
-	}
-	l.key, l.built = cfg, c
-	log := p.GetLogger(ctx)
-	log.Debugf("built Google API clients using %s", c.credentials)
-	if cfg.BillingProject != "" && !cfg.UserProjectOverride {
-		log.Debugf("the lookups send no X-Goog-User-Project header: billingProject %s is sent only when userProjectOverride is true",
-			cfg.BillingProject)
-	}
-	return c, nil
+	})
 }
 
 // plan is a lookup's own checks of its arguments and the request they make. It must
@@ -93,7 +91,7 @@ func invoke[T any](
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	defer cancel()
 	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
-	v, err := retry(ctx, cfg.retry(), subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
+	v, err := retry(ctx, l.retry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
 		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)
 	}

@@ -140,9 +140,9 @@ func startLookups(t *testing.T, retry google.RetryPolicy) *harness {
 	double := startDouble(t, token)
 	cfg := google.Config{
 		Project: "proj", AccessToken: token, MigrationCenterEndpoint: double.URL, BeyondcorpEndpoint: double.URL,
-		Timeout: lookupTimeout, Retry: retry,
+		Timeout: lookupTimeout,
 	}
-	functions := google.Functions(func() google.Config { return cfg })
+	functions := google.FunctionsRetrying(func() google.Config { return cfg }, retry)
 	srv, err := integration.NewServer(t.Context(), "endpoints", semver.MustParse("0.1.0"),
 		integration.WithProvider(p.Provider{Invoke: func(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
 			return functions[req.Token](ctx, req.Args)

@@ -19,7 +19,7 @@ import (
 
 func TestBackoff(t *testing.T) {
 	t.Parallel()
-	policy := RetryPolicy{Base: 200 * time.Millisecond, Factor: 2, Max: 10 * time.Second, Attempts: 8}
+	policy := defaultRetry
 	low := func(int64) int64 { return 0 }
 	high := func(n int64) int64 { return n - 1 }
 	tests := []struct {
