@@ -42,4 +42,3 @@ func TestConfigTimeout(t *testing.T) {
 		t.Errorf("Config{Timeout: 1s}.timeout() = %s", got)
 	}
 }
-
