@@ -28,16 +28,7 @@ func apiError(verb string, k kind, id objectID, err error) error {
 			"import it with `pulumi import %s <name> %s`, or choose another name: %w",
 			k.name, id, k.token, id, err)
 	case apierrors.IsInvalid(err):
-		var causes []string
-		if s.Details != nil {
-			for _, c := range s.Details.Causes {
-				causes = append(causes, fmt.Sprintf("%s: %s", c.Field, c.Message))
-			}
-		}
-		if len(causes) == 0 {
-			causes = append(causes, s.Message)
-		}
-		return fmt.Errorf("%s %s is invalid (422): %s: %w", k.name, id, strings.Join(causes, "; "), err)
+		return invalidError(k, id, s, err)
 	case apierrors.IsForbidden(err) && strings.Contains(s.Message, "blockOwnerDeletion"):
 		return fmt.Errorf("not allowed to %s %s %s (403): an ownerReference sets blockOwnerDeletion, which needs "+
 			"permission to update the owner's finalizers (the %q subresource of the owner's resource): %w",
@@ -65,6 +56,28 @@ func apiError(verb string, k kind, id objectID, err error) error {
 	default:
 		return fmt.Errorf("%s %s %s: %w", verb, k.name, id, err)
 	}
+}
+
+// invalidError is the error of a 422 answer: the causes the server lists, each with
+// its field, then the server's message (err). A cause without a field that the
+// message already says (a ValidatingAdmissionPolicy's denial, whose one cause is the
+// message's own denial) is not said twice.
+func invalidError(k kind, id objectID, s metav1.Status, err error) error {
+	var causes []string
+	if s.Details != nil {
+		for _, c := range s.Details.Causes {
+			switch {
+			case c.Field != "":
+				causes = append(causes, fmt.Sprintf("%s: %s", c.Field, c.Message))
+			case !strings.Contains(s.Message, c.Message):
+				causes = append(causes, c.Message)
+			}
+		}
+	}
+	if len(causes) == 0 {
+		return fmt.Errorf("%s %s is invalid (422): %w", k.name, id, err)
+	}
+	return fmt.Errorf("%s %s is invalid (422): %s: %w", k.name, id, strings.Join(causes, "; "), err)
 }
 
 // missingNamespace tells whether err is the API server's answer for a namespace that

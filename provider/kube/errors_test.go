@@ -127,3 +127,23 @@ func TestAPIErrorMessages(t *testing.T) {
 		})
 	}
 }
+
+// A ValidatingAdmissionPolicy's denial with its default reason is a 422 whose only
+// cause, without a field, restates the server's message (k8s.io/apiserver's policy
+// dispatcher builds it so): the error says the message once, with no empty field.
+func TestAdmissionPolicyInvalidSaysTheDenialOnce(t *testing.T) {
+	t.Parallel()
+	denial := "ValidatingAdmissionPolicy 'reserved-endpoints' with binding 'reserved-endpoints' denied request: " +
+		"addresses in 10.66.9.0/24 are reserved for the mesh"
+	server := apierrors.NewForbidden(schema.GroupResource{Resource: "endpoints"}, "cache", errors.New(denial))
+	server.ErrStatus.Reason, server.ErrStatus.Code = metav1.StatusReasonInvalid, http.StatusUnprocessableEntity
+	server.ErrStatus.Details.Causes = append(server.ErrStatus.Details.Causes, metav1.StatusCause{Message: denial})
+	got := apiError("create", endpointsKind, objectID{namespace: "default", name: "cache"}, server)
+	want := `Endpoints default/cache is invalid (422): endpoints "cache" is forbidden: ` + denial
+	if got.Error() != want {
+		t.Errorf("message:\n%v\nwant:\n%v", got, want)
+	}
+	if !errors.Is(got, server) {
+		t.Errorf("message does not wrap the API server's error")
+	}
+}
