@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -15,7 +15,7 @@ import (
 // toolchain exists here to compile them. A snippet missing a parenthesis must fail.
 func TestCSharpExamples(t *testing.T) {
 	t.Parallel()
-	examples := docs.Examples(t, "csharp")
+	examples := snippets.Examples(t, "csharp")
 	bad := broken(t, examples, spec.EndpointSliceToken, "    });\n\n    return new Dictionary", "    }\n\n    return new Dictionary")
 	parser := toolchain.CSharpParser(t)
 

@@ -1,7 +1,7 @@
-// Package docs holds the examples of the provider's documentation and the tests that
+// Package docs tests the examples of the provider's documentation, the tests that
 // keep them working: every resource and function description in schema.json carries
 // a TypeScript, Python, Go, C#, Java and YAML example, as does the registry page
 // docs/_index.md, and each snippet is compiled, type-checked or run through a
-// preview with the real toolchains. Examples extracts the snippets, so that tests of
-// other packages (such as the Java SDK's) can check them too.
+// preview with the real toolchains. The harness package snippets extracts them, so
+// that other suites (the end-to-end migration guide, the Java SDK's) check them too.
 package docs

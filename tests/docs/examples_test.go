@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,24 +22,24 @@ func TestEveryTokenHasEveryLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	descriptions, err := docs.Descriptions(schema)
+	descriptions, err := snippets.Descriptions(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(descriptions) != 4 {
 		t.Errorf("schema.json has %d resources and functions, want the 4 the docs cover", len(descriptions))
 	}
-	for _, lang := range docs.Languages {
-		bySource := map[string][]docs.Example{}
-		for _, e := range docs.Examples(t, lang) {
+	for _, lang := range snippets.Languages {
+		bySource := map[string][]snippets.Example{}
+		for _, e := range snippets.Examples(t, lang) {
 			bySource[e.Source] = append(bySource[e.Source], e)
 		}
-		for source, examples := range map[string][]docs.Example{"schema.json": bySource["schema.json"], docs.IndexPage: bySource[docs.IndexPage]} {
+		for source, examples := range map[string][]snippets.Example{"schema.json": bySource["schema.json"], snippets.IndexPage: bySource[snippets.IndexPage]} {
 			if len(examples) != len(descriptions) {
 				t.Errorf("%s has %d %s snippets, want %d: one per resource and function", source, len(examples), lang, len(descriptions))
 			}
 			for token := range descriptions {
-				if !slices.ContainsFunc(examples, func(e docs.Example) bool { return e.Token == token || names(e.Code, token) }) {
+				if !slices.ContainsFunc(examples, func(e snippets.Example) bool { return e.Token == token || names(e.Code, token) }) {
 					t.Errorf("%s has no %s snippet of %s", source, lang, token)
 				}
 			}
@@ -62,14 +62,14 @@ func TestParseDescription(t *testing.T) {
 	tests := []struct {
 		name        string
 		description string
-		want        []docs.Example
+		want        []snippets.Example
 		wantErr     string
 	}{
 		{
 			name: "two languages",
 			description: "A list.\n\n{{% examples %}}\n## Example Usage\n{{% example %}}\n### A title\n\n" +
 				"```typescript\nconst a = 1;\n```\n```sh\npulumi up\n```\n```yaml\nresources: {}\n```\n{{% /example %}}\n{{% /examples %}}",
-			want: []docs.Example{
+			want: []snippets.Example{
 				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "typescript", Code: "const a = 1;\n", Name: "EndpointsList1"},
 				{Source: "schema.json", Token: spec.EndpointsListToken, Title: "A title", Lang: "yaml", Code: "resources: {}\n", Name: "EndpointsList1"},
 			},
@@ -94,7 +94,7 @@ func TestParseDescription(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := docs.ParseDescription(spec.EndpointsListToken, tt.description)
+			got, err := snippets.ParseDescription(spec.EndpointsListToken, tt.description)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ParseDescription error = %v, want one containing %q", err, tt.wantErr)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -18,7 +18,7 @@ import (
 // resolved); a snippet with a misspelt field must fail to build.
 func TestGoExamples(t *testing.T) {
 	t.Parallel()
-	examples := docs.Examples(t, "go")
+	examples := snippets.Examples(t, "go")
 	bad := broken(t, examples, spec.EndpointSliceToken, "AddressType: discoveryv1", "AdressType: discoveryv1")
 	sdk := filepath.Join(toolchain.RepoRoot(t), "sdk")
 	sdkMod, err := os.ReadFile(filepath.Clean(filepath.Join(sdk, "go.mod")))

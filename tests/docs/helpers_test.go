@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 )
 
 // broken returns the snippet of token among examples with old replaced by new: a
 // mistake the language's check must report.
-func broken(t *testing.T, examples []docs.Example, token, old, replacement string) docs.Example {
+func broken(t *testing.T, examples []snippets.Example, token, old, replacement string) snippets.Example {
 	t.Helper()
 	for _, e := range examples {
 		if e.Token == token {
@@ -23,16 +23,16 @@ func broken(t *testing.T, examples []docs.Example, token, old, replacement strin
 		}
 	}
 	t.Fatalf("no snippet of %s", token)
-	return docs.Example{}
+	return snippets.Example{}
 }
 
 // checkReports checks the output of a checker run over every snippet plus the broken
 // one (each in its own file, named by the example's Name and ext): it must fail, and
 // report errors in the broken file only. errorLine matches one reported error and
 // captures its file name.
-func checkReports(t *testing.T, checker, out string, err error, examples []docs.Example, ext string, errorLine *regexp.Regexp) {
+func checkReports(t *testing.T, checker, out string, err error, examples []snippets.Example, ext string, errorLine *regexp.Regexp) {
 	t.Helper()
-	byFile := map[string]docs.Example{}
+	byFile := map[string]snippets.Example{}
 	for _, e := range examples {
 		byFile[e.Name+ext] = e
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -27,7 +27,7 @@ func TestJavaExamples(t *testing.T) {
 	if _, err := os.Stat(jar); err != nil {
 		t.Fatalf("the Java SDK's jar: %v (run `make dist-java`)", err)
 	}
-	examples := docs.Examples(t, "java")
+	examples := snippets.Examples(t, "java")
 	readme, err := os.ReadFile(filepath.Join(toolchain.RepoRoot(t), "sdk", "java", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestJavaExamples(t *testing.T) {
 	if readmeCode == nil {
 		t.Fatal("sdk/java/README.md has no Java example")
 	}
-	examples = append(examples, docs.Example{Source: "sdk/java/README.md", Lang: "java", Name: "sdkReadme", Code: string(readmeCode[1])})
+	examples = append(examples, snippets.Example{Source: "sdk/java/README.md", Lang: "java", Name: "sdkReadme", Code: string(readmeCode[1])})
 	bad := broken(t, examples, spec.EndpointSliceToken, ".addressType(", ".adressType(")
 
 	env := []string{"MAVEN_OPTS=-Dmaven.repo.local=" + repo + " -Djansi.noreset=true"}
@@ -49,18 +49,18 @@ func TestJavaExamples(t *testing.T) {
 		}
 		t.Errorf("mvn compile of the Java examples: %v\n%s", err, out)
 	}
-	out, err := toolchain.Command(t.Context(), javaProject(t, jar, []docs.Example{bad}), env, "mvn", "-B", "-q", "compile")
+	out, err := toolchain.Command(t.Context(), javaProject(t, jar, []snippets.Example{bad}), env, "mvn", "-B", "-q", "compile")
 	if err == nil || !strings.Contains(out, "adressType") {
 		t.Errorf("mvn compile did not reject the broken snippet (err %v):\n%s", err, out)
 	}
 }
 
 // javaPackage is the package a snippet is compiled in.
-func javaPackage(e docs.Example) string { return "snippet_" + strings.ToLower(e.Name) }
+func javaPackage(e snippets.Example) string { return "snippet_" + strings.ToLower(e.Name) }
 
 // javaProject writes a Maven project holding the snippets, each moved from its
 // package to one of its own.
-func javaProject(t *testing.T, jar string, examples []docs.Example) string {
+func javaProject(t *testing.T, jar string, examples []snippets.Example) string {
 	t.Helper()
 	dir := t.TempDir()
 	toolchain.WriteFile(t, filepath.Join(dir, "pom.xml"), strings.ReplaceAll(javaPom, "JAR", jar))

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -20,7 +20,7 @@ const mypyVersion = "1.20.2"
 // misspelt argument must be rejected.
 func TestPythonExamples(t *testing.T) {
 	t.Parallel()
-	examples := docs.Examples(t, "python")
+	examples := snippets.Examples(t, "python")
 	bad := broken(t, examples, spec.EndpointSliceToken, "address_type=", "address_kind=")
 	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion)
 

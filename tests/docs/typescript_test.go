@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
 // TestTypeScriptExamples type-checks every TypeScript snippet of the docs with
 // `tsc --strict --noEmit` against the Node.js SDK built and packed from sdk/nodejs
 // (@pulumi/pulumi, TypeScript and @types/node at the pinned versions), each snippet in
-// a file of its own, with the TypeScript of the pages docs.Pages lists (the README's
+// a file of its own, with the TypeScript of the pages snippets.Pages lists (the README's
 // program among them); a snippet with a misspelt property must be rejected.
 func TestTypeScriptExamples(t *testing.T) {
 	t.Parallel()
-	examples := docs.Examples(t, "typescript")
+	examples := snippets.Examples(t, "typescript")
 	bad := broken(t, examples, spec.EndpointSliceToken, `addressType: "IPv4"`, `adressType: "IPv4"`)
-	examples = append(examples, docs.PageExamples(t, "typescript")...)
+	examples = append(examples, snippets.PageExamples(t, "typescript")...)
 	env := toolchain.NodeEnv(t)
 	tarball := toolchain.PackNodeSDK(t)
 

@@ -12,11 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -27,7 +27,7 @@ const (
 )
 
 // TestYAMLExamples runs `pulumi preview` of every YAML snippet of the docs (those of
-// docs.Pages, such as the README's program, too) as a Pulumi YAML program, with the
+// snippets.Pages, such as the README's program, too) as a Pulumi YAML program, with the
 // real CLI, YAML language host and provider plugin, against a local control plane
 // (the namespace "default" with the selectorless Services the EndpointsList examples
 // name) and the double of the Google APIs
@@ -37,9 +37,9 @@ const (
 // property must fail its preview.
 func TestYAMLExamples(t *testing.T) {
 	t.Parallel()
-	examples := docs.Examples(t, "yaml")
+	examples := snippets.Examples(t, "yaml")
 	bad := broken(t, examples, spec.EndpointSliceToken, "addressType: IPv4", "adressType: IPv4")
-	examples = append(examples, docs.PageExamples(t, "yaml")...)
+	examples = append(examples, snippets.PageExamples(t, "yaml")...)
 	yamlHost, provider := toolchain.Asset(t, "TEST_ASSET_PULUMI_LANGUAGE_YAML"), toolchain.Asset(t, "TEST_ASSET_PROVIDER")
 	ambient, err := plugin.AmbientDir(provider)
 	if err != nil {
@@ -117,11 +117,11 @@ var resourceCreate = regexp.MustCompile(`(?m)^\s*\+\s+endpoints:\S+\s+\S+\s+crea
 var resourcesBlock = regexp.MustCompile(`(?m)^resources:`)
 
 // preview runs `pulumi stack init` and `pulumi preview` of a snippet, as a YAML
-// project (docs.YAMLProject), on a local file backend; it returns the preview's output.
-func preview(t *testing.T, env []string, e docs.Example) (string, error) {
+// project (snippets.YAMLProject), on a local file backend; it returns the preview's output.
+func preview(t *testing.T, env []string, e snippets.Example) (string, error) {
 	t.Helper()
 	c := pulumicli.New(t, env...)
-	c.WriteProject(docs.YAMLProject(e))
+	c.WriteProject(snippets.YAMLProject(e))
 	if out, err := c.CombinedOutput("stack", "init", "docs"); err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", err, out)
 	}

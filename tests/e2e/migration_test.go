@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/docs"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -138,7 +138,7 @@ func checkGuideCode(t *testing.T, s *stack, file, ns string) {
 		t.Fatal(err)
 	}
 	var shown []string
-	for _, e := range docs.ParsePage(migrationGuide, string(page)) {
+	for _, e := range snippets.ParsePage(migrationGuide, string(page)) {
 		if e.Lang == "yaml" {
 			shown = append(shown, e.Code)
 		}

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/releases"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/release"
 )
 
 // pluginBinary is the provider plugin's executable, which no PATH entry of a user
@@ -49,7 +49,7 @@ type userProject struct {
 	home    string
 	env     []string
 	cs      kubernetes.Interface
-	release *release.Server
+	release *releases.Server
 }
 
 // runnerTimeout bounds one operation of a program; each takes a few seconds once the
@@ -61,7 +61,7 @@ func newUserProject(t *testing.T, runtime string) *userProject {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "packages")
 	cli := asset(t, "TEST_ASSET_PULUMI")
-	p := &userProject{dir: t.TempDir(), ns: ns, home: t.TempDir(), cs: cp.Clientset(), release: release.Serve(t, distDir(t))}
+	p := &userProject{dir: t.TempDir(), ns: ns, home: t.TempDir(), cs: cp.Clientset(), release: releases.Serve(t, distDir(t))}
 	p.env = append([]string{
 		"PULUMI_HOME=" + p.home,
 		"PULUMI_BACKEND_URL=file://" + t.TempDir(),

@@ -14,6 +14,8 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/releases"
 )
 
 // thisPlatform is the archive platform of the machine the tests run on.
@@ -28,10 +30,10 @@ var thisPlatform = runtime.GOOS + "-" + runtime.GOARCH
 func TestPluginInstallFromRelease(t *testing.T) {
 	t.Parallel()
 	v := version(t)
-	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
+	srv := releases.Serve(t, asset(t, "TEST_ASSET_DIST"))
 	c := newCLI(t, srv.Env()...)
 
-	out := c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+	out := c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", releases.PluginDownloadURL)
 	if !strings.Contains(out, "Downloading plugin") {
 		t.Errorf("plugin install did not download:\n%s", out)
 	}
@@ -57,9 +59,9 @@ func TestPluginInstallFromRelease(t *testing.T) {
 	if err := json.Unmarshal([]byte(schemaOut[strings.Index(schemaOut, "{"):]), &spec); err != nil {
 		t.Fatalf("get-schema printed no schema: %v\n%s", err, schemaOut)
 	}
-	if spec.Name != "endpoints" || spec.Version != v || spec.PluginDownloadURL != PluginDownloadURL {
+	if spec.Name != "endpoints" || spec.Version != v || spec.PluginDownloadURL != releases.PluginDownloadURL {
 		t.Errorf("get-schema: name %q version %q pluginDownloadURL %q, want endpoints %s %s",
-			spec.Name, spec.Version, spec.PluginDownloadURL, v, PluginDownloadURL)
+			spec.Name, spec.Version, spec.PluginDownloadURL, v, releases.PluginDownloadURL)
 	}
 
 	// pulumi package gen-sdk generates an SDK from the installed plugin, through a
@@ -82,7 +84,7 @@ func TestUpInstallsThePlugin(t *testing.T) {
 	v := version(t)
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "release")
-	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
+	srv := releases.Serve(t, asset(t, "TEST_ASSET_DIST"))
 	c := newCLI(t, append(srv.Env(), "KUBECONFIG="+cp.KubeconfigPath())...)
 	c.WriteProject(fmt.Sprintf(`name: installs
 runtime: yaml
@@ -105,7 +107,7 @@ resources:
       pluginDownloadURL: %s
 outputs:
   uid: ${webSlice.metadata.uid}
-`, ns, v, PluginDownloadURL))
+`, ns, v, releases.PluginDownloadURL))
 
 	c.RunCombined("stack", "init", "dev")
 	c.RunCombined("up", "--yes")
@@ -176,8 +178,8 @@ func TestInstallErrors(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			tt.prepare(t, dir)
-			c := newCLI(t, Serve(t, dir).Env()...)
-			out, err := c.CombinedOutput("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+			c := newCLI(t, releases.Serve(t, dir).Env()...)
+			out, err := c.CombinedOutput("plugin", "install", "resource", "endpoints", v, "--server", releases.PluginDownloadURL)
 			if err == nil {
 				t.Fatalf("plugin install succeeded:\n%s", out)
 			}
@@ -190,9 +192,9 @@ func TestInstallErrors(t *testing.T) {
 			if ls := c.RunCombined("plugin", "ls"); strings.Contains(ls, "endpoints") {
 				t.Errorf("after a failed install, pulumi plugin ls lists endpoints:\n%s", ls)
 			}
-			whole := Serve(t, dist)
+			whole := releases.Serve(t, dist)
 			c.Env = append(c.Env, whole.Env()...)
-			c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", PluginDownloadURL)
+			c.RunCombined("plugin", "install", "resource", "endpoints", v, "--server", releases.PluginDownloadURL)
 			if ls := c.RunCombined("plugin", "ls"); !strings.Contains(ls, "endpoints") {
 				t.Errorf("the install from the whole release did not take:\n%s", ls)
 			}

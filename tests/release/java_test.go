@@ -12,6 +12,8 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/releases"
 )
 
 // TestJavaProgram runs testdata/java (an EndpointSlice, an EndpointsList and a Google
@@ -51,7 +53,7 @@ func TestJavaProgram(t *testing.T) {
 	}
 	double := startDouble(t)
 
-	srv := Serve(t, dist)
+	srv := releases.Serve(t, dist)
 	env := append(srv.Env(), mavenEnv...)
 	env = append(env,
 		"KUBECONFIG="+cp.KubeconfigPath(),

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/releases"
 )
 
 // TestRenderFromRelease renders to manifests with the plugin the engine downloads
@@ -18,10 +20,10 @@ import (
 func TestRenderFromRelease(t *testing.T) {
 	t.Parallel()
 	v := version(t)
-	srv := Serve(t, asset(t, "TEST_ASSET_DIST"))
+	srv := releases.Serve(t, asset(t, "TEST_ASSET_DIST"))
 	dir := filepath.Join(t.TempDir(), "manifests")
 	c := newCLI(t, append(srv.Env(), "KUBECONFIG="+filepath.Join(t.TempDir(), "no-such-kubeconfig"))...)
-	c.WriteProject(fmt.Sprintf(renderedProgram, v, PluginDownloadURL))
+	c.WriteProject(fmt.Sprintf(renderedProgram, v, releases.PluginDownloadURL))
 
 	c.RunCombined("stack", "init", "dev")
 	c.RunCombined("config", "set", "endpoints:renderDirectory", dir)

@@ -23,8 +23,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/releases"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/release"
 )
 
 // GoSDKModule is the Go SDK's module path, released by the tags sdk/vX.Y.Z.
@@ -36,7 +36,7 @@ type Registries struct {
 	// Version is the release version the artifacts are stamped with.
 	Version string
 	// Plugin serves the plugin archives; its Requests show what the engine fetched.
-	Plugin *release.Server
+	Plugin *releases.Server
 
 	dist      string
 	npm       *npmRegistry
@@ -47,7 +47,7 @@ type Registries struct {
 // missing.
 func Start(t testing.TB, dist, version string) *Registries {
 	t.Helper()
-	r := &Registries{Version: version, Plugin: release.Serve(t, dist), dist: dist}
+	r := &Registries{Version: version, Plugin: releases.Serve(t, dist), dist: dist}
 	r.npm = serveNPM(t, r.artifact(t, "endpoints-provider-endpoints-"+version+".tgz"))
 	r.findLinks = t.TempDir()
 	for _, pattern := range []string{"pulumi_endpoints-*.whl", "pulumi_endpoints-*.tar.gz"} {

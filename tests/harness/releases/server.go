@@ -1,4 +1,4 @@
-package release
+package releases
 
 import (
 	"net"

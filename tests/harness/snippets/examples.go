@@ -1,4 +1,4 @@
-package docs
+package snippets
 
 import (
 	"encoding/json"
