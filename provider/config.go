@@ -405,7 +405,7 @@ func (s *server) kubeOptions() kube.Options {
 	cfg := s.currentConfig().Kube
 	policy := kube.DeletePolicy(cfg.DeletePropagationPolicy)
 	if policy == "" {
-		policy = kube.DefaultDeletePolicy
+		policy = kube.DefaultDeletePolicy()
 	}
 	return kube.Options{
 		DeletePolicy:          policy,

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // Config is the Google Cloud part of the provider configuration. It is a comparable
@@ -38,8 +41,21 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// DefaultTimeout bounds each lookup, retries included, unless Config.Timeout is set.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds each lookup, retries included, unless Config.Timeout is set:
+// schema.json's default of the lookupTimeout setting, read from it on first use.
+func DefaultTimeout() time.Duration { return defaultTimeout() }
+
+// defaultTimeout reads the default from schema.json; one that is missing or not a
+// positive duration is a build defect, which the package's tests catch.
+var defaultTimeout = sync.OnceValue(func() time.Duration {
+	v := spec.MustLoad().Config.Variables["lookupTimeout"].Default
+	s, _ := v.(string)
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		panic(fmt.Sprintf("internal error: schema.json's default of lookupTimeout is %v", v))
+	}
+	return d
+})
 
 // The APIs' public endpoints.
 const (
@@ -84,7 +100,7 @@ func (c Config) timeout() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return DefaultTimeout
+	return DefaultTimeout()
 }
 
 // defaultRetry is how the lookups retry transient failures: 8 attempts, the waits from

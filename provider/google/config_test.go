@@ -35,8 +35,9 @@ func TestEndpoint(t *testing.T) {
 
 func TestConfigTimeout(t *testing.T) {
 	t.Parallel()
-	if got := (Config{}).timeout(); got != DefaultTimeout {
-		t.Errorf("zero Config timeout = %s, want DefaultTimeout %s", got, DefaultTimeout)
+	if got := (Config{}).timeout(); got != DefaultTimeout() || got != 60*time.Second {
+		t.Errorf("zero Config timeout = %s, want DefaultTimeout, schema.json's default of lookupTimeout, %s "+
+			"(60s, as the setting's description says)", got, DefaultTimeout())
 	}
 	if got := (Config{Timeout: time.Second}).timeout(); got != time.Second {
 		t.Errorf("Config{Timeout: 1s}.timeout() = %s", got)

@@ -16,39 +16,49 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// The client settings' defaults are those schema.json gives the qps, burst and
-// requestTimeout settings, read from it on first use. The engine runs many resources
-// at once; client-go's own defaults (5 QPS, burst 10) would queue them behind its rate
-// limiter.
+// The settings' defaults are those schema.json gives the qps, burst, requestTimeout
+// and deletePropagationPolicy settings, read from it on first use. The engine runs
+// many resources at once; client-go's own defaults (5 QPS, burst 10) would queue them
+// behind its rate limiter.
 
 // DefaultQPS is the client's sustained request rate.
-func DefaultQPS() float64 { return clientDefaults().qps }
+func DefaultQPS() float64 { return settingDefaults().qps }
 
 // DefaultBurst is the client's burst of requests above DefaultQPS.
-func DefaultBurst() int { return clientDefaults().burst }
+func DefaultBurst() int { return settingDefaults().burst }
 
 // DefaultRequestTimeout bounds every request to the API server.
-func DefaultRequestTimeout() time.Duration { return clientDefaults().timeout }
+func DefaultRequestTimeout() time.Duration { return settingDefaults().timeout }
 
-type limits struct {
-	qps     float64
-	burst   int
-	timeout time.Duration
+// DefaultDeletePolicy is how deletes treat dependents unless configured otherwise:
+// Background, the API server's own default: the object goes at once and the garbage
+// collector removes its dependents afterwards. (Foreground makes every delete wait for
+// the garbage collector, about 0.5 s per object even without dependents, and forever
+// on a cluster whose collector is not running.)
+func DefaultDeletePolicy() DeletePolicy { return settingDefaults().deletePolicy }
+
+type defaults struct {
+	qps          float64
+	burst        int
+	timeout      time.Duration
+	deletePolicy DeletePolicy
 }
 
-// clientDefaults reads the defaults from schema.json; one that is missing or of
+// settingDefaults reads the defaults from schema.json; one that is missing or of
 // another type is a build defect, which the package's tests catch.
-var clientDefaults = sync.OnceValue(func() limits {
+var settingDefaults = sync.OnceValue(func() defaults {
 	vars := spec.MustLoad().Config.Variables
 	qps, okQPS := vars["qps"].Default.(float64)
 	burst, okBurst := vars["burst"].Default.(float64)
 	timeout, okTimeout := vars["requestTimeout"].Default.(string)
+	policy, okPolicy := vars["deletePropagationPolicy"].Default.(string)
 	d, err := time.ParseDuration(timeout)
-	if !okQPS || !okBurst || !okTimeout || err != nil || qps <= 0 || burst < 1 || d <= 0 {
-		panic(fmt.Sprintf("internal error: schema.json's defaults of qps, burst and requestTimeout are %v, %v and %v",
-			vars["qps"].Default, vars["burst"].Default, vars["requestTimeout"].Default))
+	if !okQPS || !okBurst || !okTimeout || !okPolicy || err != nil || qps <= 0 || burst < 1 || d <= 0 || policy == "" {
+		panic(fmt.Sprintf("internal error: schema.json's defaults of qps, burst, requestTimeout and "+
+			"deletePropagationPolicy are %v, %v, %v and %v", vars["qps"].Default, vars["burst"].Default,
+			vars["requestTimeout"].Default, vars["deletePropagationPolicy"].Default))
 	}
-	return limits{qps: qps, burst: int(burst), timeout: d}
+	return defaults{qps: qps, burst: int(burst), timeout: d, deletePolicy: DeletePolicy(policy)}
 })
 
 // Config is the Kubernetes part of the provider configuration.

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // A client without settings of its own gets schema.json's defaults of qps, burst and
-// requestTimeout.
+// requestTimeout, and deletes propagate as its deletePropagationPolicy default says.
 func TestClientDefaultsAreTheSchemas(t *testing.T) {
 	t.Parallel()
 	c, err := NewClient(Config{Kubeconfig: `{"apiVersion": "v1", "kind": "Config",
@@ -36,6 +37,10 @@ func TestClientDefaultsAreTheSchemas(t *testing.T) {
 	if DefaultQPS() != float64(c.REST.QPS) || DefaultBurst() != c.REST.Burst || DefaultRequestTimeout() != c.REST.Timeout {
 		t.Errorf("DefaultQPS, DefaultBurst, DefaultRequestTimeout = %g, %d, %s; the client has %g, %d, %s",
 			DefaultQPS(), DefaultBurst(), DefaultRequestTimeout(), c.REST.QPS, c.REST.Burst, c.REST.Timeout)
+	}
+	if got := DefaultDeletePolicy(); got != metav1.DeletePropagationBackground || string(got) != vars["deletePropagationPolicy"].Default {
+		t.Errorf("DefaultDeletePolicy() = %q; want schema.json's default of deletePropagationPolicy, %v (Background, "+
+			"the API server's own)", got, vars["deletePropagationPolicy"].Default)
 	}
 }
 

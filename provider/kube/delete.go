@@ -20,12 +20,6 @@ import (
 // DeletePolicy says how a delete treats an object's dependents.
 type DeletePolicy = metav1.DeletionPropagation
 
-// DefaultDeletePolicy is the API server's own default: the object goes at once and
-// the garbage collector removes its dependents afterwards. (Foreground makes every
-// delete wait for the garbage collector, about 0.5 s per object even without
-// dependents, and forever on a cluster whose collector is not running.)
-const DefaultDeletePolicy = metav1.DeletePropagationBackground
-
 // defaultDeleteTimeout bounds a delete that the program gave no custom timeout.
 const defaultDeleteTimeout = 10 * time.Minute
 
