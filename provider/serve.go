@@ -80,8 +80,25 @@ type protocolServer struct {
 }
 
 func (s protocolServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {
-	ctx = kube.WithAutonaming(ctx, req.GetAutonaming())
+	ctx = kube.WithAutonaming(ctx, autonaming(req.GetAutonaming()))
 	return s.ResourceProviderServer.Check(ctx, req)
+}
+
+// autonaming is the engine's autonaming options in kube's terms; nil when the request
+// carries none.
+func autonaming(a *rpc.CheckRequest_AutonamingOptions) *kube.Autonaming {
+	if a == nil {
+		return nil
+	}
+	mode := kube.AutonamePropose
+	switch a.GetMode() {
+	case rpc.CheckRequest_AutonamingOptions_ENFORCE:
+		mode = kube.AutonameEnforce
+	case rpc.CheckRequest_AutonamingOptions_DISABLE:
+		mode = kube.AutonameDisable
+	case rpc.CheckRequest_AutonamingOptions_PROPOSE:
+	}
+	return &kube.Autonaming{Mode: mode, ProposedName: a.GetProposedName()}
 }
 
 func (s protocolServer) Create(ctx context.Context, req *rpc.CreateRequest) (*rpc.CreateResponse, error) {

@@ -8,6 +8,7 @@ import (
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -126,4 +127,23 @@ func mustStruct(t *testing.T, m map[string]any) *structpb.Struct {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// The engine's autonaming options reach Check in kube's terms, mode and proposed name
+// alike; a request without them carries none.
+func TestAutonamingOptions(t *testing.T) {
+	t.Parallel()
+	if got := autonaming(nil); got != nil {
+		t.Errorf("autonaming(nil) = %+v, want nil", got)
+	}
+	for mode, want := range map[rpc.CheckRequest_AutonamingOptions_Mode]kube.AutonamingMode{
+		rpc.CheckRequest_AutonamingOptions_PROPOSE: kube.AutonamePropose,
+		rpc.CheckRequest_AutonamingOptions_ENFORCE: kube.AutonameEnforce,
+		rpc.CheckRequest_AutonamingOptions_DISABLE: kube.AutonameDisable,
+	} {
+		got := autonaming(&rpc.CheckRequest_AutonamingOptions{Mode: mode, ProposedName: "web-x"})
+		if got == nil || *got != (kube.Autonaming{Mode: want, ProposedName: "web-x"}) {
+			t.Errorf("autonaming(%v) = %+v, want mode %v and the proposed name", mode, got, want)
+		}
+	}
 }

@@ -9,22 +9,43 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
+// Autonaming is what the engine asks of the autonaming of one Check (the stack's
+// autonaming configuration): pulumi-go-provider does not pass it on, so the provider's
+// gRPC layer reads it from the request and puts it in Check's context
+// ([WithAutonaming]). Without it, Check autonames as the provider does by default.
+type Autonaming struct {
+	Mode AutonamingMode
+	// ProposedName is the name the engine proposes (Propose) or requires (Enforce).
+	ProposedName string
+}
+
+// AutonamingMode is how the engine asks Check to use its proposed name.
+type AutonamingMode int
+
+const (
+	// AutonamePropose: the proposed name, unless the object already has a name that
+	// a change does not replace.
+	AutonamePropose AutonamingMode = iota
+	// AutonameEnforce: the proposed name, always.
+	AutonameEnforce
+	// AutonameDisable: no autoname; the program must name the object.
+	AutonameDisable
+)
+
 type autonamingKey struct{}
 
-// WithAutonaming records a Check request's autonaming options, which
-// pulumi-go-provider does not pass on: the provider's gRPC layer puts them in the
-// context and Check reads them from there.
-func WithAutonaming(ctx context.Context, autonaming *rpc.CheckRequest_AutonamingOptions) context.Context {
+// WithAutonaming records a Check request's autonaming options (nil: none given) for
+// Check to read.
+func WithAutonaming(ctx context.Context, autonaming *Autonaming) context.Context {
 	return context.WithValue(ctx, autonamingKey{}, autonaming)
 }
 
-func autonamingFrom(ctx context.Context) *rpc.CheckRequest_AutonamingOptions {
-	a, _ := ctx.Value(autonamingKey{}).(*rpc.CheckRequest_AutonamingOptions)
+func autonamingFrom(ctx context.Context) *Autonaming {
+	a, _ := ctx.Value(autonamingKey{}).(*Autonaming)
 	return a
 }
 
@@ -42,14 +63,14 @@ const autonameSuffix = 8
 // the run after an interrupted create picks the same name and finds the object.
 func autoname(ctx context.Context, urn resource.URN, oldName string, replacing bool) (string, string) {
 	if a := autonamingFrom(ctx); a != nil {
-		switch a.GetMode() {
-		case rpc.CheckRequest_AutonamingOptions_DISABLE:
+		switch a.Mode {
+		case AutonameDisable:
 			return "", "metadata.name is required: autonaming is disabled for this stack"
-		case rpc.CheckRequest_AutonamingOptions_ENFORCE:
-			return a.GetProposedName(), ""
-		case rpc.CheckRequest_AutonamingOptions_PROPOSE:
-			if a.GetProposedName() != "" && (oldName == "" || replacing) {
-				return a.GetProposedName(), ""
+		case AutonameEnforce:
+			return a.ProposedName, ""
+		case AutonamePropose:
+			if a.ProposedName != "" && (oldName == "" || replacing) {
+				return a.ProposedName, ""
 			}
 		}
 	}

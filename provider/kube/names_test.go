@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
 // Check names an item with generateName as the API server names objects: the prefix
@@ -48,8 +47,8 @@ func TestAutonameIsDerivedFromTheURN(t *testing.T) {
 	web := resource.NewURN("dev", "shop", "", typ, "web")
 	first, _ := autoname(t.Context(), web, "", false)
 	replacement, _ := autoname(t.Context(), web, first, true)
-	propose := WithAutonaming(t.Context(), &rpc.CheckRequest_AutonamingOptions{
-		Mode: rpc.CheckRequest_AutonamingOptions_PROPOSE, ProposedName: "web-proposed",
+	propose := WithAutonaming(t.Context(), &Autonaming{
+		Mode: AutonamePropose, ProposedName: "web-proposed",
 	})
 	tests := []struct {
 		name      string
