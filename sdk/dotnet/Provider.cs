@@ -227,9 +227,11 @@ namespace EndpointsProvider.Endpoints
             Burst = Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400;
             ClusterIdentifier = Utilities.GetEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             Credentials = Utilities.GetEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
+            DeletePropagationPolicy = "Background";
             DeleteUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") ?? false;
             ImpersonateServiceAccount = Utilities.GetEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT");
             Kubeconfig = Utilities.GetEnv("KUBECONFIG");
+            LookupTimeout = "60s";
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
             Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;

@@ -42,11 +42,11 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["clusterIdentifier"] = (args?.clusterIdentifier) ?? utilities.getEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             resourceInputs["context"] = args?.context;
             resourceInputs["credentials"] = (args?.credentials ? pulumi.secret(args.credentials) : undefined) ?? utilities.getEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
-            resourceInputs["deletePropagationPolicy"] = args?.deletePropagationPolicy;
+            resourceInputs["deletePropagationPolicy"] = (args?.deletePropagationPolicy) ?? "Background";
             resourceInputs["deleteUnreachable"] = pulumi.output((args?.deleteUnreachable) ?? (utilities.getEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") || false)).apply(JSON.stringify);
             resourceInputs["impersonateServiceAccount"] = (args?.impersonateServiceAccount) ?? utilities.getEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT");
             resourceInputs["kubeconfig"] = (args?.kubeconfig ? pulumi.secret(args.kubeconfig) : undefined) ?? utilities.getEnv("KUBECONFIG");
-            resourceInputs["lookupTimeout"] = args?.lookupTimeout;
+            resourceInputs["lookupTimeout"] = (args?.lookupTimeout) ?? "60s";
             resourceInputs["migrationCenterCustomEndpoint"] = (args?.migrationCenterCustomEndpoint) ?? utilities.getEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["project"] = (args?.project) ?? utilities.getEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");

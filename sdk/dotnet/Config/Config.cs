@@ -112,7 +112,7 @@ namespace EndpointsProvider.Endpoints
             set => _credentials.Set(value);
         }
 
-        private static readonly __Value<string?> _deletePropagationPolicy = new __Value<string?>(() => __config.Get("deletePropagationPolicy"));
+        private static readonly __Value<string?> _deletePropagationPolicy = new __Value<string?>(() => __config.Get("deletePropagationPolicy") ?? "Background");
         /// <summary>
         /// How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
         /// </summary>
@@ -152,7 +152,7 @@ namespace EndpointsProvider.Endpoints
             set => _kubeconfig.Set(value);
         }
 
-        private static readonly __Value<string?> _lookupTimeout = new __Value<string?>(() => __config.Get("lookupTimeout"));
+        private static readonly __Value<string?> _lookupTimeout = new __Value<string?>(() => __config.Get("lookupTimeout") ?? "60s");
         /// <summary>
         /// Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
         /// </summary>

@@ -58,6 +58,9 @@ func NewProvider(ctx *pulumi.Context,
 			args.Credentials = pulumi.StringPtr(d.(string))
 		}
 	}
+	if args.DeletePropagationPolicy == nil {
+		args.DeletePropagationPolicy = pulumi.StringPtr("Background")
+	}
 	if args.DeleteUnreachable == nil {
 		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE"); d != nil {
 			args.DeleteUnreachable = pulumi.BoolPtr(d.(bool))
@@ -72,6 +75,9 @@ func NewProvider(ctx *pulumi.Context,
 		if d := internal.GetEnvOrDefault(nil, nil, "KUBECONFIG"); d != nil {
 			args.Kubeconfig = pulumi.StringPtr(d.(string))
 		}
+	}
+	if args.LookupTimeout == nil {
+		args.LookupTimeout = pulumi.StringPtr("60s")
 	}
 	if args.MigrationCenterCustomEndpoint == nil {
 		if d := internal.GetEnvOrDefault(nil, nil, "GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT"); d != nil {

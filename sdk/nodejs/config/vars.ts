@@ -98,10 +98,10 @@ Object.defineProperty(exports, "credentials", {
 /**
  * How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
  */
-export declare const deletePropagationPolicy: string | undefined;
+export declare const deletePropagationPolicy: string;
 Object.defineProperty(exports, "deletePropagationPolicy", {
     get() {
-        return __config.get("deletePropagationPolicy");
+        return __config.get("deletePropagationPolicy") ?? "Background";
     },
     enumerable: true,
 });
@@ -142,10 +142,10 @@ Object.defineProperty(exports, "kubeconfig", {
 /**
  * Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
  */
-export declare const lookupTimeout: string | undefined;
+export declare const lookupTimeout: string;
 Object.defineProperty(exports, "lookupTimeout", {
     get() {
-        return __config.get("lookupTimeout");
+        return __config.get("lookupTimeout") ?? "60s";
     },
     enumerable: true,
 });

@@ -101,6 +101,8 @@ class ProviderArgs:
             credentials = _utilities.get_env('GOOGLE_CREDENTIALS', 'GOOGLE_CLOUD_KEYFILE_JSON', 'GCLOUD_KEYFILE_JSON')
         if credentials is not None:
             pulumi.set(__self__, "credentials", credentials)
+        if delete_propagation_policy is None:
+            delete_propagation_policy = 'Background'
         if delete_propagation_policy is not None:
             pulumi.set(__self__, "delete_propagation_policy", delete_propagation_policy)
         if delete_unreachable is None:
@@ -115,6 +117,8 @@ class ProviderArgs:
             kubeconfig = _utilities.get_env('KUBECONFIG')
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if lookup_timeout is None:
+            lookup_timeout = '60s'
         if lookup_timeout is not None:
             pulumi.set(__self__, "lookup_timeout", lookup_timeout)
         if migration_center_custom_endpoint is None:
@@ -589,6 +593,8 @@ class Provider(pulumi.ProviderResource):
             if credentials is None:
                 credentials = _utilities.get_env('GOOGLE_CREDENTIALS', 'GOOGLE_CLOUD_KEYFILE_JSON', 'GCLOUD_KEYFILE_JSON')
             __props__.__dict__["credentials"] = None if credentials is None else pulumi.Output.secret(credentials)
+            if delete_propagation_policy is None:
+                delete_propagation_policy = 'Background'
             __props__.__dict__["delete_propagation_policy"] = delete_propagation_policy
             if delete_unreachable is None:
                 delete_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
@@ -599,6 +605,8 @@ class Provider(pulumi.ProviderResource):
             if kubeconfig is None:
                 kubeconfig = _utilities.get_env('KUBECONFIG')
             __props__.__dict__["kubeconfig"] = None if kubeconfig is None else pulumi.Output.secret(kubeconfig)
+            if lookup_timeout is None:
+                lookup_timeout = '60s'
             __props__.__dict__["lookup_timeout"] = lookup_timeout
             if migration_center_custom_endpoint is None:
                 migration_center_custom_endpoint = _utilities.get_env('GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT')

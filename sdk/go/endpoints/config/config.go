@@ -109,7 +109,13 @@ func GetCredentials(ctx *pulumi.Context) string {
 
 // How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
 func GetDeletePropagationPolicy(ctx *pulumi.Context) string {
-	return config.Get(ctx, "endpoints:deletePropagationPolicy")
+	v, err := config.Try(ctx, "endpoints:deletePropagationPolicy")
+	if err == nil {
+		return v
+	}
+	var value string
+	value = "Background"
+	return value
 }
 
 // When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
@@ -153,7 +159,13 @@ func GetKubeconfig(ctx *pulumi.Context) string {
 
 // Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
 func GetLookupTimeout(ctx *pulumi.Context) string {
-	return config.Get(ctx, "endpoints:lookupTimeout")
+	v, err := config.Try(ctx, "endpoints:lookupTimeout")
+	if err == nil {
+		return v
+	}
+	var value string
+	value = "60s"
+	return value
 }
 
 // Base URL of the Migration Center API, such as `https://migrationcenter.googleapis.com/`; the API version path (`v1alpha1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.

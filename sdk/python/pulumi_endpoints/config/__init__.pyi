@@ -54,7 +54,7 @@ credentials: Optional[str]
 Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
 """
 
-deletePropagationPolicy: Optional[str]
+deletePropagationPolicy: str
 """
 How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
 """
@@ -74,7 +74,7 @@ kubeconfig: Optional[str]
 Kubeconfig used to reach the Kubernetes cluster: either a path to a kubeconfig file or the file's contents. When unset, the `KUBECONFIG` environment variable is used: a list of files separated by `:`, merged as kubectl merges them (the first file to set a value wins); then `~/.kube/config`.
 """
 
-lookupTimeout: Optional[str]
+lookupTimeout: str
 """
 Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
 """

@@ -77,11 +77,11 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('credentials') or _utilities.get_env('GOOGLE_CREDENTIALS', 'GOOGLE_CLOUD_KEYFILE_JSON', 'GCLOUD_KEYFILE_JSON')
 
     @_builtins.property
-    def delete_propagation_policy(self) -> Optional[str]:
+    def delete_propagation_policy(self) -> str:
         """
         How deleting a Kubernetes object treats the objects that depend on it (ownerReferences): `Background` (the default, as in Kubernetes) deletes the object at once and lets the garbage collector remove the dependents; `Foreground` deletes the dependents first, and the delete waits until they and the object are gone; `Orphan` leaves the dependents in place. Either way a delete returns only once the object itself is gone.
         """
-        return __config__.get('deletePropagationPolicy')
+        return __config__.get('deletePropagationPolicy') or 'Background'
 
     @_builtins.property
     def delete_unreachable(self) -> bool:
@@ -105,11 +105,11 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('kubeconfig') or _utilities.get_env('KUBECONFIG')
 
     @_builtins.property
-    def lookup_timeout(self) -> Optional[str]:
+    def lookup_timeout(self) -> str:
         """
         Longest time one Google Cloud lookup may take, retries included, as a duration such as `30s` or `2m`. Default `60s`.
         """
-        return __config__.get('lookupTimeout')
+        return __config__.get('lookupTimeout') or '60s'
 
     @_builtins.property
     def migration_center_custom_endpoint(self) -> Optional[str]:

@@ -74,7 +74,7 @@ public final class Config {
  * 
  */
     public Optional<String> deletePropagationPolicy() {
-        return Codegen.stringProp("deletePropagationPolicy").config(config).get();
+        return Codegen.stringProp("deletePropagationPolicy").config(config).def("Background").get();
     }
 /**
  * When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
@@ -102,7 +102,7 @@ public final class Config {
  * 
  */
     public Optional<String> lookupTimeout() {
-        return Codegen.stringProp("lookupTimeout").config(config).get();
+        return Codegen.stringProp("lookupTimeout").config(config).def("60s").get();
     }
 /**
  * Base URL of the Migration Center API, such as `https://migrationcenter.googleapis.com/`; the API version path (`v1alpha1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.

@@ -938,9 +938,11 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.burst = Codegen.integerProp("burst").output().arg($.burst).env("PULUMI_ENDPOINTS_CLIENT_BURST").def(400).getNullable();
             $.clusterIdentifier = Codegen.stringProp("clusterIdentifier").output().arg($.clusterIdentifier).env("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER").getNullable();
             $.credentials = Codegen.stringProp("credentials").secret().arg($.credentials).env("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON").getNullable();
+            $.deletePropagationPolicy = Codegen.stringProp("deletePropagationPolicy").output().arg($.deletePropagationPolicy).def("Background").getNullable();
             $.deleteUnreachable = Codegen.booleanProp("deleteUnreachable").output().arg($.deleteUnreachable).env("PULUMI_ENDPOINTS_DELETE_UNREACHABLE").def(false).getNullable();
             $.impersonateServiceAccount = Codegen.stringProp("impersonateServiceAccount").output().arg($.impersonateServiceAccount).env("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT").getNullable();
             $.kubeconfig = Codegen.stringProp("kubeconfig").secret().arg($.kubeconfig).env("KUBECONFIG").getNullable();
+            $.lookupTimeout = Codegen.stringProp("lookupTimeout").output().arg($.lookupTimeout).def("60s").getNullable();
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
             $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
