@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -380,40 +379,15 @@ func (s *server) setConfig(cfg Config) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.config = cfg
-	kubeConfig := cfg.Kube
-	s.kubeConfig = &kubeConfig
-	s.fallbackOnce = &sync.Once{}
+	s.kube.Configure(cfg.Kube)
 }
 
-// kubeClient returns the Kubernetes client of the configuration in force, building it
-// on first use (see package lazy: a failed build is not kept, the next call tries
-// again). When it reaches the recorded cluster instead of the one the kubeconfig names
-// now, it says so once.
-func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) {
-	s.mu.RLock()
-	cfg, once := s.kubeConfig, s.fallbackOnce
-	s.mu.RUnlock()
-	c, err := s.kube.Get(cfg, func() (*kube.Client, error) { return kube.NewClient(*cfg) }, nil)
-	if err == nil && c.Fallback != "" {
-		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
-	}
-	return c, err
-}
+// kubeClient returns the Kubernetes client of the configuration in force (see
+// kube.Kubernetes.Client).
+func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) { return s.kube.Client(ctx) }
 
 // kubeOptions returns the Kubernetes resources' settings in force.
-func (s *server) kubeOptions() kube.Options {
-	cfg := s.currentConfig().Kube
-	policy := kube.DeletePolicy(cfg.DeletePropagationPolicy)
-	if policy == "" {
-		policy = kube.DefaultDeletePolicy()
-	}
-	return kube.Options{
-		DeletePolicy:          policy,
-		DeleteUnreachable:     cfg.DeleteUnreachable,
-		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
-		Render:                kube.RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
-	}
-}
+func (s *server) kubeOptions() kube.Options { return s.kube.Options() }
 
 // refreshBeforeUpdate tells whether the refreshBeforeUpdate setting in force is on.
 func (s *server) refreshBeforeUpdate() bool {

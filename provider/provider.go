@@ -18,7 +18,6 @@ import (
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
-	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -45,12 +44,8 @@ type server struct {
 
 	mu     sync.RWMutex
 	config Config
-	// kubeConfig is the Kubernetes part of config, a new one each time config is set:
-	// the key of the client built from it.
-	kubeConfig *kube.Config
-	kube       lazy.Value[*kube.Config, *kube.Client]
-	// fallbackOnce reports once that the client reaches the recorded cluster.
-	fallbackOnce *sync.Once
+	// kube is the Kubernetes resources, configured with config's Kubernetes part.
+	kube *kube.Kubernetes
 	// configured is the cluster the last Configure recorded, nil before one.
 	configured *clusterRecord
 	// sameCluster carries DiffConfig's new inputs to Configure (see identity.go).
@@ -70,12 +65,15 @@ func New(ctx context.Context) p.Provider {
 }
 
 func newServer(ctx context.Context, getenv func(string) string) *server {
-	s := &server{getenv: getenv, deprecations: &kube.Deprecations{}}
+	s := &server{getenv: getenv, deprecations: &kube.Deprecations{}, kube: kube.New(kube.Config{})}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.cancelling, s.startCancelling = context.WithCancel(s.stopped)
 	s.resources = resources{
-		spec.EndpointSliceToken: s.served(kube.NewEndpointSlice(s.kubeClient, s.kubeOptions)),
-		spec.EndpointsListToken: s.served(kube.NewEndpointsList(s.kubeClient, s.kubeOptions)),
+		byToken: map[tokens.Type]kube.Lifecycle{
+			spec.EndpointSliceToken: s.kube.EndpointSlice(),
+			spec.EndpointsListToken: s.kube.EndpointsList(),
+		},
+		scope: s.scope,
 	}
 	s.functions = google.Functions(func() google.Config { return s.currentConfig().Google })
 	s.setConfig(Config{})
@@ -165,25 +163,22 @@ func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeRespo
 	return fn(ctx, req.Args)
 }
 
-// served is a Kubernetes resource as the provider serves it, its calls in the scope of
-// an operation (see scope): kube.Wrap builds the decorators around it, and says in what
-// order.
-func (s *server) served(r kube.Resource) kube.Lifecycle {
-	return kube.Wrap(r, s.kubeClient, s.kubeOptions, s.scope)
-}
-
 // resources are the provider's resources by type token. Their methods serve the
 // engine's resource calls: each passes the call on to the resource of the request's
-// type.
-type resources map[tokens.Type]kube.Lifecycle
+// type, Create, Read, Update and Delete within an operation scope (see scope); Check
+// and Diff pass as they are.
+type resources struct {
+	byToken map[tokens.Type]kube.Lifecycle
+	scope   func(ctx context.Context, deprecations bool, what string) (context.Context, func(), error)
+}
 
 // get returns the resource of urn's type, or an error naming the types served.
 func (rs resources) get(urn presource.URN) (kube.Lifecycle, error) {
-	if r, ok := rs[urn.Type()]; ok {
+	if r, ok := rs.byToken[urn.Type()]; ok {
 		return r, nil
 	}
 	return nil, fmt.Errorf("unknown resource type %q: pulumi-resource-%s %s serves %s",
-		urn.Type(), Name, Version, served(rs))
+		urn.Type(), Name, Version, served(rs.byToken))
 }
 
 // on runs call on the resource of urn's type.
@@ -196,6 +191,26 @@ func on[T any](rs resources, urn presource.URN, call func(kube.Lifecycle) (T, er
 	return call(r)
 }
 
+// scoped runs call on the resource of urn's type within an operation scope: op names
+// the operation in the error that refuses it, and deprecations tells whether it may
+// say that an API version is deprecated (see scope). Outermost, so that a call the
+// engine's Cancel refuses reaches nothing.
+func scoped[T any](ctx context.Context, rs resources, urn presource.URN, op string, deprecations bool,
+	call func(context.Context, kube.Lifecycle) (T, error),
+) (T, error) {
+	var zero T
+	r, err := rs.get(urn)
+	if err != nil {
+		return zero, err
+	}
+	ctx, done, err := rs.scope(ctx, deprecations, fmt.Sprintf("the %s of %s %s", op, urn.Type().Name(), urn.Name()))
+	if err != nil {
+		return zero, err
+	}
+	defer done()
+	return call(ctx, r)
+}
+
 func (rs resources) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	return on(rs, req.Urn, func(r kube.Lifecycle) (p.CheckResponse, error) { return r.Check(ctx, req) })
 }
@@ -205,23 +220,28 @@ func (rs resources) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse
 }
 
 func (rs resources) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	return on(rs, req.Urn, func(r kube.Lifecycle) (p.CreateResponse, error) { return r.Create(ctx, req) })
+	return scoped(ctx, rs, req.Urn, "create", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.CreateResponse, error) {
+		return r.Create(ctx, req)
+	})
 }
 
 func (rs resources) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	return on(rs, req.Urn, func(r kube.Lifecycle) (p.ReadResponse, error) { return r.Read(ctx, req) })
+	return scoped(ctx, rs, req.Urn, "read", true, func(ctx context.Context, r kube.Lifecycle) (p.ReadResponse, error) {
+		return r.Read(ctx, req)
+	})
 }
 
 func (rs resources) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	return on(rs, req.Urn, func(r kube.Lifecycle) (p.UpdateResponse, error) { return r.Update(ctx, req) })
+	return scoped(ctx, rs, req.Urn, "update", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.UpdateResponse, error) {
+		return r.Update(ctx, req)
+	})
 }
 
 func (rs resources) Delete(ctx context.Context, req p.DeleteRequest) error {
-	r, err := rs.get(req.Urn)
-	if err != nil {
-		return err
-	}
-	return r.Delete(ctx, req)
+	_, err := scoped(ctx, rs, req.Urn, "delete", false, func(ctx context.Context, r kube.Lifecycle) (struct{}, error) {
+		return struct{}{}, r.Delete(ctx, req)
+	})
+	return err
 }
 
 // served lists the tokens of m, for errors about tokens the provider does not serve.

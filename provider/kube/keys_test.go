@@ -1,9 +1,8 @@
 package kube
 
 import (
-	"context"
-	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,8 +72,7 @@ func TestReservedKeyFailures(t *testing.T) {
 func TestEndpointsListCheckRejectsReservedKeys(t *testing.T) {
 	t.Parallel()
 	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:core/v1:EndpointsList::list")
-	noClient := func(context.Context) (*Client, error) { return nil, errors.New("no cluster in this test") }
-	list := NewEndpointsList(noClient, func() Options { return Options{} })
+	list := New(Config{Kubeconfig: filepath.Join(t.TempDir(), "no-kubeconfig")}).EndpointsList()
 	other := "urn:pulumi:dev::proj::endpoints:core/v1:EndpointsList::other"
 	inputs := inputsOf(t, `{"items":[`+
 		`{"metadata":{"name":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]},`+

@@ -35,11 +35,6 @@ import (
 // of the list the objects were read from.
 type EndpointsList struct{ clusterResource }
 
-// NewEndpointsList returns the EndpointsList resource.
-func NewEndpointsList(client ClientFunc, options OptionsFunc) *EndpointsList {
-	return &EndpointsList{newClusterResource(client, options, endpointsKind)}
-}
-
 // Check defaults each item's namespace, names the items that ask for a generated name,
 // then validates every item, final names and namespaces included.
 //

@@ -141,7 +141,7 @@ func TestItemNamesAreDerivedFromTheURN(t *testing.T) {
 func TestRecheckedReplacementGetsANameOfItsOwn(t *testing.T) {
 	t.Parallel()
 	u := resource.NewURN("dev", "shop", "", "endpoints:discovery.k8s.io/v1:EndpointSlice", "web")
-	r := newClusterResource(nil, nil, endpointSliceKind)
+	r := newClusterResource(New(Config{}), endpointSliceKind)
 	news := func(addressType string) property.Map {
 		return inputsOf(t, `{"addressType":"`+addressType+`","endpoints":[{"addresses":["10.0.0.1"]}]}`)
 	}

@@ -2,12 +2,14 @@ package kube
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -21,6 +23,77 @@ type Lifecycle interface {
 	Delete(context.Context, p.DeleteRequest) error
 }
 
+// Kubernetes is what the package's resources share: the settings in force, which the
+// provider installs at each Configure ([Kubernetes.Configure]), and the client built
+// from them on first use (see package lazy: a failed build is not kept), so a program
+// that never declares a Kubernetes resource never needs a kubeconfig. The provider
+// serves its resources ([Kubernetes.EndpointSlice], [Kubernetes.EndpointsList]).
+type Kubernetes struct {
+	mu  sync.RWMutex
+	cfg *Config
+	// fallbackOnce reports once per configuration that the client reaches the
+	// recorded cluster.
+	fallbackOnce *sync.Once
+	client       lazy.Value[*Config, *Client]
+
+	slice *EndpointSlice
+	list  *EndpointsList
+}
+
+// New returns the package's resources, configured with cfg until Configure.
+func New(cfg Config) *Kubernetes {
+	k := &Kubernetes{}
+	k.Configure(cfg)
+	k.slice = &EndpointSlice{newClusterResource(k, endpointSliceKind)}
+	k.list = &EndpointsList{newClusterResource(k, endpointsKind)}
+	return k
+}
+
+// Configure installs the settings in force; the client of the previous ones is built
+// again on first use.
+func (k *Kubernetes) Configure(cfg Config) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.cfg, k.fallbackOnce = &cfg, &sync.Once{}
+}
+
+// EndpointSlice is the EndpointSlice resource as the provider serves it (see Wrap).
+func (k *Kubernetes) EndpointSlice() Lifecycle { return Wrap(k.slice) }
+
+// EndpointsList is the EndpointsList resource as the provider serves it (see Wrap).
+func (k *Kubernetes) EndpointsList() Lifecycle { return Wrap(k.list) }
+
+// Client returns the client of the settings in force, building it on first use. When
+// it reaches the recorded cluster instead of the one the kubeconfig names now, it
+// says so once.
+func (k *Kubernetes) Client(ctx context.Context) (*Client, error) {
+	k.mu.RLock()
+	cfg, once := k.cfg, k.fallbackOnce
+	k.mu.RUnlock()
+	c, err := k.client.Get(cfg, func() (*Client, error) { return NewClient(*cfg) }, nil)
+	if err == nil && c.Fallback != "" {
+		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
+	}
+	return c, err
+}
+
+// Options returns the settings the resources read, as in force.
+func (k *Kubernetes) Options() Options {
+	k.mu.RLock()
+	cfg := *k.cfg
+	k.mu.RUnlock()
+	policy := DeletePolicy(cfg.DeletePropagationPolicy)
+	if policy == "" {
+		policy = DefaultDeletePolicy()
+	}
+	return Options{
+		DeletePolicy:          policy,
+		DeleteUnreachable:     cfg.DeleteUnreachable,
+		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+		Render:                RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
+	}
+}
+
 // Resource is a resource of this package: its lifecycle on a cluster, and the answers
 // Wrap serves it with besides.
 type Resource interface {
@@ -31,15 +104,14 @@ type Resource interface {
 	// rendered is the resource's render backend, which writes manifests to target
 	// instead of reaching a cluster (see RenderTarget).
 	rendered(target RenderTarget) Lifecycle
+	// shared is what the package's resources share.
+	shared() *Kubernetes
 }
 
 var (
 	_ Resource = (*EndpointSlice)(nil)
 	_ Resource = (*EndpointsList)(nil)
 )
-
-// ClientFunc returns the cluster client, building it on first use.
-type ClientFunc func(context.Context) (*Client, error)
 
 // Options are the provider settings the resources read.
 type Options struct {
@@ -53,22 +125,26 @@ type Options struct {
 	Render RenderTarget
 }
 
-// OptionsFunc returns the settings in force.
-type OptionsFunc func() Options
-
-// clusterResource is what both resources hold: the client, their settings and the kind of object
-// they write.
+// clusterResource is what both resources hold: what they share, and the kind of
+// object they write.
 type clusterResource struct {
-	client  ClientFunc
-	options OptionsFunc
-	kind    kind
+	k    *Kubernetes
+	kind kind
 	// recorded are the objects the state records, as Check learns them.
 	recorded *recordedObjects
 }
 
-func newClusterResource(client ClientFunc, options OptionsFunc, k kind) clusterResource {
-	return clusterResource{client: client, options: options, kind: k, recorded: newRecordedObjects()}
+func newClusterResource(k *Kubernetes, kd kind) clusterResource {
+	return clusterResource{k: k, kind: kd, recorded: newRecordedObjects()}
 }
+
+func (b clusterResource) shared() *Kubernetes { return b.k }
+
+// client returns the cluster client, building it on first use.
+func (b clusterResource) client(ctx context.Context) (*Client, error) { return b.k.Client(ctx) }
+
+// options returns the settings in force.
+func (b clusterResource) options() Options { return b.k.Options() }
 
 // connectAs returns the API calls of connect, for the resource urn: the objects they
 // create carry its URN, and they adopt no object the state records for it (see

@@ -15,11 +15,6 @@ import (
 // namespace/name, which is also what `pulumi import` takes.
 type EndpointSlice struct{ clusterResource }
 
-// NewEndpointSlice returns the EndpointSlice resource.
-func NewEndpointSlice(client ClientFunc, options OptionsFunc) *EndpointSlice {
-	return &EndpointSlice{newClusterResource(client, options, endpointSliceKind)}
-}
-
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {

@@ -74,13 +74,12 @@ type reachability struct {
 	Lifecycle
 	// offline is the preview's answer from the checked inputs alone.
 	offline func(inputs property.Map) property.Map
-	client  ClientFunc
-	options OptionsFunc
+	k       *Kubernetes
 }
 
 // down tells whether a preview already found the cluster unreachable.
 func (r reachability) down(ctx context.Context) bool {
-	c, err := r.client(ctx)
+	c, err := r.k.Client(ctx)
 	return err == nil && c.unreachable.down.Load()
 }
 
@@ -90,7 +89,7 @@ func (r reachability) previewFallback(ctx context.Context, err error) bool {
 	if !unreachable(err) {
 		return false
 	}
-	c, cerr := r.client(ctx)
+	c, cerr := r.k.Client(ctx)
 	if cerr != nil {
 		return false
 	}
@@ -110,7 +109,7 @@ func (r reachability) unreachableError(ctx context.Context, err error, hint stri
 		return err
 	}
 	server := "of the provider's kubeconfig"
-	if c, cerr := r.client(ctx); cerr == nil {
+	if c, cerr := r.k.Client(ctx); cerr == nil {
 		server = c.REST.Host
 	}
 	if answerLost(err) {
@@ -167,7 +166,7 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 	switch {
 	case req.DryRun && r.previewFallback(ctx, err):
 		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
-	case !req.DryRun && clusterGone(err) && r.options().SkipUpdateUnreachable:
+	case !req.DryRun && clusterGone(err) && r.k.Options().SkipUpdateUnreachable:
 		r.warnKept(ctx, err, "skipped", ", then `pulumi up` applies the change")
 		state := resp.Properties
 		if state.Len() == 0 {
@@ -183,10 +182,10 @@ func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.Update
 func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	resp, err := r.Lifecycle.Read(ctx, req)
 	switch {
-	case clusterGone(err) && r.options().DeleteUnreachable:
+	case clusterGone(err) && r.k.Options().DeleteUnreachable:
 		r.warnDropped(ctx, err)
 		return p.ReadResponse{}, nil
-	case clusterGone(err) && r.options().SkipUpdateUnreachable && req.Properties.Len() > 0:
+	case clusterGone(err) && r.k.Options().SkipUpdateUnreachable && req.Properties.Len() > 0:
 		r.warnKept(ctx, err, "kept", "")
 		return p.ReadResponse{ID: req.ID, Properties: req.Properties, Inputs: req.Inputs}, nil
 	}
@@ -210,7 +209,7 @@ func (r reachability) warnKept(ctx context.Context, err error, note, then string
 
 func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 	err := r.Lifecycle.Delete(ctx, req)
-	if clusterGone(err) && r.options().DeleteUnreachable {
+	if clusterGone(err) && r.k.Options().DeleteUnreachable {
 		r.warnDropped(ctx, err)
 		return nil
 	}

@@ -173,9 +173,14 @@ func refusedError(t *testing.T) error {
 	return err
 }
 
-// noScope runs an operation in the caller's context.
-func noScope(ctx context.Context, _ bool, _ string) (context.Context, func(), error) {
-	return ctx, func() {}, nil
+// kubernetesWith is the package's resources configured with cfg, whose client is c.
+func kubernetesWith(t *testing.T, cfg Config, c *Client) *Kubernetes {
+	t.Helper()
+	k := New(cfg)
+	if _, err := k.client.Get(k.cfg, func() (*Client, error) { return c, nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // An EndpointsList meets a cluster gone as a slice does: without the settings, an
@@ -198,16 +203,14 @@ func TestUnreachableList(t *testing.T) {
 	old := item(80)
 	for _, tc := range []struct {
 		name    string
-		options Options
+		options Config
 	}{
-		{"no setting", Options{}},
-		{"skipUpdateUnreachable and deleteUnreachable", Options{SkipUpdateUnreachable: true, DeleteUnreachable: true}},
+		{"no setting", Config{}},
+		{"skipUpdateUnreachable and deleteUnreachable", Config{SkipUpdateUnreachable: true, DeleteUnreachable: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			client := func(context.Context) (*Client, error) { return c, nil }
-			options := func() Options { return tc.options }
-			list := Wrap(NewEndpointsList(client, options), client, options, noScope)
+			list := kubernetesWith(t, tc.options, c).EndpointsList()
 			const urn = "urn:pulumi:s::p::endpoints:core/v1:EndpointsList::list"
 			updated, updateErr := list.Update(t.Context(), p.UpdateRequest{ID: "list", Urn: urn, State: old,
 				OldInputs: old, Inputs: item(81)})
@@ -239,13 +242,11 @@ func TestUnreachableList(t *testing.T) {
 func TestUnreachableReadKeepsWithSkip(t *testing.T) {
 	t.Parallel()
 	c := kindClientAt(t, closedAddress(t), 0).client
-	client := func(context.Context) (*Client, error) { return c, nil }
 	state := property.NewMap(map[string]property.Value{"addressType": property.New("IPv4")})
 	req := p.ReadRequest{ID: "ns/web", Urn: "urn:pulumi:s::p::endpoints:discovery.k8s.io/v1:EndpointSlice::web",
 		Properties: state, Inputs: state}
 	for _, skip := range []bool{false, true} {
-		options := func() Options { return Options{SkipUpdateUnreachable: skip} }
-		slice := Wrap(NewEndpointSlice(client, options), client, options, noScope)
+		slice := kubernetesWith(t, Config{SkipUpdateUnreachable: skip}, c).EndpointSlice()
 		read, err := slice.Read(t.Context(), req)
 		if !skip {
 			unreachableHinted(t, "read", err, dropHint+keepHint)
