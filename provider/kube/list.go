@@ -121,16 +121,21 @@ func mapOrEmpty(v property.Value) property.Map {
 
 // Diff reports item and metadata changes as updates, in canonical form (items are a set
 // identified by namespace and name): the set is never replaced; items that come and
-// go are created and deleted by Update.
+// go are created and deleted by Update. Items that a controller will overwrite draw a
+// warning (on a cluster). With no change to the inputs, an item whose copy in the
+// store must be written again (a render directory's manifest missing or edited) is a
+// change, which Update writes.
 func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := listInputsDiff(req)
-	if d.HasChanges {
-		// Items that a controller will overwrite draw a warning; the lookups need the
-		// cluster, and without one there is none.
-		if c, err := r.client(ctx); err == nil {
-			warnItems(ctx, c, req.Inputs, req.OldInputs)
-		} else {
-			p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
+	st := r.open(req.Urn)
+	switch {
+	case d.HasChanges:
+		st.warnItems(ctx, req.Inputs, req.OldInputs)
+	case !hasUnknowns(req.Inputs):
+		for _, it := range itemsOf(req.Inputs) {
+			if st.stale(ctx, r.kind.object(it.inputs), "") {
+				d.HasChanges = true
+			}
 		}
 	}
 	return d, nil
@@ -160,21 +165,20 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 	return property.NewMap(m)
 }
 
-// Create creates the items: the first alone, then the rest up to fanOutLimit at a
-// time. A failure stops the creates not yet sent; those in flight finish. The state
-// then records every item that was written (and every item whose create may have
-// taken effect), in the order of the inputs, as partial state: nothing written is left
-// untracked, and the next update creates the rest.
+// Create creates the items: the first alone, then the rest as the store runs them (on
+// a cluster up to fanOutLimit at a time, see forItems). A failure stops the creates
+// not yet sent; those in flight finish. The state then records every item that was
+// written (and every item whose create may have taken effect), in the order of the
+// inputs, as partial state: nothing written is left untracked, and the next update
+// creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
-	o, err := r.connectAs(ctx, req.Urn)
-	if err == nil {
-		warnItems(ctx, o.client, req.Properties, property.Map{})
-	}
+	st := r.open(req.Urn)
+	st.warnItems(ctx, req.Properties, property.Map{})
 	if req.DryRun && hasUnknowns(req.Properties) {
 		return p.CreateResponse{Properties: req.Properties}, nil
 	}
-	if err != nil {
+	if err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
 	}
 	id, err := newListID(req.Urn)
@@ -182,8 +186,8 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, err
 	}
 	items := itemsOf(req.Properties)
-	results := forItems(ctx, len(items), func(i int) (property.Map, error) {
-		return createItem(ctx, o, items[i], req.DryRun)
+	results := st.forItems(ctx, len(items), func(i int) (property.Map, error) {
+		return createItem(ctx, st, r.kind, items[i], i, req.DryRun)
 	})
 	written := newItemSet(property.Map{})
 	written.recordWrites(items, results)
@@ -210,40 +214,38 @@ func newListID(urn resource.URN) (string, error) {
 	return id, nil
 }
 
-// createItem creates one item and returns its outputs. In a preview whose server
-// cannot judge the item yet (see previewCreate), the outputs are its inputs.
-func createItem(ctx context.Context, o kindClient, it listItem, dryRun bool) (property.Map, error) {
-	if !dryRun {
-		obj, err := o.create(ctx, o.kind.object(it.inputs), false)
-		if err != nil {
-			return property.Map{}, err
-		}
-		return outputs(o.kind, obj), nil
-	}
-	obj, err := o.previewCreate(ctx, o.kind.object(it.inputs))
-	if err != nil || obj == nil {
+// createItem creates the i-th item and returns its outputs. In a preview whose store
+// cannot judge the item yet (see kindClient.previewCreate), the outputs are its inputs.
+func createItem(ctx context.Context, st store, k kind, it listItem, i int, dryRun bool) (property.Map, error) {
+	obj, err := st.create(ctx, k.object(it.inputs), it.inputs, itemPath(i), dryRun, true)
+	switch {
+	case err != nil && !dryRun:
+		return property.Map{}, err
+	case err != nil || obj == nil:
 		return it.inputs, err
 	}
-	return outputs(o.kind, obj), nil
+	return outputs(k, obj), nil
 }
+
+// itemPath is the path of the i-th item in a list's inputs.
+func itemPath(i int) string { return fmt.Sprintf("items[%d]", i) }
 
 // Update brings the set to the new items: items it did not have are created, items
 // it keeps are updated in place when the update would change them and left alone
 // otherwise (see kindClient.update), items it lost are deleted (after the writes, so a
-// failed write deletes nothing). The writes go as Create's do (see forItems). On a
-// failure the partial state is the set as it is: every item written, and none of
-// those deleted.
+// failed write deletes nothing). The writes go as Create's do. On a failure the
+// partial state is the set as it is: every item written, and none of those deleted.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	o, err := r.connectAs(ctx, req.Urn)
-	if err != nil {
+	st := r.open(req.Urn)
+	if err := st.ready(ctx); err != nil {
 		return p.UpdateResponse{}, err
 	}
 	set := newItemSet(req.State)
 	desired := itemsOf(req.Inputs)
-	results := forItems(ctx, len(desired), r.writeItem(ctx, o, set, req, desired))
+	results := st.forItems(ctx, len(desired), r.writeItem(ctx, st, set, req, desired))
 	failed := itemsFailed(results)
 	switch {
 	case failed != nil && req.DryRun:
@@ -255,7 +257,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if failed != nil {
 		return r.partialUpdate(failed, set, req, someUnanswered(results))
 	}
-	if err := r.removeDropped(ctx, o, set, desired, req.Timeout); err != nil {
+	if err := r.removeDropped(ctx, st, set, desired, req.Timeout); err != nil {
 		return r.partialUpdate(err, set, req, false)
 	}
 	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
@@ -263,7 +265,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 
 // writeItem is Update's write of desired[i]: a create for an item the set does not
 // have, else an update of the object the set records.
-func (r *EndpointsList) writeItem(ctx context.Context, o kindClient, set *itemSet, req p.UpdateRequest,
+func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, req p.UpdateRequest,
 	desired []listItem,
 ) func(i int) (property.Map, error) {
 	oldInputs := map[objectID]property.Map{}
@@ -273,13 +275,13 @@ func (r *EndpointsList) writeItem(ctx context.Context, o kindClient, set *itemSe
 	return func(i int) (property.Map, error) {
 		it := desired[i]
 		if !set.has(it.id) {
-			return createItem(ctx, o, it, req.DryRun)
+			return createItem(ctx, st, r.kind, it, i, req.DryRun)
 		}
-		obj, err := o.update(ctx, it.id, set.get(it.id).inputs, oldInputs[it.id], it.inputs, req.DryRun)
+		obj, err := st.update(ctx, it.id, set.get(it.id).inputs, oldInputs[it.id], it.inputs, itemPath(i), req.DryRun)
 		if err != nil {
 			return property.Map{}, err
 		}
-		return outputs(o.kind, obj), nil
+		return outputs(r.kind, obj), nil
 	}
 }
 
@@ -296,14 +298,14 @@ func withOutputs(items []listItem, results []itemResult) []listItem {
 
 // removeDropped deletes the items of the set that are not among the desired ones, and
 // forgets those that are gone.
-func (r *EndpointsList) removeDropped(ctx context.Context, o kindClient, set *itemSet, desired []listItem,
+func (r *EndpointsList) removeDropped(ctx context.Context, st store, set *itemSet, desired []listItem,
 	seconds float64,
 ) error {
 	var dropped []deleteTarget
 	for _, it := range set.dropped(desired) {
 		dropped = append(dropped, it.deleteTarget())
 	}
-	removed, err := o.removeAll(ctx, dropped, r.options().DeletePolicy, engineTimeout(seconds))
+	removed, err := st.removeAll(ctx, dropped, engineTimeout(seconds))
 	for _, id := range removed {
 		set.forget(id)
 	}
@@ -321,15 +323,15 @@ func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateReque
 // Delete deletes every item the state records (each by its UID) and waits until all
 // are gone; it reports every item that could not be deleted.
 func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
-	o, err := r.connect(ctx)
-	if err != nil {
+	st := r.open(req.Urn)
+	if err := st.ready(ctx); err != nil {
 		return err
 	}
 	var targets []deleteTarget
 	for _, it := range itemsOf(req.Properties) {
 		targets = append(targets, it.deleteTarget())
 	}
-	_, err = o.removeAll(ctx, targets, r.options().DeletePolicy, engineTimeout(req.Timeout))
+	_, err := st.removeAll(ctx, targets, engineTimeout(req.Timeout))
 	return err
 }
 

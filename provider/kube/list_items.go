@@ -112,7 +112,7 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 			continue
 		case res.err == nil:
 			it.output = res.output
-		case inDoubt(res.err) && !s.has(it.id):
+		case res.inDoubt && !s.has(it.id):
 			it.output = it.inputs
 		default:
 			continue
@@ -122,11 +122,13 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 }
 
 // itemResult is the outcome of one item's call: whether it was sent, and its outputs
-// or error.
+// or error; inDoubt says that it failed and may have taken effect all the same (see
+// the package-level inDoubt), which only a cluster's writes may.
 type itemResult struct {
-	sent   bool
-	output property.Map
-	err    error
+	sent    bool
+	output  property.Map
+	err     error
+	inDoubt bool
 }
 
 // itemCalls is how the creates, updates and reads of a list's items run: carefully
@@ -149,6 +151,15 @@ func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) 
 		return err
 	}) {
 		results[i].sent, results[i].err = c.sent, c.err
+	}
+	return judged(results)
+}
+
+// judged is results with each write that failed and may have taken effect all the
+// same marked inDoubt: the calls of a cluster.
+func judged(results []itemResult) []itemResult {
+	for i, res := range results {
+		results[i].inDoubt = res.sent && res.err != nil && inDoubt(res.err)
 	}
 	return results
 }

@@ -98,12 +98,12 @@ func TestItemSet(t *testing.T) {
 		set.record(it)
 	}
 	lost := &lostAnswer{}
-	set.recordWrites([]listItem{item("b", "2"), item("d", "2"), item("e", "2"), item("f", "2")}, []itemResult{
+	set.recordWrites([]listItem{item("b", "2"), item("d", "2"), item("e", "2"), item("f", "2")}, judged([]itemResult{
 		{sent: true, output: property.NewMap(map[string]property.Value{"ip": property.New("2")})},
 		{sent: true, err: lost}, // may have been created: recorded with its inputs
 		{sent: true, err: apierrors.NewForbidden(endpointsKind.resource.GroupResource(), "e", errors.New("denied"))}, // not created
 		{sent: false}, // never sent
-	})
+	}))
 	set.forget(objectID{namespace: "n", name: "a"})
 	var got []string
 	for _, it := range set.items() {

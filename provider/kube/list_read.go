@@ -15,21 +15,21 @@ import (
 )
 
 // An EndpointsList's Read: the refresh of the items its state records, and the import
-// or get of the set an ID selects. Render mode reads manifests instead (render_list.go).
+// or get of the set an ID selects, from the store of the target in force.
 
-// Read refreshes the items the state records (listed by namespace, or read one by one,
-// see readItems; items gone from the cluster leave the state), or, for a Read with the ID
-// alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
+// Read refreshes the items the state records (on a cluster listed by namespace, or
+// read one by one, see readItems; items gone leave the state), or, for a Read with the
+// ID alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.connect(ctx)
-	if err != nil {
+	st := r.open(req.Urn)
+	if err := st.ready(ctx); err != nil {
 		return p.ReadResponse{}, err
 	}
 	if lookup(req) {
-		return r.importSet(ctx, o, req.ID)
+		return r.importSet(ctx, st, req.ID)
 	}
 	recorded := itemsOf(req.Properties)
-	objs, err := o.readItems(ctx, recorded) // nil: gone
+	objs, err := st.readItems(ctx, recorded) // nil: gone
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
@@ -129,45 +129,34 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 // gives a limit.
 const defaultImportPageSize = 500
 
-// importSet lists the Endpoints an import ID selects, following continue tokens. A
-// selection of none is an error naming the namespace, the selector and the cluster.
-func (r *EndpointsList) importSet(ctx context.Context, o kindClient, id string) (p.ReadResponse, error) {
-	namespace, opts, err := parseImportID(id, o.client.Namespace)
+// importSet lists the Endpoints an import ID selects, every page. A selection of none
+// is an error naming the namespace, the selector and where it looked.
+func (r *EndpointsList) importSet(ctx context.Context, st store, id string) (p.ReadResponse, error) {
+	fallback, err := st.namespace(ctx)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	var (
-		live            []listItem
-		inputs          []property.Value
-		resourceVersion string
-	)
-	for {
-		list, err := o.api(namespace).List(ctx, opts)
-		if err != nil {
-			return p.ReadResponse{}, apiError("list", o.kind, everyObjectIn(namespace), err)
-		}
-		if resourceVersion == "" {
-			resourceVersion = list.GetResourceVersion()
-		}
-		for i := range list.Items {
-			obj := &list.Items[i]
-			live = append(live, listItem{id: idOf(obj), output: outputs(o.kind, obj)})
-			inputs = append(inputs, property.New(liveInputs(o.kind, obj, property.Map{})))
-		}
-		if list.GetContinue() == "" {
-			break
-		}
-		opts.Continue = list.GetContinue()
+	namespace, opts, err := parseImportID(id, fallback)
+	if err != nil {
+		return p.ReadResponse{}, err
 	}
-	if len(live) == 0 {
-		selection := "no Endpoints in namespace " + namespace
-		if opts.LabelSelector != "" {
-			selection += fmt.Sprintf(" match the label selector %q", opts.LabelSelector)
-		}
-		return p.ReadResponse{}, fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
-			"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
+	objs, resourceVersion, err := st.list(ctx, id, namespace, opts)
+	if err != nil {
+		return p.ReadResponse{}, err
 	}
-	meta := property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+	if len(objs) == 0 {
+		return p.ReadResponse{}, st.noneSelected(ctx, id, namespace, opts.LabelSelector)
+	}
+	live := make([]listItem, 0, len(objs))
+	inputs := make([]property.Value, 0, len(objs))
+	for _, obj := range objs {
+		live = append(live, listItem{id: idOf(obj), output: outputs(r.kind, obj)})
+		inputs = append(inputs, property.New(liveInputs(r.kind, obj, property.Map{})))
+	}
+	meta := property.New(property.Null)
+	if resourceVersion != "" {
+		meta = property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+	}
 	return p.ReadResponse{
 		ID:         id,
 		Properties: r.state(live, meta),

@@ -118,9 +118,7 @@ const unansweredNote = "; the API server gave no answer to some of these writes 
 // whether it took effect (see inDoubt). Items not sent (after a failure, or once
 // the engine cancels) are not in doubt.
 func someUnanswered(results []itemResult) bool {
-	return slices.ContainsFunc(results, func(res itemResult) bool {
-		return res.sent && res.err != nil && inDoubt(res.err)
-	})
+	return slices.ContainsFunc(results, func(res itemResult) bool { return res.inDoubt })
 }
 
 // pendingSuffix ends the name part of a pending ID: the server generated the name,

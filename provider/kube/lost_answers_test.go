@@ -179,7 +179,7 @@ func TestPartialSaysUnansweredItemsMayExist(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			set := newItemSet(property.Map{})
-			_, err := partial(itemsFailed(tt.results), set, someUnanswered(tt.results))
+			_, err := partial(itemsFailed(tt.results), set, someUnanswered(judged(tt.results)))
 			if got := strings.Contains(err.Error(), "may or may not have been written"); got != tt.want {
 				t.Errorf("the partial state's message says the items may or may not have been written: %t, want %t:\n%v",
 					got, tt.want, err)
@@ -208,7 +208,7 @@ func TestPartialKeepsTheCause(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			results := []itemResult{{sent: true}, {sent: true, err: apiError("update", endpointsKind, id, tt.cause)}}
-			listState, listErr := partial(itemsFailed(results), newItemSet(property.Map{}), someUnanswered(results))
+			listState, listErr := partial(itemsFailed(results), newItemSet(property.Map{}), someUnanswered(judged(results)))
 			sliceState, sliceErr := partialFailure(unconfirmed(endpointSliceKind, id, tt.cause))
 			for _, c := range []struct {
 				what   string

@@ -101,9 +101,6 @@ type Resource interface {
 	// previewOffline is what a preview shows when the API server cannot be reached
 	// (see reachability): the outputs the checked inputs alone tell.
 	previewOffline(inputs property.Map) property.Map
-	// rendered is the resource's render backend, which writes manifests to target
-	// instead of reaching a cluster (see RenderTarget).
-	rendered(target RenderTarget) Lifecycle
 	// shared is what the package's resources share.
 	shared() *Kubernetes
 }

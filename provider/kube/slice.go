@@ -11,8 +11,9 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// EndpointSlice manages one discovery.k8s.io/v1 EndpointSlice. Its ID is
-// namespace/name, which is also what `pulumi import` takes.
+// EndpointSlice manages one discovery.k8s.io/v1 EndpointSlice, in the store of the
+// target in force (see store). Its ID is namespace/name, which is also what `pulumi
+// import` takes.
 type EndpointSlice struct{ clusterResource }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
@@ -34,75 +35,87 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 }
 
 // Diff compares old and new inputs. A slice that changes and that a Kubernetes
-// controller will take for its own draws a warning.
+// controller will take for its own draws a warning. With no change to the inputs, a
+// copy in the store that must be written again (a render directory's manifest missing
+// or edited) is a change, which Update writes.
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
 	if d.HasChanges {
 		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
+		return d, nil
+	}
+	if !hasUnknowns(req.Inputs) {
+		d.HasChanges = r.open(req.Urn).stale(ctx, r.kind.object(req.Inputs), req.ID)
 	}
 	return d, nil
 }
 
-// Create creates the slice. A preview with known inputs is a server-side dry run, so
-// the server's verdict shows before `up`.
+// Create creates the slice. A preview with known inputs asks the store's verdict (a
+// cluster's is a server-side dry run), so it shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
+	st := r.open(req.Urn)
 	if req.DryRun && hasUnknowns(req.Properties) {
-		warnControllers(ctx, nil, r.kind, []*unstructured.Unstructured{r.kind.object(req.Properties)})
-		return p.CreateResponse{Properties: previewOutputs(req.Properties)}, nil
+		st.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Properties)})
+		return p.CreateResponse{Properties: st.preview(req.Properties)}, nil
 	}
-	o, err := r.connectAs(ctx, req.Urn)
-	if err != nil {
+	if err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
 	}
-	desired := o.kind.object(req.Properties)
-	warnControllers(ctx, o.client, o.kind, []*unstructured.Unstructured{desired})
+	desired := r.kind.object(req.Properties)
+	st.warnControllers(ctx, []*unstructured.Unstructured{desired})
 	if req.DryRun {
-		obj, err := o.previewCreate(ctx, desired)
+		obj, err := st.create(ctx, desired, req.Properties, "", true, true)
 		if err != nil || obj == nil {
-			return p.CreateResponse{Properties: previewOutputs(req.Properties)}, err
+			return p.CreateResponse{Properties: st.preview(req.Properties)}, err
 		}
-		return p.CreateResponse{Properties: previewOutputs(outputs(o.kind, obj))}, nil
+		return p.CreateResponse{Properties: st.preview(outputs(r.kind, obj))}, nil
 	}
-	createID, err := labelCreate(desired, "")
+	createID, err := st.name(desired, "")
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	obj, err := o.create(ctx, desired, false)
+	obj, err := st.create(ctx, desired, req.Properties, "", false, false)
 	if err != nil {
-		if ambiguous(err) {
+		if st.mayExist(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it (by name, or by its create ID) or creates it.
 			id, properties := idOf(desired), req.Properties
 			if createID != "" {
 				id, properties = pendingID(desired), withCreateID(properties, createID)
 			}
-			state, err := partialFailure(unconfirmed(o.kind, id, err))
+			state, err := partialFailure(unconfirmed(r.kind, id, err))
 			return p.CreateResponse{ID: id.String(), Properties: properties, PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
 	}
-	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(o.kind, obj)}, nil
+	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(r.kind, obj)}, nil
+}
+
+// id reads the slice's ID, a bare name in the store's namespace.
+func (r *EndpointSlice) id(ctx context.Context, st store, raw string) (objectID, error) {
+	namespace, err := st.namespace(ctx)
+	if err != nil {
+		return objectID{}, err
+	}
+	return parseObjectID(endpointSliceKind, raw, namespace)
 }
 
 // Read serves refresh, import and get (`EndpointSlice.get`). A slice the state records
 // that has vanished answers an empty ID; a slice looked up by ID alone (get, import)
-// that does not exist is an error naming it and the cluster.
+// that does not exist is an error naming it and where it was looked for.
 func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	o, err := r.connect(ctx)
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
-	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
+	st := r.open(req.Urn)
+	id, err := r.id(ctx, st, req.ID)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
 	lookingUp := lookup(req)
-	live, err := o.locate(ctx, id, req.Properties)
+	live, err := st.locate(ctx, id, req.Properties)
 	switch {
 	case err != nil:
 		return p.ReadResponse{}, err
 	case live == nil && lookingUp:
-		return p.ReadResponse{}, o.notFound(req.ID, id)
+		return p.ReadResponse{}, st.notFound(ctx, req.ID, id)
 	case live == nil:
 		return p.ReadResponse{}, nil
 	}
@@ -112,84 +125,77 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	}
 	return p.ReadResponse{
 		ID:         idOf(live).String(),
-		Properties: outputs(o.kind, live),
-		Inputs:     liveInputs(o.kind, live, oldInputs),
+		Properties: outputs(r.kind, live),
+		Inputs:     liveInputs(r.kind, live, oldInputs),
 	}, nil
 }
 
-// Update writes the new inputs onto the live slice (see kindClient.update).
+// Update writes the new inputs onto the slice (see kindClient.update).
 func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	st := r.open(req.Urn)
 	if req.DryRun && hasUnknowns(req.Inputs) {
-		return p.UpdateResponse{Properties: previewOutputs(req.Inputs)}, nil
+		return p.UpdateResponse{Properties: st.preview(req.Inputs)}, nil
 	}
-	o, err := r.connectAs(ctx, req.Urn)
-	if err != nil {
-		return p.UpdateResponse{}, err
-	}
-	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
+	id, err := r.id(ctx, st, req.ID)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
 	if id.pending() || createIDOf(req.State) != "" {
 		// The server named the slice: find it under the name the state records, or
 		// by its create ID.
-		live, err := o.locate(ctx, id, req.State)
+		live, err := st.locate(ctx, id, req.State)
 		if err != nil {
 			return p.UpdateResponse{}, err
 		}
 		if live == nil {
-			return r.createAgain(ctx, o, id, req)
+			return r.createAgain(ctx, st, req)
 		}
 		id = idOf(live)
 	}
-	obj, err := o.update(ctx, id, req.State, req.OldInputs, req.Inputs, req.DryRun)
+	obj, err := st.update(ctx, id, req.State, req.OldInputs, req.Inputs, "", req.DryRun)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
+	return p.UpdateResponse{Properties: outputs(r.kind, obj)}, nil
 }
 
 // createAgain creates a slice whose name the server generates and that is not there:
 // its first create went unanswered and did not take effect, or it was deleted since.
 // It carries the create ID the state records, and if this answer is lost too, the
 // state records the create ID again, so the next update finds the slice.
-func (r *EndpointSlice) createAgain(ctx context.Context, o kindClient, id objectID, req p.UpdateRequest,
-) (p.UpdateResponse, error) {
-	desired := o.kind.object(req.Inputs)
-	createID, err := labelCreate(desired, createIDOf(req.State))
+func (r *EndpointSlice) createAgain(ctx context.Context, st store, req p.UpdateRequest) (p.UpdateResponse, error) {
+	desired := r.kind.object(req.Inputs)
+	createID, err := st.name(desired, createIDOf(req.State))
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	obj, err := o.create(ctx, desired, req.DryRun)
+	obj, err := st.create(ctx, desired, req.Inputs, "", req.DryRun, false)
 	if err != nil {
-		if ambiguous(err) && !req.DryRun && createID != "" {
-			state, err := partialFailure(unconfirmed(o.kind, pendingID(desired), err))
+		if st.mayExist(err) && !req.DryRun && createID != "" {
+			state, err := partialFailure(unconfirmed(r.kind, pendingID(desired), err))
 			return p.UpdateResponse{Properties: withCreateID(req.Inputs, createID), PartialState: state}, err
 		}
 		return p.UpdateResponse{}, err
 	}
-	return p.UpdateResponse{Properties: outputs(o.kind, obj)}, nil
+	return p.UpdateResponse{Properties: outputs(r.kind, obj)}, nil
 }
 
 // Delete deletes the slice the state records (by UID) and waits until it is gone.
 func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
-	o, err := r.connect(ctx)
-	if err != nil {
-		return err
-	}
-	id, err := parseObjectID(endpointSliceKind, req.ID, o.client.Namespace)
+	st := r.open(req.Urn)
+	id, err := r.id(ctx, st, req.ID)
 	if err != nil {
 		return err
 	}
 	t := deleteTarget{id: recordedName(id, req.Properties), uid: uidOf(req.Properties)}
 	if unconfirmedCreate(id, req.Properties) {
-		live, err := o.findCreated(ctx, id, req.Properties)
+		live, err := st.locate(ctx, id, req.Properties)
 		if err != nil || live == nil {
 			return err
 		}
 		t = deleteTarget{id: idOf(live), uid: live.GetUID()}
 	}
-	return o.remove(ctx, t, r.options().DeletePolicy, engineTimeout(req.Timeout))
+	return st.remove(ctx, t, engineTimeout(req.Timeout))
 }
 
 // previewOffline is the slice's inputs, with what only the server knows left unknown.

@@ -77,8 +77,12 @@ type reachability struct {
 	k       *Kubernetes
 }
 
-// down tells whether a preview already found the cluster unreachable.
+// down tells whether a preview already found the cluster unreachable. A render
+// directory is never down, and builds no client.
 func (r reachability) down(ctx context.Context) bool {
+	if r.k.Options().Render.Rendering() {
+		return false
+	}
 	c, err := r.k.Client(ctx)
 	return err == nil && c.unreachable.down.Load()
 }
