@@ -342,7 +342,7 @@ func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckRe
 
 // configure installs the configuration the engine sends (or the newer one DiffConfig
 // handed over, see sameClusterInputs), with the cluster CheckConfig recorded in it:
-// the Kubernetes client reaches that cluster (see kube.Config.Recorded).
+// the Kubernetes client reaches that cluster (see kube.Config.ClusterRecord).
 func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 	args := s.sameCluster.claim(req.Args)
 	cfg, failures, warnings := parseConfig(args, s.getenv)
@@ -356,8 +356,8 @@ func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 		}
 		return fmt.Errorf("invalid provider configuration: %s", strings.Join(reasons, "; "))
 	}
-	rec := recordedCluster(args)
-	cfg.Kube.Recorded = rec.Recorded
+	rec := clusterRecordOf(args)
+	cfg.Kube.ClusterRecord = rec.ClusterRecord
 	if rec.known() {
 		// The objects are where CheckConfig recorded: a render directory, or a cluster
 		// (see identity.go), whatever the environment says now.

@@ -36,7 +36,7 @@ var clusterKeys = []string{"kubeconfig", "context", "clusterIdentifier", "render
 
 // clusterRecord is what the provider's inputs record of the cluster.
 type clusterRecord struct {
-	kube.Recorded
+	kube.ClusterRecord
 	// Identifier is the clusterIdentifier in force (the setting or its environment
 	// variable), empty when none.
 	Identifier string
@@ -99,8 +99,8 @@ func recordCluster(ctx context.Context, inputs property.Map, cfg Config) propert
 	return inputs.Set(clusterKey, property.New(property.NewMap(fields)))
 }
 
-// recordedCluster reads what recordCluster recorded.
-func recordedCluster(inputs property.Map) clusterRecord {
+// clusterRecordOf reads what recordCluster recorded.
+func clusterRecordOf(inputs property.Map) clusterRecord {
 	var rec clusterRecord
 	cluster := inputs.Get(clusterKey)
 	if cluster.IsMap() {
@@ -174,7 +174,7 @@ func (s *server) diffConfig(ctx context.Context, req p.DiffRequest) (p.DiffRespo
 	if _, ok := olds.GetOk(clusterKey); !ok {
 		olds = req.State
 	}
-	oldCluster, newCluster := recordedCluster(olds), recordedCluster(req.Inputs)
+	oldCluster, newCluster := clusterRecordOf(olds), clusterRecordOf(req.Inputs)
 	verdict, why := compareClusters(oldCluster, newCluster)
 	diff := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	hidden := false

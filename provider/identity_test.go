@@ -367,7 +367,7 @@ func TestCheckConfigRecordsTheCluster(t *testing.T) {
 	path := doc.write(t, filepath.Join(dir, "config"))
 
 	inputs := checkedConfig(t, nil, map[string]property.Value{"kubeconfig": property.New(path)})
-	rec := recordedCluster(inputs)
+	rec := clusterRecordOf(inputs)
 	if rec.Cluster.Server != doc.server || !strings.HasPrefix(rec.Cluster.CA, "sha256:") {
 		t.Errorf("recorded cluster = %+v, want server %s and a CA hash", rec.Cluster, doc.server)
 	}
@@ -387,8 +387,8 @@ func TestCheckConfigRecordsTheCluster(t *testing.T) {
 	if _, ok := inline.GetOk(kubeconfigKey); ok {
 		t.Errorf("inline contents recorded again under %s", kubeconfigKey)
 	}
-	if !recordedCluster(inline).Cluster.Same(rec.Cluster) {
-		t.Errorf("inline contents recorded %+v, the file %+v", recordedCluster(inline).Cluster, rec.Cluster)
+	if !clusterRecordOf(inline).Cluster.Same(rec.Cluster) {
+		t.Errorf("inline contents recorded %+v, the file %+v", clusterRecordOf(inline).Cluster, rec.Cluster)
 	}
 
 	// A configuration for the Google lookups alone records nothing and fails nothing.
@@ -587,8 +587,8 @@ func TestConfigureRejectsBadClientSettings(t *testing.T) {
 // when both sides have one.
 func TestCompareClusters(t *testing.T) {
 	t.Parallel()
-	a := clusterRecord{Recorded: kube.Recorded{Cluster: kube.Cluster{Server: "https://10.0.0.1:6443", CA: "sha256:a"}}}
-	b := clusterRecord{Recorded: kube.Recorded{Cluster: kube.Cluster{Server: "https://10.0.0.2:6443", CA: "sha256:a"}}}
+	a := clusterRecord{ClusterRecord: kube.ClusterRecord{Cluster: kube.Cluster{Server: "https://10.0.0.1:6443", CA: "sha256:a"}}}
+	b := clusterRecord{ClusterRecord: kube.ClusterRecord{Cluster: kube.Cluster{Server: "https://10.0.0.2:6443", CA: "sha256:a"}}}
 	withID := func(r clusterRecord, id string) clusterRecord { r.Identifier = id; return r }
 	tests := []struct {
 		name     string
@@ -631,7 +631,7 @@ func TestRenderDirectoryIsTheRecordedTarget(t *testing.T) {
 	rendered := checkedConfig(t, nil, map[string]property.Value{
 		"renderDirectory": property.New("./out/"), "kubeconfig": property.New(path),
 	})
-	if rec := recordedCluster(rendered); rec.Directory != "out" || rec.Cluster.Known() {
+	if rec := clusterRecordOf(rendered); rec.Directory != "out" || rec.Cluster.Known() {
 		t.Errorf("recorded %+v, want the directory out and no cluster", rec)
 	}
 	if _, ok := rendered.GetOk(kubeconfigKey); ok {

@@ -94,8 +94,8 @@ type Config struct {
 	// SkipUpdateUnreachable lets an update of an object whose cluster is unreachable
 	// keep the last state.
 	SkipUpdateUnreachable bool
-	// Recorded is the cluster CheckConfig recorded in the provider's inputs.
-	Recorded Recorded
+	// ClusterRecord is the cluster CheckConfig recorded in the provider's inputs.
+	ClusterRecord ClusterRecord
 	// UserAgent identifies the provider to the API server.
 	UserAgent string
 }
@@ -123,19 +123,19 @@ type Client struct {
 func NewClient(cfg Config) (*Client, error) {
 	loader, restConfig, err := load(cfg)
 	fallback := ""
-	if cfg.Recorded.Kubeconfig != "" && cfg.ClusterIdentifier == "" {
+	if cfg.ClusterRecord.Kubeconfig != "" && cfg.ClusterIdentifier == "" {
 		switch {
 		case err != nil:
 			fallback = fmt.Sprintf("the kubeconfig cannot be read (%v); using the kubeconfig recorded for cluster %s",
-				err, cfg.Recorded.Cluster)
-		case !cfg.Recorded.Cluster.Same(clusterOf(restConfig)):
+				err, cfg.ClusterRecord.Cluster)
+		case !cfg.ClusterRecord.Cluster.Same(clusterOf(restConfig)):
 			fallback = fmt.Sprintf("the kubeconfig now reaches cluster %s, but this provider's objects are on "+
 				"cluster %s: using the kubeconfig recorded for it (run `pulumi up` to move them)",
-				clusterOf(restConfig), cfg.Recorded.Cluster)
+				clusterOf(restConfig), cfg.ClusterRecord.Cluster)
 		}
 		if fallback != "" {
 			recorded := cfg
-			recorded.Kubeconfig, recorded.KubeconfigPaths = cfg.Recorded.Kubeconfig, nil
+			recorded.Kubeconfig, recorded.KubeconfigPaths = cfg.ClusterRecord.Kubeconfig, nil
 			loader, restConfig, err = load(recorded)
 		}
 	}

@@ -150,7 +150,7 @@
 // makes no request. Its rate limiter allows [DefaultQPS] and [DefaultBurst], and each
 // request is bounded by [DefaultRequestTimeout] (schema.json's defaults of the
 // settings), unless configured otherwise. When the kubeconfig now reaches another
-// cluster than the one recorded for the provider ([Resolve], [Recorded]), the recorded
+// cluster than the one recorded for the provider ([Resolve], [ClusterRecord]), the recorded
 // kubeconfig is used: a provider's objects are read, updated and deleted on the
 // cluster they were created on.
 //

@@ -39,8 +39,8 @@ func (c Cluster) Same(other Cluster) bool {
 	return c.Server == other.Server && c.CA == other.CA
 }
 
-// Recorded is what CheckConfig recorded of the cluster in the provider's inputs.
-type Recorded struct {
+// ClusterRecord is what CheckConfig recorded of the cluster in the provider's inputs.
+type ClusterRecord struct {
 	// Cluster is the cluster the kubeconfig reached.
 	Cluster Cluster
 	// Kubeconfig is the kubeconfig of its context alone, with the files it names
@@ -52,12 +52,12 @@ type Recorded struct {
 
 // Resolve reads the kubeconfig the configuration names, without contacting the
 // cluster, and returns what CheckConfig records of it.
-func Resolve(cfg Config) (Recorded, error) {
+func Resolve(cfg Config) (ClusterRecord, error) {
 	loader, restConfig, err := load(cfg)
 	if err != nil {
-		return Recorded{}, err
+		return ClusterRecord{}, err
 	}
-	rec := Recorded{Cluster: clusterOf(restConfig)}
+	rec := ClusterRecord{Cluster: clusterOf(restConfig)}
 	if cfg.Kubeconfig != "" && looksInline(cfg.Kubeconfig) {
 		return rec, nil
 	}

@@ -1,13 +1,12 @@
 package kube
 
 import (
-	"fmt"
-	"strings"
-
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // kind is one Kubernetes object kind the provider manages.
@@ -51,22 +50,24 @@ var (
 	}
 )
 
-// objectID is the namespace/name identity of one object.
-type objectID struct{ namespace, name string }
+// object builds the object to send from a resource's inputs, with the kind's default
+// labels.
+func (k kind) object(inputs property.Map) *unstructured.Unstructured {
+	obj := k.fromProperties(inputs)
+	setDefaultLabels(k, obj.Object)
+	return obj
+}
 
-func (id objectID) String() string { return id.namespace + "/" + id.name }
-
-// parseObjectID reads the `namespace/name` ID of one object of kind k (a bare name
-// means the default namespace given).
-func parseObjectID(k kind, id, fallbackNamespace string) (objectID, error) {
-	ns, name, found := strings.Cut(id, "/")
-	if !found {
-		ns, name = fallbackNamespace, id
+// fromProperties is the object of the kind whose metadata and fields are those of m
+// (inputs or a state).
+func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
+	obj := map[string]any{"apiVersion": k.apiVersion, "kind": k.name}
+	for _, f := range append([]string{"metadata"}, k.fields...) {
+		if v, ok := m.GetOk(f); ok {
+			if x := validate.Plain(v); x != nil {
+				obj[f] = x
+			}
+		}
 	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		return objectID{}, fmt.Errorf("invalid %[1]s ID %[2]q: an %[1]s ID is <namespace>/<name>, such as "+
-			"default/web-1a2b3c (a bare name means the provider's namespace); an EndpointsList's ID is "+
-			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb", k.name, id)
-	}
-	return objectID{namespace: ns, name: name}, nil
+	return &unstructured.Unstructured{Object: obj}
 }

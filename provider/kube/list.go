@@ -45,7 +45,7 @@ type EndpointsList struct{ clusterResource }
 // not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
-	r.recorded.note(req.Urn, req.State)
+	r.inState.note(req.Urn, req.State)
 	inputs := req.Inputs
 	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
 		previous, taken := generatedNames(req.State)

@@ -9,7 +9,6 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -73,57 +72,6 @@ func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs [
 // itemListPage is the size of a page of the list of a namespace's Endpoints that a
 // refresh reads its items from (see by_namespace.go).
 const itemListPage = 500
-
-// readItems reads the live objects of the recorded items (nil for one that is gone):
-// a namespace that holds enough of them is listed (see by_namespace.go), and the other
-// items are read one by one, as Create writes them (see forItems), as are those of a
-// namespace the client may not list (a role that grants get and not list).
-func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
-	objs := make([]*unstructured.Unstructured, len(recorded))
-	ids := make([]objectID, len(recorded))
-	for i, it := range recorded {
-		ids[i] = it.id
-	}
-	namespaces, byNamespace := groupByNamespace(ids)
-	var oneByOne []int
-	for i, id := range ids {
-		if id.name == "" || id.namespace == "" {
-			oneByOne = append(oneByOne, i)
-		}
-	}
-	for _, ns := range namespaces {
-		indexes := byNamespace[ns]
-		if len(indexes) < listMin {
-			oneByOne = append(oneByOne, indexes...)
-			continue
-		}
-		live, listed, err := namespaceList{api: o.api(ns), page: itemListPage}.byName(ctx, len(indexes))
-		switch {
-		case apierrors.IsForbidden(err):
-			listed = false
-		case err != nil:
-			return nil, apiError("list", o.kind, everyObjectIn(ns), err)
-		}
-		if !listed {
-			oneByOne = append(oneByOne, indexes...)
-			continue
-		}
-		for _, i := range indexes {
-			objs[i] = live[recorded[i].id.name]
-		}
-	}
-	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
-		i := oneByOne[j]
-		var err error
-		objs[i], err = o.get(ctx, recorded[i].id)
-		return property.Map{}, err
-	}) {
-		if res.err != nil {
-			return nil, res.err
-		}
-	}
-	return objs, nil
-}
 
 // defaultImportPageSize is how many objects an import reads per request, unless its ID
 // gives a limit.

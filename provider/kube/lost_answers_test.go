@@ -96,7 +96,7 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 		t.Errorf("refreshed inputs carry the create ID: %v", refreshed)
 	}
 	o := kindClient{kind: endpointSliceKind}
-	merged := o.merge(live, old, old.Set("addressType", old.Get("addressType")))
+	merged := o.kind.merge(live, old, old.Set("addressType", old.Get("addressType")))
 	if merged.GetLabels()[CreateIDLabel] != "abc" {
 		t.Errorf("an update drops the create ID: labels %v", merged.GetLabels())
 	}

@@ -108,26 +108,26 @@ func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt 
 	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
-// recordedObjects are the objects the engine's state records for each resource, as
+// stateObjects are the objects the engine's state holds for each resource, as
 // the provider has learned them from the previous inputs Check is given. A
 // replacement is checked twice, with the previous inputs, then again without them (the
 // engine recomputes the inputs of a new object), so the second Check finds the object
 // replaced here and names the replacement after it, not as a new resource; and a
-// create never adopts a recorded object, which is the one being replaced, not an
+// create never adopts an object the state holds, which is the one being replaced, not an
 // interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
 // the same provider, so the Checks come before the create they name.
-type recordedObjects struct {
+type stateObjects struct {
 	mu  sync.Mutex
 	ids map[resource.URN][]objectID
 }
 
-func newRecordedObjects() *recordedObjects {
-	return &recordedObjects{ids: map[resource.URN][]objectID{}}
+func newStateObjects() *stateObjects {
+	return &stateObjects{ids: map[resource.URN][]objectID{}}
 }
 
 // note records the objects that the previous inputs olds of the resource urn name: the
 // object's metadata, or each item's.
-func (r *recordedObjects) note(urn resource.URN, olds property.Map) {
+func (r *stateObjects) note(urn resource.URN, olds property.Map) {
 	var ids []objectID
 	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
 		if it.id.name != "" {
@@ -143,7 +143,7 @@ func (r *recordedObjects) note(urn resource.URN, olds property.Map) {
 }
 
 // of lists the objects recorded for the resource urn.
-func (r *recordedObjects) of(urn resource.URN) []objectID {
+func (r *stateObjects) of(urn resource.URN) []objectID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ids[urn]
@@ -152,7 +152,7 @@ func (r *recordedObjects) of(urn resource.URN) []objectID {
 // replaced is the name of the object a Check without previous inputs olds replaces:
 // the one object recorded for the resource urn, which the engine checks again without
 // its previous inputs when it replaces it; "" otherwise.
-func (r *recordedObjects) replaced(urn resource.URN, olds property.Map) string {
+func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
 	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
 		return ids[0].name
 	}
@@ -187,7 +187,7 @@ func knownMetadata(obj property.Map) (property.Map, bool) {
 // set name or generateName. olds are the previous inputs (empty on create); an
 // autoname is kept unless the change replaces the object (see replaces). replaced,
 // when olds are empty, is the name of the object the state records for the resource
-// (see recordedObjects): the engine checks a replacement again without the previous
+// (see stateObjects): the engine checks a replacement again without the previous
 // inputs, and the replacement then needs a name of its own. autonamed says whether the
 // name was generated.
 func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace, replaced string,

@@ -146,11 +146,11 @@ func TestRecheckedReplacementGetsANameOfItsOwn(t *testing.T) {
 		return inputsOf(t, `{"addressType":"`+addressType+`","endpoints":[{"addresses":["10.0.0.1"]}]}`)
 	}
 	first, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv4"), property.Map{}, "apps", "")
-	if ids := r.recorded.of(u); len(ids) != 0 {
+	if ids := r.inState.of(u); len(ids) != 0 {
 		t.Fatalf("recorded %v before any previous inputs were seen", ids)
 	}
-	r.recorded.note(u, first)
-	if d := cmp.Diff([]objectID{idOfInputs(first)}, r.recorded.of(u), cmp.AllowUnexported(objectID{})); d != "" {
+	r.inState.note(u, first)
+	if d := cmp.Diff([]objectID{idOfInputs(first)}, r.inState.of(u), cmp.AllowUnexported(objectID{})); d != "" {
 		t.Errorf("recorded (-want +got):\n%s", d)
 	}
 	second, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv6"), property.Map{}, "apps",

@@ -127,12 +127,12 @@ type Options struct {
 type clusterResource struct {
 	k    *Kubernetes
 	kind kind
-	// recorded are the objects the state records, as Check learns them.
-	recorded *recordedObjects
+	// inState are the objects the state holds for each resource, as Check learns them.
+	inState *stateObjects
 }
 
 func newClusterResource(k *Kubernetes, kd kind) clusterResource {
-	return clusterResource{k: k, kind: kd, recorded: newRecordedObjects()}
+	return clusterResource{k: k, kind: kd, inState: newStateObjects()}
 }
 
 func (b clusterResource) shared() *Kubernetes { return b.k }
@@ -148,7 +148,7 @@ func (b clusterResource) options() Options { return b.k.Options() }
 // kindClient.create).
 func (b clusterResource) connectAs(ctx context.Context, urn resource.URN) (kindClient, error) {
 	o, err := b.connect(ctx)
-	o.owner, o.inState = urn, b.recorded.of(urn)
+	o.owner, o.inState = urn, b.inState.of(urn)
 	return o, err
 }
 
@@ -194,4 +194,19 @@ func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.Ch
 // engineTimeout converts an engine timeout in seconds (0: none given).
 func engineTimeout(seconds float64) time.Duration {
 	return time.Duration(seconds * float64(time.Second))
+}
+
+// lookup tells whether a Read looks up an object the stack does not record: a
+// resource get (`EndpointSlice.get(name, id)` in a program) or an import. The engine
+// sends the ID alone for an import, and for a get the ID with the properties the
+// program passed, as both inputs and state: none from the SDKs' get methods, and null
+// values carry no state either. A refresh always sends the state it records: a
+// resource's outputs are never empty.
+func lookup(req p.ReadRequest) bool {
+	for _, v := range req.Properties.All {
+		if !v.IsNull() {
+			return false
+		}
+	}
+	return true
 }

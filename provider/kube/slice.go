@@ -20,9 +20,9 @@ type EndpointSlice struct{ clusterResource }
 // namespace included, offline, and applies defaults.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
-	r.recorded.note(req.Urn, req.State)
+	r.inState.note(req.Urn, req.State)
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
-		r.recorded.replaced(req.Urn, req.State))
+		r.inState.replaced(req.Urn, req.State))
 	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
@@ -187,7 +187,7 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	t := deleteTarget{id: recordedName(id, req.Properties), uid: uidOf(req.Properties)}
+	t := deleteTarget{id: idInState(id, req.Properties), uid: uidOf(req.Properties)}
 	if unconfirmedCreate(id, req.Properties) {
 		live, err := st.locate(ctx, id, req.Properties)
 		if err != nil || live == nil {

@@ -2,15 +2,23 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 )
 
 // clusterStore is the store of a cluster: kindClient's calls on the client built from
@@ -198,4 +206,522 @@ func (s clusterStore) warnControllers(ctx context.Context, objs []*unstructured.
 // sent and got no definite answer (see ambiguous).
 func (clusterStore) mayExist(err error) bool {
 	return ambiguous(err) && !errors.As(err, new(noClientError))
+}
+
+// The API calls under the cluster store, in one place: kindClient runs them for one
+// kind of object on one cluster, for one resource (owner). In order: the client; create
+// (adopting what an interrupted create of the same resource made), get and the dry run
+// of a preview; update (a read-modify-write, see merge.go for the three-way merge);
+// delete and the wait until the object is gone; finding what a create whose answer was
+// lost made (see lost_answers.go); and the reads of a refreshed list's items.
+
+// FieldManager names the provider in the objects' managedFields.
+const FieldManager = "pulumi-resource-endpoints"
+
+// kindClient runs the API calls for one kind of object on one cluster.
+type kindClient struct {
+	kind   kind
+	client *Client
+	// owner is the URN of the resource the objects created are for ("" when the
+	// calls create nothing), and inState the objects the state records for it (see
+	// stateObjects): see create.
+	owner   resource.URN
+	inState []objectID
+}
+
+func (o kindClient) api(namespace string) dynamic.ResourceInterface {
+	return o.client.Dynamic.Resource(o.kind.resource).Namespace(namespace)
+}
+
+// create creates the object; dryRun asks the server to validate and default it only.
+// The object created carries the owner's URN (OwnerAnnotation). When its name is taken
+// by an object that carries the same URN, that object is the owner's own, made by a
+// create whose run was interrupted before the state recorded it, and the create adopts
+// it (see adopt). Any other holder of the name is the 409 the user must resolve.
+func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
+	obj = o.marked(obj)
+	opts := metav1.CreateOptions{FieldManager: FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
+	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
+		if adopted, ours, adoptErr := o.adopt(ctx, obj); ours || adoptErr != nil {
+			return adopted, adoptErr
+		}
+	}
+	if err != nil {
+		return nil, apiError("create", o.kind, idOrPending(obj), err)
+	}
+	return out, nil
+}
+
+// marked is a copy of obj that carries the owner's URN, or obj when there is no owner.
+func (o kindClient) marked(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if o.owner == "" {
+		return obj
+	}
+	obj = obj.DeepCopy()
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[OwnerAnnotation] = string(o.owner)
+	obj.SetAnnotations(annotations)
+	return obj
+}
+
+// owns tells whether live carries the owner's URN: the owner's create made it.
+func (o kindClient) owns(live *unstructured.Unstructured) bool {
+	return o.owner != "" && live.GetAnnotations()[OwnerAnnotation] == string(o.owner)
+}
+
+// adoptable tells whether a create may take over live, the object that holds its name:
+// the owner's create made it, the state does not record it (a replacement created
+// under the name of the object it replaces meets that object, which the update
+// deletes afterwards), and it is not being deleted (it would vanish once adopted; the
+// name is free again when it is gone).
+func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
+	return o.owns(live) && !slices.Contains(o.inState, idOf(live)) && live.GetDeletionTimestamp() == nil
+}
+
+// adopt takes over the object that holds obj's name when the owner's create made it
+// (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
+// the answer is the object as a create would have answered it. When another made it,
+// or it is gone or going, ours is false and nothing is written.
+func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (_ *unstructured.Unstructured, ours bool, _ error) {
+	id := idOf(obj)
+	live, err := o.get(ctx, id)
+	if err != nil || live == nil || !o.adoptable(live) {
+		return nil, false, err
+	}
+	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
+		"interrupted made it; adopting it", o.kind.name, id, OwnerAnnotation)
+	obj = obj.DeepCopy()
+	obj.SetResourceVersion(live.GetResourceVersion())
+	out, err := o.api(id.namespace).Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, true, fmt.Errorf("adopting %s %s, which an interrupted create of this resource made: %w; "+
+			"if a field that cannot change differs from the program's, delete the object (`kubectl delete %s -n %s %s`) "+
+			"and run `pulumi up` again", o.kind.name, id, apiError("update", o.kind, id, err),
+			strings.ToLower(o.kind.name), id.namespace, id.name)
+	}
+	return out, true, nil
+}
+
+// get reads the object; a missing object is (nil, nil).
+func (o kindClient) get(ctx context.Context, id objectID) (*unstructured.Unstructured, error) {
+	out, err := o.api(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apiError("get", o.kind, id, err)
+	}
+	return out, nil
+}
+
+// previewCreate is the dry-run create of a preview. Where the server cannot judge the
+// object yet, it answers nil and no error, and the preview relies on Check's offline
+// verdict: the namespace does not exist yet (the program may create it), or the name is
+// held by an object this resource created (the object being replaced under the same
+// name, which the update deletes first, or an interrupted create's, which `up`
+// adopts), or by an object this provider wrote before objects carried their resource's
+// URN. A name held by anybody else's object is the 409 that `up` would meet, reported
+// now.
+func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out, err := o.create(ctx, obj, true)
+	switch {
+	case err == nil:
+		return out, nil
+	case missingNamespace(err):
+		return nil, nil
+	case apierrors.IsAlreadyExists(err):
+		holder, getErr := o.get(ctx, idOf(obj))
+		if getErr != nil {
+			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
+				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
+		}
+		if getErr == nil && holder != nil && (o.owns(holder) || unmarked(holder) && writtenByUs(holder)) {
+			return nil, nil
+		}
+	}
+	return nil, err
+}
+
+// writtenByUs tells whether the provider created or last wrote part of the object.
+func writtenByUs(obj *unstructured.Unstructured) bool {
+	for _, m := range obj.GetManagedFields() {
+		if m.Manager == FieldManager {
+			return true
+		}
+	}
+	return false
+}
+
+// unmarked tells whether obj carries no resource's URN.
+func unmarked(obj *unstructured.Unstructured) bool {
+	_, marked := obj.GetAnnotations()[OwnerAnnotation]
+	return !marked
+}
+
+// server names the API server a client reaches, for messages.
+func (o kindClient) server() string {
+	if o.client.REST == nil || o.client.REST.Host == "" {
+		return "of the provider's kubeconfig"
+	}
+	return o.client.REST.Host
+}
+
+// notFound is the error of a lookup whose object does not exist, where a refresh
+// answers an empty ID: the engine's own message for a get or an import names the ID
+// alone, not the kind, the namespace a bare name means, nor the cluster.
+func (o kindClient) notFound(rawID string, id objectID) error {
+	hint := "the ID is namespace/name"
+	if !strings.Contains(rawID, "/") {
+		hint = fmt.Sprintf("the ID %q names no namespace, so it means the provider's namespace %q; "+
+			"give it as namespace/name", rawID, id.namespace)
+	}
+	return fmt.Errorf("%s %s does not exist on the Kubernetes API server %s (404): %s",
+		o.kind.name, id, o.server(), hint)
+}
+
+// conflictRetries bounds how often a write re-reads and retries after another client
+// wrote the object between the read and the write (update, and remove's UID check).
+const conflictRetries = 5
+
+// update writes the inputs onto the live object: a read-modify-write guarded by the
+// object's resourceVersion. Fields the resource sets are replaced; labels and
+// annotations are merged three-way (keys the previous inputs set and the new ones
+// drop are removed; keys other clients added are kept). A write that loses a race is
+// retried on a fresh read.
+//
+// The first write needs no read when the state records the object (see kind.lastWritten):
+// guarded by the recorded resourceVersion, it succeeds only if nobody wrote the object
+// since, that is, if the state is the live object. If somebody did (a conflict), or
+// the object is gone, it reads the object and goes on as above.
+func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, dryRun bool,
+) (*unstructured.Unstructured, error) {
+	opts := metav1.UpdateOptions{FieldManager: FieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if last := o.kind.lastWritten(id, state); last != nil {
+		merged := o.kind.merge(last, oldInputs, inputs)
+		if reflect.DeepEqual(merged.Object, last.Object) {
+			// Nothing to write: an EndpointsList item kept as it was is left alone, as
+			// the engine leaves a resource whose inputs did not change. A change made
+			// outside Pulumi is found by a refresh, after which the merge differs.
+			return last, nil
+		}
+		out, err := o.api(id.namespace).Update(ctx, merged, opts)
+		switch {
+		case err == nil:
+			return out, nil
+		case !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
+			return nil, apiError("update", o.kind, id, err)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		live, err := o.get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if live == nil {
+			// Deleted behind our back, or never confirmed created: create it.
+			return o.create(ctx, o.kind.object(inputs), dryRun)
+		}
+		merged := o.kind.merge(live, oldInputs, inputs)
+		out, err := o.api(id.namespace).Update(ctx, merged, opts)
+		if apierrors.IsConflict(err) && attempt < conflictRetries {
+			continue
+		}
+		if err != nil {
+			return nil, apiError("update", o.kind, id, err)
+		}
+		return out, nil
+	}
+}
+
+// remove deletes the target and waits until it is gone. The delete names the UID as a
+// precondition, so it never deletes another object of the same name, and the wait
+// ends once the object with that UID is gone: a missing object, or one with another
+// UID, counts as deleted. When the delete's answer shows the object already gone
+// (nothing holds it), no wait is needed. When the wait ends first, the error says what
+// holds the object: its finalizers, by name. The wait, which is not a request, ends as
+// soon as the engine cancels (see package interrupt): the error then says that the
+// delete was sent, and the object stays in the state for the next command to finish.
+func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePolicy, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = defaultDeleteTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errDeleteTimeout)
+	defer cancel()
+	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
+	if t.uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &t.uid}
+	}
+	for attempt := 1; ; attempt++ {
+		answer, err := o.deleteObject(ctx, t.id, opts)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case apierrors.IsConflict(err) && t.uid != "":
+			// The UID precondition failed: the name belongs to another object now, so
+			// ours is gone; unless the conflict had another cause, then try again.
+			live, getErr := o.get(ctx, t.id)
+			if getErr == nil && (live == nil || live.GetUID() != t.uid) {
+				return nil
+			}
+			if getErr == nil && attempt < conflictRetries {
+				continue
+			}
+			if getErr != nil {
+				return fmt.Errorf("%w; reading it again to tell whether it is gone failed: %w",
+					apiError("delete", o.kind, t.id, err), getErr)
+			}
+		}
+		if err != nil {
+			return apiError("delete", o.kind, t.id, err)
+		}
+		if answer == nil || (len(answer.GetFinalizers()) == 0 && answer.GetDeletionTimestamp() == nil) {
+			return nil // deleted at once
+		}
+		if t.uid == "" {
+			t.uid = answer.GetUID()
+		}
+		wait, stop := interrupt.Waiting(ctx)
+		defer stop()
+		return o.waitGone(wait, t, timeout)
+	}
+}
+
+// deleteObject sends the DELETE and returns the server's answer: the object while
+// something (finalizers, graceful deletion) holds it, nil when the answer is a
+// Status, which the server sends once the object is gone.
+func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
+) (*unstructured.Unstructured, error) {
+	body, err := json.Marshal(opts)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encoding delete options: %w", err)
+	}
+	raw, err := o.client.raw.Delete().AbsPath(o.objectPath(id)).
+		SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	answer := &unstructured.Unstructured{}
+	if err := answer.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("the API server's answer to the delete is not an object: %w", err)
+	}
+	if answer.GetKind() == "Status" {
+		return nil, nil
+	}
+	return answer, nil
+}
+
+// objectPath is the URL path of one object of the kind.
+func (o kindClient) objectPath(id objectID) string {
+	r := o.kind.resource
+	prefix := "/api/" + r.Version
+	if r.Group != "" {
+		prefix = "/apis/" + r.Group + "/" + r.Version
+	}
+	return prefix + "/namespaces/" + id.namespace + "/" + r.Resource + "/" + id.name
+}
+
+// waitGone waits until the target is gone: it watches the name from the version it
+// last read, so the wait ends as soon as the server deletes the object, or as soon as
+// another object (another UID) holds the name. A watch that breaks off is started
+// again.
+func (o kindClient) waitGone(ctx context.Context, t deleteTarget, timeout time.Duration) error {
+	for {
+		live, err := o.get(ctx, t.id)
+		switch {
+		case err == nil && (live == nil || live.GetUID() != t.uid):
+			return nil
+		case ctx.Err() != nil:
+			last, lastErr := o.get(context.WithoutCancel(ctx), t.id)
+			if lastErr == nil && (last == nil || last.GetUID() != t.uid) {
+				return nil // gone after all, by the time of this last look
+			}
+			return o.stillThere(ctx, t.id, last, lastErr, timeout)
+		case err != nil:
+			return err
+		}
+		w, err := o.api(t.id.namespace).Watch(ctx, metav1.ListOptions{
+			FieldSelector:   "metadata.name=" + t.id.name,
+			ResourceVersion: live.GetResourceVersion(),
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				return apiError("watch", o.kind, t.id, err)
+			}
+			continue
+		}
+		for event := range w.ResultChan() {
+			obj, isObject := event.Object.(*unstructured.Unstructured)
+			ended := event.Type == watch.Deleted ||
+				(event.Type == watch.Added || event.Type == watch.Modified) && isObject && obj.GetUID() != t.uid
+			if ended {
+				w.Stop()
+				return nil
+			}
+		}
+		w.Stop()
+	}
+}
+
+// removeAll removes the targets, up to fanOutLimit at a time, and returns the names
+// of those that are gone. Every target is tried; the error keeps every failure, the
+// first target's first (see fanOut.failed).
+func (o kindClient) removeAll(ctx context.Context, targets []deleteTarget, policy DeletePolicy, timeout time.Duration,
+) ([]objectID, error) {
+	deletes := fanOut{
+		what: "delete(s)",
+		name: func(i int) string { return fmt.Sprintf("the delete of %s %s", o.kind.name, targets[i].id) },
+	}
+	outcomes := deletes.run(ctx, len(targets), func(i int) error {
+		return o.remove(ctx, targets[i], policy, timeout)
+	})
+	var removed []objectID
+	errs := make([]error, len(targets))
+	for i, c := range outcomes {
+		if c.err == nil {
+			removed = append(removed, targets[i].id)
+		}
+		errs[i] = c.err
+	}
+	return removed, deletes.failed(errs)
+}
+
+// stillThere explains why a delete did not finish, from the last read of the object
+// (live, or the error readErr). The read's error is quoted, not wrapped: the delete
+// failed for its time running out, whatever the read met.
+func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructured.Unstructured, readErr error,
+	timeout time.Duration,
+) error {
+	cause := context.Cause(ctx)
+	what := fmt.Sprintf("%s %s was not deleted within %s", o.kind.name, id, timeout)
+	switch {
+	case errors.Is(cause, interrupt.ErrCancelling):
+		what = fmt.Sprintf("the delete of %s %s was sent and accepted, but %v, so the wait for it to be gone ended: "+
+			"it stays in the state, and the next `pulumi up` or `pulumi destroy` finishes the delete", o.kind.name, id, cause)
+	case !errors.Is(cause, errDeleteTimeout):
+		what = fmt.Sprintf("deleting %s %s stopped before it was gone (%v)", o.kind.name, id, cause)
+	}
+	switch {
+	case live == nil && readErr != nil:
+		//nolint:errorlint // the read's error is quoted, not wrapped (see above)
+		return fmt.Errorf("%s; reading it once more to tell what holds it failed: %v", what, readErr)
+	case live == nil:
+		return errors.New(what)
+	}
+	finalizers := live.GetFinalizers()
+	switch {
+	case len(finalizers) == 0:
+		return fmt.Errorf("%s; it is still present with no finalizers, so the API server has not finished deleting it", what)
+	case slices.Equal(finalizers, []string{metav1.FinalizerDeleteDependents}):
+		return fmt.Errorf("%s: finalizer %q holds it until the garbage collector has deleted its dependents "+
+			"(is kube-controller-manager running?)", what, metav1.FinalizerDeleteDependents)
+	default:
+		return fmt.Errorf("%s: finalizers %q hold it; the controllers that own them must remove them "+
+			"(or remove them yourself with `kubectl patch %s %s -n %s --type=merge -p '{\"metadata\":{\"finalizers\":null}}'`)",
+			what, finalizers, o.kind.resource.Resource, id.name, id.namespace)
+	}
+}
+
+// locate finds the live object a state stands for: under the name it records, unless
+// the create that made it went unanswered; then, or when the object under that name is
+// gone (or is another create's), by the create ID the state records, if any. It
+// answers nil when there is none.
+func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	createID := createIDOf(state)
+	if !unconfirmedCreate(id, state) {
+		live, err := o.get(ctx, idInState(id, state))
+		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
+			return live, err
+		}
+	}
+	return o.findCreated(ctx, id, state)
+}
+
+// findCreated finds the object a pending ID stands for: the object of the namespace
+// that carries the create ID the state records. It answers nil when there is none
+// (the create never took effect, or the object was deleted since).
+func (o kindClient) findCreated(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	createID := createIDOf(state)
+	if createID == "" {
+		return nil, fmt.Errorf("%s %s: the state records a create whose answer was lost, but no %s label to find it by; "+
+			"remove the resource from the state (`pulumi state delete`) and import the object, or delete it",
+			o.kind.name, id, CreateIDLabel)
+	}
+	list, err := o.api(id.namespace).List(ctx, metav1.ListOptions{LabelSelector: CreateIDLabel + "=" + createID})
+	if err != nil {
+		return nil, apiError("list", o.kind, id, err)
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &list.Items[0], nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, obj := range list.Items {
+		names = append(names, obj.GetName())
+	}
+	return nil, fmt.Errorf("%s %s: %d objects carry the label %s=%s (%s), which one create wrote; "+
+		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, createID,
+		strings.Join(names, ", "))
+}
+
+// readItems reads the live objects of the recorded items (nil for one that is gone):
+// a namespace that holds enough of them is listed (see by_namespace.go), and the other
+// items are read one by one, as Create writes them (see forItems), as are those of a
+// namespace the client may not list (a role that grants get and not list).
+func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
+	objs := make([]*unstructured.Unstructured, len(recorded))
+	ids := make([]objectID, len(recorded))
+	for i, it := range recorded {
+		ids[i] = it.id
+	}
+	namespaces, byNamespace := groupByNamespace(ids)
+	var oneByOne []int
+	for i, id := range ids {
+		if id.name == "" || id.namespace == "" {
+			oneByOne = append(oneByOne, i)
+		}
+	}
+	for _, ns := range namespaces {
+		indexes := byNamespace[ns]
+		if len(indexes) < listMin {
+			oneByOne = append(oneByOne, indexes...)
+			continue
+		}
+		live, listed, err := namespaceList{api: o.api(ns), page: itemListPage}.byName(ctx, len(indexes))
+		switch {
+		case apierrors.IsForbidden(err):
+			listed = false
+		case err != nil:
+			return nil, apiError("list", o.kind, everyObjectIn(ns), err)
+		}
+		if !listed {
+			oneByOne = append(oneByOne, indexes...)
+			continue
+		}
+		for _, i := range indexes {
+			objs[i] = live[recorded[i].id.name]
+		}
+	}
+	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
+		i := oneByOne[j]
+		var err error
+		objs[i], err = o.get(ctx, recorded[i].id)
+		return property.Map{}, err
+	}) {
+		if res.err != nil {
+			return nil, res.err
+		}
+	}
+	return objs, nil
 }

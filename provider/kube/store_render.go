@@ -70,7 +70,7 @@ func (s renderStore) get(_ context.Context, id objectID) (*unstructured.Unstruct
 }
 
 func (s renderStore) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	return s.get(ctx, recordedName(id, state))
+	return s.get(ctx, idInState(id, state))
 }
 
 // update writes the manifest of inputs again (a file with the same bytes is left

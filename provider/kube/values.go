@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // fromObject turns an unstructured object into property values. The schema's property
@@ -66,18 +65,3 @@ func stringField(m property.Map, key string) (string, bool) {
 
 // hasUnknowns tells whether any value in the map is not known yet (previews only).
 func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
-
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
-}
-
-// uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
-// the state does not know it, e.g. after a create whose answer never came).
-func uidOf(state property.Map) types.UID {
-	uid, _ := stringField(mapField(state, "metadata"), "uid")
-	return types.UID(uid)
-}
