@@ -15,10 +15,12 @@
 //   - Check, Diff, Create, Read, Update and Delete find the resource of the request's
 //     type token (endpoints:discovery.k8s.io/v1:EndpointSlice or
 //     endpoints:core/v1:EndpointsList) and pass the call on to its lifecycle in package
-//     kube, as kube.Wrap serves it (in an operation scope, on the target the settings
-//     name, with answers for clusters that do not answer). Check there runs the rules
-//     of package validate; the others call the API server. An unknown token is an
-//     error that lists the tokens served.
+//     kube (kube.Kubernetes serves both, with the settings Configure installs in it),
+//     Create, Read, Update and Delete within an operation scope (provider.go's scope:
+//     the engine's Cancel, the warnings shown once). Check there runs the rules of
+//     package validate; the others write to the store of the target the settings name
+//     (the cluster, or the render directory). An unknown token is an error that lists
+//     the tokens served.
 //   - Invoke finds the function of the token and passes the call on to package
 //     google, which checks the arguments and calls the Google API.
 //   - Cancel stops new calls, then every call in flight (see below).

@@ -1,11 +1,17 @@
 // Package kube implements the Kubernetes resources of the provider, EndpointSlice
 // (one discovery.k8s.io/v1 EndpointSlice) and EndpointsList (a set of core/v1
-// Endpoints, one per item), with client-go's dynamic client. [NewEndpointSlice] and
-// [NewEndpointsList] return them ([Resource]), and the provider serves each as [Wrap]
-// makes it: its calls in an operation scope, on the target the settings name (the
-// cluster, or YAML manifests in a directory when the renderDirectory setting names one,
-// see [RenderTarget]: no client is built and no cluster contacted), and with the
-// answers for a cluster that cannot be reached. Wrap lists these decorators in order.
+// Endpoints, one per item), with client-go's dynamic client. [Kubernetes] holds them
+// and what they share, the settings the provider installs at each Configure and the
+// client built from them, and serves each resource ([Kubernetes.EndpointSlice],
+// [Kubernetes.EndpointsList]) as [Wrap] makes it.
+//
+// Each resource's lifecycle (Check, Diff, Create, Read, Update, Delete) is written once,
+// against a store of objects (get, create, update, remove, list): the cluster, or, when
+// the renderDirectory setting names one, YAML manifests in that directory (see
+// [RenderTarget]: no client is built and no cluster contacted). Render mode is the
+// choice of store, made at each call from the settings in force. One decorator
+// surrounds every resource: the answers for a cluster that cannot be reached ([Wrap]).
+// The provider runs Create, Read, Update and Delete in an operation scope of its own.
 //
 // # Objects and values
 //
@@ -90,7 +96,7 @@
 // when the wait ends first, the error names the finalizers that hold the object. When
 // the engine cancels (the user's first Ctrl-C), the wait, which is not a request, ends
 // at once, and the error says that the delete was sent; the object stays in the state.
-// Deletes propagate as [DefaultDeletePolicy] unless the provider is configured otherwise.
+// Deletes propagate as [DefaultDeletePolicy]() unless the provider is configured otherwise.
 //
 // # Partial failure
 //
@@ -144,39 +150,46 @@
 //
 // # Clients
 //
-// The client is built on first use from the provider configuration ([ClientFunc]), so
-// a program that never declares a Kubernetes resource never needs a kubeconfig.
+// The client is built on first use from the settings in force ([Kubernetes.Client]; a
+// failed build is not kept, the next call tries again), so a program that never
+// declares a Kubernetes resource never needs a kubeconfig.
 // [NewClient] reads the kubeconfig (a path, its contents, or KUBECONFIG's files) and
 // makes no request. Its rate limiter allows [DefaultQPS] and [DefaultBurst], and each
-// request is bounded by [DefaultRequestTimeout] (schema.json's defaults of the
-// settings), unless configured otherwise. When the kubeconfig now reaches another
+// request is bounded by [DefaultRequestTimeout], and deletes propagate as
+// [DefaultDeletePolicy] (schema.json's defaults of the settings), unless configured
+// otherwise. When the kubeconfig now reaches another
 // cluster than the one recorded for the provider ([Resolve], [ClusterRecord]), the recorded
 // kubeconfig is used: a provider's objects are read, updated and deleted on the
 // cluster they were created on.
 //
 // # Files
 //
-// The files are named by resource and by idea; x_test.go tests x.go.
+// The files are named by resource, mechanism and idea; x_test.go tests x.go.
 //
-//   - resource.go: what every resource is ([Lifecycle], [Resource]) and the settings
-//     it reads; wrap.go: [Wrap], the decorators around a resource, in order.
-//   - slice.go: the EndpointSlice. list.go, list_items.go, list_read.go: the
-//     EndpointsList, its items as a set written side by side, and its Read (refresh,
-//     import).
-//   - render.go, render_slice.go, render_list.go: render mode's manifests, and each
-//     resource's render backend.
-//   - unreachable.go: a cluster that cannot be reached. lost_answers.go: a write whose
-//     answer never came: which failures leave it in doubt, the partial state, pending
-//     IDs and create IDs.
-//   - object.go, merge.go, delete.go: the calls on one object (create, get, a Read
-//     with the ID alone), the three-way merge of an update, delete and wait.
-//     fanout.go: calls side by side, 16 at a time.
+//   - resource.go: what every resource is ([Lifecycle], [Resource]) and what they
+//     share ([Kubernetes]: the settings, the client, [Options]).
+//   - slice.go: the EndpointSlice's lifecycle. list.go, list_items.go, list_read.go:
+//     the EndpointsList's lifecycle, its items as a set written one by one or side by
+//     side, and its Read (refresh, import).
+//   - store.go: the store the lifecycles write to, and the choice of it. store_cluster.go:
+//     the cluster's store and every API call under it (kindClient: create and
+//     adoption, get, the dry run of a preview, update, delete and the wait, finding a
+//     lost create, reading a list's items). store_render.go, render.go: the render
+//     directory's store, and its manifests (file names, byte-stable YAML, drift).
+//   - unreachable.go: [Wrap], the one decorator: a cluster that cannot be reached.
+//     lost_answers.go: a write whose answer never came: which failures leave it in
+//     doubt, the partial state, create IDs.
+//   - id.go: an object's ID, and the pending ID of a create whose name the server
+//     picked. kinds.go: the kinds of object, and an object built from inputs.
+//   - merge.go, delete.go: the three-way merge of an update; what a delete targets.
+//     fanout.go: calls side by side, 16 at a time. by_namespace.go: when a
+//     namespace's objects are listed rather than read one by one.
 //   - state.go, replace.go, keys.go, names.go: outputs and inputs read back, what
 //     changed and when a change replaces the object, the keys that are not the
-//     program's, names and namespaces.
-//   - kinds.go, values.go: the kinds of object and their IDs; objects as property
-//     values.
+//     program's, names, namespaces and autonaming ([Autonaming]).
+//   - values.go: objects as property values.
 //   - errors.go, warnings.go, controllers.go: the API server's errors and warnings in
 //     plain words, and the controllers that act on the objects.
-//   - client.go, identity.go: the client, and the cluster it reaches.
+//   - client.go, identity.go: the client and the settings' defaults, and the cluster it
+//     reaches ([ClusterRecord]).
 package kube
