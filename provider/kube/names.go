@@ -27,12 +27,12 @@ type Autonaming struct {
 type AutonamingMode int
 
 const (
-	// AutonamePropose: the proposed name, unless the object already has a name that
-	// a change does not replace.
+	// AutonamePropose takes the proposed name, unless the object already has a name
+	// that a change does not replace.
 	AutonamePropose AutonamingMode = iota
-	// AutonameEnforce: the proposed name, always.
+	// AutonameEnforce takes the proposed name, always.
 	AutonameEnforce
-	// AutonameDisable: no autoname; the program must name the object.
+	// AutonameDisable gives no autoname: the program must name the object.
 	AutonameDisable
 )
 
