@@ -92,9 +92,6 @@ func (s clusterStore) locate(ctx context.Context, id objectID, state property.Ma
 	if err != nil {
 		return nil, err
 	}
-	if unconfirmedCreate(id, state) {
-		return o.findCreated(ctx, id, state)
-	}
 	return o.locate(ctx, id, state)
 }
 
