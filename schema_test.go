@@ -433,6 +433,11 @@ var defaultTable = map[string]any{
 	"provider.deleteUnreachable":     false,
 	"provider.skipUpdateUnreachable": false,
 	"provider.refreshBeforeUpdate":   false,
+	// How long a Google lookup may take, and how a delete propagates to dependents.
+	"config.lookupTimeout":             "60s",
+	"config.deletePropagationPolicy":   "Background",
+	"provider.lookupTimeout":           "60s",
+	"provider.deletePropagationPolicy": "Background",
 	// The Kubernetes warnings and the Google quota project.
 	"config.suppressDeprecationWarnings":   false,
 	"config.userProjectOverride":           false,
