@@ -1,10 +1,8 @@
 package dataplane
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -126,6 +124,11 @@ func TestFromPulumiKubernetesDropsNoRequest(t *testing.T) {
 
 	run := func(step int) string { return runStep(t, cli, guideNamespace.ReplaceAllString(guide.steps[step], ns)) }
 	uidsBefore := uidTable(run(0))
+	for _, object := range []string{"EndpointSlice web-a", "Endpoints web-legacy"} {
+		if uidsBefore[object] == "" {
+			t.Fatalf("the guide's kubectl get lists no %s: %v", object, uidsBefore)
+		}
+	}
 	run(1)
 	program := oldProgram + importedEntries(t, cli, "web-a.yaml") + importedEntries(t, cli, "legacy.yaml")
 	cli.WriteProject(program)
@@ -169,15 +172,12 @@ func shellCLI(t *testing.T, dp *dataplane.DataPlane) *pulumicli.CLI {
 // the CLI's environment, fails t if one fails, and returns their output.
 func runStep(t *testing.T, cli *pulumicli.CLI, commands string) string {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "bash", "-euo", "pipefail", "-c", commands)
-	cmd.Dir, cmd.Env = cli.Dir, cli.Environ()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", commands, err, out.String())
+	out, err := toolchain.Command(t.Context(), cli.Dir, cli.Environ(), "bash", "-euo", "pipefail", "-c", commands)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", commands, err, out)
 	}
-	t.Logf("%s\n%s", commands, out.String())
-	return out.String()
+	t.Logf("%s\n%s", commands, out)
+	return out
 }
 
 // uidLine is a line of `kubectl get ... -o custom-columns=KIND:.kind,NAME:.metadata.name,UID:.metadata.uid`.
