@@ -130,7 +130,7 @@ install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi 
 	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS) into the cache.
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS, pulumi-kubernetes) into the cache.
 
 # Tool binaries are keyed by version in their path: they depend on their module only
 # for existence, so a fresh clone does not rebuild what the cache already holds.
@@ -239,7 +239,7 @@ BENCH_FLAGS ?=
 .PHONY: bench
 bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor; write BENCHMARKS.md (BENCH_FLAGS=...).
 	$(TEST_ENV) go run ./tests/cmd/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
-		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
+		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION), pulumi-kubernetes $(PULUMI_KUBERNETES_VERSION)"
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test program's module too.
