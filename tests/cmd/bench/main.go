@@ -80,8 +80,8 @@ type config struct {
 	besideSlices []int
 	besideBound  time.Duration
 	only         map[string]bool
-	version     string
-	tools       string
+	version      string
+	tools        string
 }
 
 // sections are the parts of the report, in order.
