@@ -30,6 +30,8 @@ type besideFigures struct {
 	// provider's and pulumi-kubernetes's.
 	version string
 	sizes   [2]int64
+	// machine names the machine the runs ran on.
+	machine string
 	// at is when the measurement ended, and load the one-minute load average at its
 	// start and end: the section may be measured on its own (-only pulumi-kubernetes).
 	at   time.Time
@@ -96,7 +98,7 @@ func measureBeside(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 	version string,
 ) (besideFigures, error) {
 	s := besideScenario(n, bound)
-	f := besideFigures{scenario: s, version: version}
+	f := besideFigures{scenario: s, version: version, machine: machine()}
 	f.load[0] = loadAverage()
 	var err error
 	if f.sizes, err = binarySizes(t.provider, t.kubernetes); err != nil {
@@ -214,8 +216,8 @@ func renderBeside(w writer, beside []besideFigures) {
 	w("completed the command.")
 	w("")
 	for _, f := range beside {
-		w("%s: measured %s, load %.2f to %.2f (the machine is shared: wall times move with its load), each command bounded at %s.",
-			f.scenario.name, f.at.Format("2006-01-02 15:04 MST"), f.load[0], f.load[1], f.scenario.bound)
+		w("%s: measured %s on %s, load %.2f to %.2f (the machine is shared: wall times move with its load), each command bounded at %s.",
+			f.scenario.name, f.at.Format("2006-01-02 15:04 MST"), f.machine, f.load[0], f.load[1], f.scenario.bound)
 	}
 	w("")
 	w("| program | runs | command | floor | provider | pulumi-kubernetes | provider / floor | pulumi-kubernetes / floor | pulumi-kubernetes / provider | target |")

@@ -32,6 +32,7 @@ func TestRenderBeside(t *testing.T) {
 		sizes:      [2]int64{40 << 20, 150 << 20},
 		at:         time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC),
 		load:       [2]float64{3, 4},
+		machine:    "AMD EPYC; 2 cores; 24 GiB memory; Linux 6.18",
 	}
 	// The second run of pulumi-kubernetes: its destroy killed at the bound.
 	f.kubernetes[1].times[stepDestroy], f.kubernetes[1].hung[stepDestroy] = f.scenario.bound, true
@@ -40,7 +41,7 @@ func TestRenderBeside(t *testing.T) {
 	wantLines(t, report,
 		"## Beside pulumi-kubernetes",
 		"pulumi-kubernetes 4.25.0's `kubernetes:discovery.k8s.io/v1:EndpointSlice`",
-		"200 EndpointSlices: measured 2026-11-26 19:00 UTC, load 3.00 to 4.00 (the machine is shared: wall times move with its load), each command bounded at 2m0s.",
+		"200 EndpointSlices: measured 2026-11-26 19:00 UTC on AMD EPYC; 2 cores; 24 GiB memory; Linux 6.18, load 3.00 to 4.00 (the machine is shared: wall times move with its load), each command bounded at 2m0s.",
 		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00) | 4.80 s (4.80-4.80) | 8.00 s (8.00-8.00) | 1.20 | 2.00 | 1.67 | provider / floor at most 1.2 |",
 		"| 200 EndpointSlices | 3 | preview | 2.00 s (2.00-2.00) | 2.40 s (2.40-2.40) | 3.00 s (3.00-3.00) | 1.20 | 1.50 | 1.25 |  |",
 		"| 200 EndpointSlices | 3 | refresh | 1.00 s (1.00-1.00) | 1.20 s (1.20-1.20) | 6.00 s (6.00-6.00) | 1.20 | 6.00 | 5.00 | pulumi-kubernetes / provider at least 3 |",

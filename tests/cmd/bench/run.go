@@ -283,7 +283,7 @@ func render(r results, cfg config) string {
 	w("Written by `make bench` (`tests/cmd/bench`) on %s. Figures are medians unless", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	w("labelled otherwise; ratios compare runs made in the same session on the same machine.")
 	w("")
-	w("Machine: %s; %d cores; %s memory; %s.", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
+	w("Machine: %s.", machine())
 	w("Load (one-minute average, `/proc/loadavg`): %.2f at the start, %.2f at the end. Wall-clock figures", r.load[0], r.load[1])
 	w("move with the load of the machine; memory, state sizes and request counts do not.")
 	w("Versions: provider %s; %s; %s.", cfg.version, runtime.Version(), cfg.tools)
@@ -630,6 +630,11 @@ func newNamespace(ctx context.Context, cp *controlplane.ControlPlane) (string, e
 		return "", err
 	}
 	return ns.Name, nil
+}
+
+// machine is the CPU model, cores, memory and kernel of this machine.
+func machine() string {
+	return fmt.Sprintf("%s; %d cores; %s memory; %s", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
 }
 
 func cpuModel() string {
