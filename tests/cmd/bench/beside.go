@@ -199,7 +199,7 @@ func besideTarget(step int) string {
 	}
 }
 
-func renderBeside(w writer, beside []besideFigures) {
+func renderBeside(w writer, beside []besideFigures, cfg config) {
 	if len(beside) == 0 {
 		return
 	}
@@ -219,6 +219,7 @@ func renderBeside(w writer, beside []besideFigures) {
 		w("%s: measured %s on %s, load %.2f to %.2f (the machine is shared: wall times move with its load), each command bounded at %s.",
 			f.scenario.name, f.at.Format("2006-01-02 15:04 MST"), f.machine, f.load[0], f.load[1], f.scenario.bound)
 	}
+	w("Versions: provider %s; %s.", cfg.version, cfg.tools)
 	w("")
 	w("| program | runs | command | floor | provider | pulumi-kubernetes | provider / floor | pulumi-kubernetes / floor | pulumi-kubernetes / provider | target |")
 	w("|---|---|---|---|---|---|---|---|---|---|")

@@ -37,8 +37,9 @@ func TestRenderBeside(t *testing.T) {
 	// The second run of pulumi-kubernetes: its destroy killed at the bound.
 	f.kubernetes[1].times[stepDestroy], f.kubernetes[1].hung[stepDestroy] = f.scenario.bound, true
 	f.kubernetes[2].times[stepDestroy] = 17 * time.Second
-	report := render(results{beside: []besideFigures{f}}, config{})
+	report := render(results{beside: []besideFigures{f}}, config{version: "0.7.0", tools: "pulumi CLI v3.256.0"})
 	wantLines(t, report,
+		"Versions: provider 0.7.0; pulumi CLI v3.256.0.",
 		"## Beside pulumi-kubernetes",
 		"pulumi-kubernetes 4.25.0's `kubernetes:discovery.k8s.io/v1:EndpointSlice`",
 		"200 EndpointSlices: measured 2026-11-26 19:00 UTC on AMD EPYC; 2 cores; 24 GiB memory; Linux 6.18, load 3.00 to 4.00 (the machine is shared: wall times move with its load), each command bounded at 2m0s.",

@@ -310,7 +310,7 @@ func render(r results, cfg config) string {
 	if len(r.engine) > 0 {
 		renderEngine(w, r.engine)
 	}
-	renderBeside(w, r.beside)
+	renderBeside(w, r.beside, cfg)
 	if r.drift != nil {
 		renderDrift(w, r.drift)
 	}
