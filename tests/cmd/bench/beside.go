@@ -16,6 +16,8 @@ import (
 
 // kubernetesToken is pulumi-kubernetes's EndpointSlice, which the side-by-side
 // programs declare in place of the provider's (spec.EndpointSliceToken).
+//
+//nolint:gosec // G101: a resource type token, not a credential
 const kubernetesToken = "kubernetes:discovery.k8s.io/v1:EndpointSlice"
 
 // besideSteps are the commands the side-by-side runs time, in the order they run.
