@@ -32,6 +32,10 @@ const (
 
 	lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 	triggerTimeAnnotation = "endpoints.kubernetes.io/last-change-trigger-time"
+	// autonamedAnnotation is what pulumi-kubernetes sets on the objects it names
+	// itself, to replace them under a new name; this provider names objects by their
+	// inputs and reads nothing from it.
+	autonamedAnnotation = "pulumi.com/autonamed"
 )
 
 // readBack is what inputs read back from a live object do with a key.
@@ -83,6 +87,10 @@ var ownKeys = []ownKey{
 	},
 	{
 		in: "annotations", key: triggerTimeAnnotation, owner: "the endpoints and EndpointSlice controllers",
+		onImport: leftOut, onRefresh: asSet,
+	},
+	{
+		in: "annotations", key: autonamedAnnotation, owner: "pulumi-kubernetes, on the objects it autonames",
 		onImport: leftOut, onRefresh: asSet,
 	},
 }

@@ -94,3 +94,33 @@ func TestEndpointsListCheckRejectsReservedKeys(t *testing.T) {
 		t.Errorf("failures (-want +got):\n%s", d)
 	}
 }
+
+// An import of an object that pulumi-kubernetes wrote leaves out its autonamed
+// annotation, which only pulumi-kubernetes reads, and keeps its managed-by label
+// (client-side apply mode) and the labels and annotations its program set, as the
+// object's own; a refresh after it keeps what the import kept.
+func TestImportLeavesPulumiKubernetesBookkeeping(t *testing.T) {
+	t.Parallel()
+	live := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
+		"name": "web-a-1b2c3d4e", "namespace": "apps",
+		"labels": map[string]any{"kubernetes.io/service-name": "web", "app.kubernetes.io/managed-by": "pulumi"},
+		"annotations": map[string]any{
+			"pulumi.com/autonamed":  "true",
+			"pulumi.com/patchForce": "true",
+			"example.com/owner":     "team-a",
+		},
+	}}}
+	wantLabels := map[string]any{"kubernetes.io/service-name": "web", "app.kubernetes.io/managed-by": "pulumi"}
+	wantAnnotations := map[string]any{"pulumi.com/patchForce": "true", "example.com/owner": "team-a"}
+	imported := liveInputs(endpointSliceKind, live, property.Map{})
+	refreshed := liveInputs(endpointSliceKind, live, imported)
+	for name, inputs := range map[string]property.Map{"import": imported, "refresh after the import": refreshed} {
+		meta := mapField(inputs, "metadata")
+		if diff := cmp.Diff(wantLabels, validate.PlainMap(mapField(meta, "labels"))); diff != "" {
+			t.Errorf("%s: labels (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(wantAnnotations, validate.PlainMap(mapField(meta, "annotations"))); diff != "" {
+			t.Errorf("%s: annotations (-want +got):\n%s", name, diff)
+		}
+	}
+}
