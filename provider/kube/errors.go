@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // apiError turns an API server error into a message that names the object, says what
@@ -25,8 +27,7 @@ func apiError(verb string, k kind, id objectID, err error) error {
 			verb, k.name, id, generatedName(s), err)
 	case apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("%s %s already exists (409); an object this resource did not create is never adopted: "+
-			"import it with `pulumi import %s <name> %s`, or choose another name: %w",
-			k.name, id, k.token, id, err)
+			"%s, or choose another name: %w", k.name, id, k.importHint(id), err)
 	case apierrors.IsInvalid(err):
 		return invalidError(k, id, s, err)
 	case apierrors.IsForbidden(err) && strings.Contains(s.Message, "blockOwnerDeletion"):
@@ -130,4 +131,16 @@ func generatedName(s metav1.Status) string {
 		return fmt.Sprintf("it picked %q", s.Details.Name)
 	}
 	return "the name it picked exists"
+}
+
+// importHint says how to bring the existing object id under a stack: an EndpointSlice by
+// its own ID; an Endpoints object as part of an EndpointsList, whose import ID selects
+// the objects of a namespace by label.
+func (k kind) importHint(id objectID) string {
+	if k.token == spec.EndpointsListToken {
+		return fmt.Sprintf("label it (`kubectl label endpoints -n %s %s <key>=<value>`) and import it into an "+
+			"EndpointsList with `pulumi import %s <name> '%s?labelSelector=<key>%%3D<value>'`",
+			id.namespace, id.name, k.token, id.namespace)
+	}
+	return fmt.Sprintf("import it with `pulumi import %s <name> %s`", k.token, id)
 }

@@ -128,6 +128,24 @@ func TestAPIErrorMessages(t *testing.T) {
 	}
 }
 
+// An Endpoints object of an EndpointsList item whose name is taken is imported into an
+// EndpointsList, whose import ID is a namespace and a label selector: the hint says
+// that ID, never the object's namespace/name, which that import rejects.
+func TestAPIErrorEndpointsNameTakenHintsTheListImport(t *testing.T) {
+	t.Parallel()
+	id := objectID{namespace: "apps", name: "web-legacy"}
+	err := apierrors.NewAlreadyExists(schema.GroupResource{Resource: "endpoints"}, "web-legacy")
+	got := apiError("create", endpointsKind, id, err)
+	wantMessage(t, got, []string{
+		"Endpoints apps/web-legacy already exists (409)",
+		"`kubectl label endpoints -n apps web-legacy <key>=<value>`",
+		"`pulumi import " + spec.EndpointsListToken + " <name> 'apps?labelSelector=<key>%3D<value>'`",
+	}, []string{"<name> apps/web-legacy"})
+	if _, _, parseErr := parseImportID("apps?labelSelector=team%3Dweb", "default"); parseErr != nil {
+		t.Errorf("the hinted ID's form does not parse as an EndpointsList import ID: %v", parseErr)
+	}
+}
+
 // A ValidatingAdmissionPolicy's denial with its default reason is a 422 whose only
 // cause, without a field, restates the server's message (k8s.io/apiserver's policy
 // dispatcher builds it so): the error says the message once, with no empty field.
