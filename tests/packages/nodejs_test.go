@@ -43,6 +43,8 @@ func TestNodePackage(t *testing.T) {
 	}
 	toolchain.Run(t, p.dir, env, "npm", append([]string{"install", tarball}, toolchain.NodePins()...)...)
 	wantInstalledNodePackage(t, filepath.Join(p.dir, "node_modules", filepath.FromSlash(nodePackage)), version)
+	wantDocumentedMinimum(t, "Node.js", nodeMinimum, "the engines of the @pulumi/pulumi "+toolchain.PulumiVersion+" npm installed",
+		nodeEngine(t, filepath.Join(p.dir, "node_modules", "@pulumi", "pulumi", "package.json")))
 
 	for _, f := range []string{"index.ts", "tsconfig.json"} {
 		toolchain.CopyFile(t, filepath.Join("testdata", "nodejs", f), filepath.Join(p.dir, f))
@@ -113,4 +115,16 @@ func wantInstalledNodePackage(t *testing.T, dir, version string) {
 
 func isTypeScriptSource(name string) bool {
 	return strings.HasSuffix(name, ".ts") && !strings.HasSuffix(name, ".d.ts")
+}
+
+// nodeEngine returns the minimum Node.js version a package.json declares (engines.node).
+func nodeEngine(t *testing.T, packageJSON string) string {
+	t.Helper()
+	var pkg struct {
+		Engines struct{ Node string }
+	}
+	if err := json.Unmarshal([]byte(toolchain.ReadFile(t, packageJSON)), &pkg); err != nil {
+		t.Fatalf("%s: %v", packageJSON, err)
+	}
+	return minimumOf(t, pkg.Engines.Node)
 }

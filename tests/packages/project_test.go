@@ -50,6 +50,9 @@ type userProject struct {
 	env     []string
 	cs      kubernetes.Interface
 	release *releases.Server
+	// installed is the plugin version installed into home ahead of the program's
+	// first run; empty: the engine must download the plugin on first use.
+	installed string
 }
 
 // runnerTimeout bounds one operation of a program; each takes a few seconds once the
@@ -58,10 +61,18 @@ const runnerTimeout = 5 * time.Minute
 
 func newUserProject(t *testing.T, runtime string) *userProject {
 	t.Helper()
+	return newUserProjectHome(t, runtime, t.TempDir(), "")
+}
+
+// newUserProjectHome is newUserProject with the PULUMI_HOME home, into which the
+// plugin of version installed was installed ahead (none when installed is empty):
+// the engine must then use that plugin and download nothing.
+func newUserProjectHome(t *testing.T, runtime, home, installed string) *userProject {
+	t.Helper()
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "packages")
 	cli := asset(t, "TEST_ASSET_PULUMI")
-	p := &userProject{dir: t.TempDir(), ns: ns, home: t.TempDir(), cs: cp.Clientset(), release: releases.Serve(t, distDir(t))}
+	p := &userProject{dir: t.TempDir(), ns: ns, home: home, cs: cp.Clientset(), release: releases.Serve(t, distDir(t)), installed: installed}
 	p.env = append([]string{
 		"PULUMI_HOME=" + p.home,
 		"PULUMI_BACKEND_URL=file://" + t.TempDir(),
@@ -123,7 +134,11 @@ func (p *userProject) lifecycle(t *testing.T, argv []string, extraEnv ...string)
 	if diff := cmp.Diff(wantOutputs, gotOutputs); diff != "" {
 		t.Errorf("up: outputs (-want +got):\n%s", diff)
 	}
-	p.wantPluginDownloaded(t)
+	if p.installed != "" {
+		p.wantPluginInstalledAhead(t)
+	} else {
+		p.wantPluginDownloaded(t)
+	}
 
 	slice, err := p.cs.DiscoveryV1().EndpointSlices(p.ns).Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil {
@@ -168,7 +183,29 @@ func (p *userProject) wantPluginDownloaded(t *testing.T) {
 	if err != nil || info.Mode()&0o111 == 0 {
 		t.Errorf("after up, the engine did not install the plugin %s (err=%v): it was not downloaded", path, err)
 	}
-	installed, err := filepath.Glob(filepath.Join(p.home, "plugins", "resource-endpoints-*"))
+	dirs := installedPlugins(t, p.home)
+	if want := []string{"resource-endpoints-v" + version}; !slices.Equal(dirs, want) {
+		t.Errorf("PULUMI_HOME/plugins holds %v, want %v", dirs, want)
+	}
+}
+
+// wantPluginInstalledAhead checks that the engine ran the plugin installed into the
+// project's PULUMI_HOME ahead of the program (p.installed) and downloaded nothing:
+// the release server saw no request and PULUMI_HOME holds that plugin only.
+func (p *userProject) wantPluginInstalledAhead(t *testing.T) {
+	t.Helper()
+	if requests := p.release.Requests(); len(requests) > 0 {
+		t.Errorf("the engine downloaded %v, want the plugin installed ahead (%s) used", requests, p.installed)
+	}
+	if got, want := installedPlugins(t, p.home), []string{"resource-endpoints-v" + p.installed}; !slices.Equal(got, want) {
+		t.Errorf("PULUMI_HOME/plugins holds %v, want %v", got, want)
+	}
+}
+
+// installedPlugins lists the endpoints plugin directories under home/plugins.
+func installedPlugins(t *testing.T, home string) []string {
+	t.Helper()
+	installed, err := filepath.Glob(filepath.Join(home, "plugins", "resource-endpoints-*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,9 +215,7 @@ func (p *userProject) wantPluginDownloaded(t *testing.T) {
 			dirs = append(dirs, filepath.Base(dir))
 		}
 	}
-	if want := []string{"resource-endpoints-v" + version}; !slices.Equal(dirs, want) {
-		t.Errorf("PULUMI_HOME/plugins holds %v, want %v", dirs, want)
-	}
+	return dirs
 }
 
 // pluginServer is the plugin download URL the SDKs carry (schema.json's pluginDownloadURL).

@@ -89,6 +89,10 @@ func TestPythonWheel(t *testing.T) {
 
 	python := toolchain.Venv(t, "pulumi=="+toolchain.PulumiVersion, wheel)
 	wantInstalledPythonPackage(t, python, pyVersion)
+	requiresPython := toolchain.Run(t, t.TempDir(), nil, python, "-c",
+		`import importlib.metadata as m; print(m.metadata("pulumi")["Requires-Python"])`)
+	wantDocumentedMinimum(t, "Python", pythonMinimum, "the Requires-Python of the pulumi "+toolchain.PulumiVersion+" pip installed",
+		minimumOf(t, requiresPython))
 
 	p := newUserProject(t, "python")
 	toolchain.CopyFile(t, filepath.Join("testdata", "python", "main.py"), filepath.Join(p.dir, "main.py"))

@@ -98,14 +98,19 @@ func run(ctx context.Context, o options) (err error) {
 	if err := os.CopyFS(program, os.DirFS(o.example)); err != nil {
 		return fmt.Errorf("copying the example %s: %w", o.example, err)
 	}
-	p := pulumi{ctx: ctx, cli: o.pulumi, dir: program, env: append(os.Environ(),
+	bin, err := bundleYAMLHost(filepath.Join(work, "bin"), o.pulumi, o.yamlHost)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("    pulumi CLI %s with the YAML language host %s beside it\n", o.pulumi, o.yamlHost)
+	p := pulumi{ctx: ctx, cli: filepath.Join(bin, "pulumi"), dir: program, env: append(os.Environ(),
 		"PULUMI_HOME="+filepath.Join(work, "home"),
 		"KUBECONFIG="+cp.KubeconfigPath(),
 		"PULUMI_BACKEND_URL=file://"+filepath.Join(work, "state"),
 		"PULUMI_CONFIG_PASSPHRASE=demo",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
 		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
-		"PATH="+filepath.Dir(o.yamlHost)+":"+os.Getenv("PATH"),
+		"PATH="+bin+":"+os.Getenv("PATH"),
 	)}
 
 	if err := os.Mkdir(filepath.Join(work, "state"), 0o700); err != nil {
@@ -150,6 +155,43 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	step("objects in the cluster")
 	return showObjects(ctx, cs)
+}
+
+// bundleYAMLHost makes dir hold the pulumi CLI cli (a hard link, or a copy where
+// none can be made) and the YAML language host yamlHost (a symbolic link), and
+// returns dir. The CLI looks for the YAML host, which a Pulumi install ships, next to
+// its own executable; found only on PATH, it is used with the warning "using
+// pulumi-language-yaml from $PATH" at every command.
+func bundleYAMLHost(dir, cli, yamlHost string) (string, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, "pulumi")
+	if err := os.Link(cli, dst); err != nil {
+		if err := copyExecutable(cli, dst); err != nil {
+			return "", fmt.Errorf("placing the pulumi CLI %s beside the YAML host in %s: %w", cli, dir, err)
+		}
+	}
+	if err := os.Symlink(yamlHost, filepath.Join(dir, filepath.Base(yamlHost))); err != nil {
+		return "", fmt.Errorf("placing the YAML host %s beside the pulumi CLI in %s: %w", yamlHost, dir, err)
+	}
+	return dir, nil
+}
+
+// copyExecutable copies the executable file src to dst.
+func copyExecutable(src, dst string) (err error) {
+	in, err := os.Open(filepath.Clean(src))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, in.Close()) }()
+	out, err := os.OpenFile(filepath.Clean(dst), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700) //nolint:gosec // an executable
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, out.Close()) }()
+	_, err = io.Copy(out, in)
+	return err
 }
 
 // namespace is where the example's objects go: it names none, so they go to the
