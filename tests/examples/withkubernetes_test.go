@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +87,18 @@ func testProgramWithKubernetes(t *testing.T, lang string) {
 	wantNamespaceGone(t, cp, out.Namespace)
 	if got := programConfigMaps(t, cp, ns); len(got) > 0 {
 		t.Errorf("after destroy, namespace %s holds the ConfigMaps %v", ns, got)
+	}
+}
+
+// wantWithKubernetesExample checks the objects of examples/with-kubernetes, in the
+// Namespace the program made, and after the clean-up that the Namespace is gone.
+func wantWithKubernetesExample(t *testing.T, cp *controlplane.ControlPlane, _ string, u *user) func() {
+	t.Helper()
+	out := u.withKubernetesOutputs(t)
+	wantWithKubernetesObjects(t, cp, out, 80, 8080)
+	return func() {
+		wantNothingLeft(t, cp, out.Namespace)
+		wantNamespaceGone(t, cp, out.Namespace)
 	}
 }
 
@@ -204,5 +217,52 @@ func wantNamespaceGone(t *testing.T, cp *controlplane.ControlPlane, ns string) {
 			t.Fatalf("after destroy, the namespace %s is still there (err=%v)", ns, err)
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// kubernetesPins find, in each kind of file, the version of pulumi-kubernetes's SDK a
+// program or a README names.
+var kubernetesPins = map[string]*regexp.Regexp{
+	"package.json":     regexp.MustCompile(`"@pulumi/kubernetes":\s*"([^"]*)"`),
+	"requirements.txt": regexp.MustCompile(`(?m)^pulumi-kubernetes\s*==\s*(\S+)`),
+	"go.mod":           regexp.MustCompile(`github\.com/pulumi/pulumi-kubernetes/sdk/v4 v(\S+)`),
+	".md":              regexp.MustCompile("@pulumi/kubernetes(?:@|`? )(\\d[^\\s`,]*)"),
+}
+
+// TestKubernetesSDKPinned checks that every program, example and page that names a
+// version of pulumi-kubernetes's SDK names the version of the plugin `make tools`
+// builds (TEST_ASSET_PULUMI_KUBERNETES_VERSION): an SDK of another version would ask
+// the engine for a plugin that the tests do not run.
+func TestKubernetesSDKPinned(t *testing.T) {
+	t.Parallel()
+	want := pulumicli.KubernetesVersion(t)
+	root := toolchain.RepoRoot(t)
+	var files []string
+	for _, pattern := range []string{"README.md", "docs/guides/with-kubernetes.md", "examples/with-kubernetes/*/*",
+		"tests/examples/testdata/with-kubernetes/*/*"} {
+		matches, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, matches...)
+	}
+	found := 0
+	for _, path := range files {
+		re := kubernetesPins[filepath.Base(path)]
+		if re == nil {
+			re = kubernetesPins[filepath.Ext(path)]
+		}
+		if re == nil {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatch(toolchain.ReadFile(t, path), -1) {
+			found++
+			if m[1] != want {
+				t.Errorf("%s names pulumi-kubernetes %s, want %s (the plugin `make tools` builds)", path, m[1], want)
+			}
+		}
+	}
+	if found < 6 {
+		t.Errorf("found %d pins of pulumi-kubernetes in %d files, want at least 6 (README, guide, example, three programs)", found, len(files))
 	}
 }
