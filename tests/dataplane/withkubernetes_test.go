@@ -17,18 +17,17 @@ import (
 )
 
 // withKubernetesProgram is a YAML program as a user of both providers writes it: one
-// kubeconfig (the stack setting kubeconfig) given to an explicit pulumi-kubernetes
+// kubeconfig (the variable kubeconfig, the path %[5]q) given to an explicit pulumi-kubernetes
 // provider and an explicit provider of this one; a Namespace and two selectorless
 // Services made with pulumi-kubernetes; an EndpointSlice of the Service web whose
 // kubernetes.io/service-name label is the Service's metadata.name output, and an
 // EndpointsList whose item is the Endpoints of the Service legacy. Every name is
 // generated. The Services' port %[1]d, named http, reaches port %[2]d of the
-// endpoints: web's ready addresses %[3]s, legacy's %[4]q.
+// endpoints: web's (the list items %[3]s), legacy's %[4]q.
 const withKubernetesProgram = `name: with-kubernetes
 runtime: yaml
-config:
-  kubeconfig:
-    type: string
+variables:
+  kubeconfig: %[5]q
 resources:
   k8s:
     type: pulumi:providers:kubernetes
@@ -62,8 +61,7 @@ resources:
           kubernetes.io/service-name: ${web.metadata.name}
       addressType: IPv4
       endpoints:
-        - addresses: %[3]s
-      ports:
+%[3]s      ports:
         - name: http
           port: %[2]d
     options:
@@ -128,11 +126,10 @@ func TestWithKubernetesCarriesTraffic(t *testing.T) {
 	cli.InstallKubernetes()
 	write := func(port, backendPort int) {
 		cli.WriteProject(fmt.Sprintf(withKubernetesProgram, port, backendPort,
-			fmt.Sprintf("[%q, %q]", web[0].IP, web[1].IP), legacy.IP))
+			fmt.Sprintf("        - addresses: [%q]\n        - addresses: [%q]\n", web[0].IP, web[1].IP), legacy.IP, dp.ControlPlane().KubeconfigPath()))
 	}
 	write(80, servicePort)
 	cli.Run("stack", "init", "dev")
-	cli.Run("config", "set", "kubeconfig", dp.ControlPlane().KubeconfigPath())
 
 	cli.RunCombined("up", "--yes", "--non-interactive")
 	out := stackOutputs(t, cli)
