@@ -130,7 +130,7 @@ install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi 
 	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS) into the cache.
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS, pulumi-kubernetes) into the cache.
 
 # Tool binaries are keyed by version in their path: they depend on their module only
 # for existence, so a fresh clone does not rebuild what the cache already holds.
@@ -231,15 +231,18 @@ test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by
 # BENCH_FLAGS passes flags to tests/cmd/bench, e.g. a quick run into a scratch file:
 #   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
 # (`go run ./tests/cmd/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
-# -rtt, -durable-etcd, -out). The engine section runs the slice programs under 1000 slices and the
-# EndpointsList at each round trip of -rtt (default 0,50ms: the API server behind a proxy that holds each
-# request and answer 25 ms), with etcd fsyncing every write (-durable-etcd=false: --unsafe-no-fsync).
+# -rtt, -durable-etcd, -pulumi-kubernetes-slices, -pulumi-kubernetes-bound, -out). The engine section runs the
+# slice programs under 1000 slices and the EndpointsList at each round trip of -rtt (default 0,50ms: the API
+# server behind a proxy that holds each request and answer 25 ms), with etcd fsyncing every write
+# (-durable-etcd=false: --unsafe-no-fsync). The pulumi-kubernetes section runs the 200-slice program with
+# pulumi-kubernetes's EndpointSlice beside the provider's and the floor's (-pulumi-kubernetes-slices 200,2000
+# adds 2000), each command killed and reported as hung past its bound.
 BENCH_FLAGS ?=
 
 .PHONY: bench
-bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor; write BENCHMARKS.md (BENCH_FLAGS=...).
+bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor and beside pulumi-kubernetes; write BENCHMARKS.md (BENCH_FLAGS=...).
 	$(TEST_ENV) go run ./tests/cmd/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
-		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION)"
+		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION), pulumi-kubernetes $(PULUMI_KUBERNETES_VERSION)"
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test program's module too.

@@ -39,6 +39,9 @@ type tools struct {
 	// API server through it (nil and "" when every scenario runs at 0).
 	proxy           *apiproxy.Proxy
 	proxyKubeconfig string
+	// kubernetes is pulumi-kubernetes's plugin, pulumi-resource-kubernetes, in a
+	// directory of its own that every engine run puts on PATH ("" when not measured).
+	kubernetes string
 }
 
 // The floor's resource tokens, which the engine programs declare in place of the
@@ -82,7 +85,16 @@ type engineScenario struct {
 	// preview runs up and destroy with their preview, as a user runs them, instead of
 	// with --skip-preview.
 	preview bool
+	// previewStep times a `pulumi preview` of the unchanged program after up.
+	previewStep bool
+	// bound, when above 0, is the longest any command of the scenario may take: one
+	// that takes longer is killed and its step marked hung in the run (errHung).
+	bound time.Duration
 }
+
+// errHung is what engineOnce returns when a command outlived the scenario's bound and
+// was killed.
+var errHung = errors.New("hung")
 
 // The commands of an engine run, by their index in engineRun's arrays.
 const (
@@ -91,12 +103,14 @@ const (
 	stepDestroy
 	stepUpdate
 	stepAgain
+	stepPreview
 	steps
 )
 
 // stepNames names the commands by index; "update" is the `pulumi up` of the changed
-// program, "up again" the second `pulumi up` of the unchanged one.
-var stepNames = [steps]string{"up", "refresh", "destroy", "update", "up again"}
+// program, "up again" the second `pulumi up` of the unchanged one, "preview" a
+// `pulumi preview` of the unchanged one.
+var stepNames = [steps]string{"up", "refresh", "destroy", "update", "up again", "preview"}
 
 type engineRun struct {
 	// times are the wall times of the commands, by step (0 for a command not run).
@@ -113,6 +127,9 @@ type engineRun struct {
 	cliCPU, pluginCPU, serverCPU [steps]time.Duration
 	// load is the one-minute load average before the run.
 	load float64
+	// hung marks the command, by step, that outlived the scenario's bound and was
+	// killed; the run's later commands did not run.
+	hung [steps]bool
 }
 
 type engineFigures struct {
@@ -198,7 +215,10 @@ func progress(name string, n int, who string, run engineRun) {
 	fmt.Fprintf(&b, "    %s run %d %s: plugin peak RSS %s, state %d bytes, load %.2f; wall s, CPU s (CLI tree / plugin / "+
 		"API server+etcd), requests:", name, n, who, mib(run.peak), run.stateBytes, run.load)
 	for i, step := range stepNames {
-		if run.times[i] > 0 {
+		if run.hung[i] {
+			fmt.Fprintf(&b, " %s HUNG, killed;", step)
+		}
+		if run.times[i] > 0 && !run.hung[i] {
 			fmt.Fprintf(&b, " %s %.2f, %.2f/%.2f/%.2f, %d;", step, run.times[i].Seconds(), run.cliCPU[i].Seconds(),
 				run.pluginCPU[i].Seconds(), run.serverCPU[i].Seconds(), run.requests[i])
 		}
@@ -249,7 +269,7 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		"PULUMI_SKIP_UPDATE_CHECK=true",
 		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true",
 		"KUBECONFIG="+kubeconfig,
-		"PATH="+t.ambient+":"+filepath.Dir(t.floor)+":"+filepath.Dir(t.yamlHost)+":"+os.Getenv("PATH"),
+		"PATH="+strings.Join(pluginDirs(t), ":")+":"+os.Getenv("PATH"),
 	)
 	env = append(env, s.env...)
 	// pulumi runs one command; step (see stepNames) says where its figures go, -1
@@ -263,12 +283,10 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 			defer proxyRequests(t.proxy, len(t.proxy.Requests()), args[0])
 		}
 		serverBefore := childrenCPU(t.apiServer, t.etcd)
-		cmd := exec.CommandContext(ctx, t.pulumi, args...)
+		cmdCtx, cancel := boundContext(ctx, s.bound)
+		defer cancel()
+		cmd := pulumiCommand(cmdCtx, t.pulumi, args...)
 		cmd.Dir, cmd.Env = filepath.Join(dir, "program"), env
-		// The CLI starts the plugin and the language host: in a process group of its
-		// own, an interrupted run stops them all.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		stop := make(chan struct{})
@@ -279,6 +297,12 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		close(stop)
 		u := <-plugin
 		run.peak = max(run.peak, u.peak)
+		if err != nil && cmdCtx.Err() != nil && ctx.Err() == nil {
+			if step >= 0 {
+				run.hung[step] = true
+			}
+			return d, fmt.Errorf("pulumi %s killed after %s: %w", strings.Join(args, " "), s.bound, errHung)
+		}
 		if err != nil {
 			return d, fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out.String())
 		}
@@ -313,6 +337,11 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 			return run, err
 		}
 	}
+	if s.previewStep {
+		if run.times[stepPreview], err = pulumi(stepPreview, "preview", "--non-interactive"); err != nil {
+			return run, err
+		}
+	}
 	if s.refresh {
 		if run.times[stepRefresh], err = pulumi(stepRefresh, "refresh", "--yes", "--skip-preview", "--non-interactive"); err != nil {
 			return run, err
@@ -331,6 +360,36 @@ func engineOnce(ctx context.Context, cp *controlplane.ControlPlane, t tools, s e
 		return run, err
 	}
 	return run, nil
+}
+
+// pluginDirs are the directories an engine run puts first on PATH: the provider's,
+// the floor's, the YAML host's and pulumi-kubernetes's, if measured.
+func pluginDirs(t tools) []string {
+	dirs := []string{t.ambient, filepath.Dir(t.floor), filepath.Dir(t.yamlHost)}
+	if t.kubernetes != "" {
+		dirs = append(dirs, filepath.Dir(t.kubernetes))
+	}
+	return dirs
+}
+
+// boundContext is ctx bounded to bound from now, or ctx (with a cancel) when bound is
+// 0.
+func boundContext(ctx context.Context, bound time.Duration) (context.Context, context.CancelFunc) {
+	if bound <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, bound)
+}
+
+// pulumiCommand is a pulumi command run in a process group of its own: the CLI starts
+// the plugins and the language host, and a cancelled context kills them all (and,
+// should one of them hold the output open, stops waiting for it 10 s later).
+func pulumiCommand(ctx context.Context, pulumi string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, pulumi, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
 }
 
 // proxyRequests prints the requests the proxy forwarded since the first skip, by

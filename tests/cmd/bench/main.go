@@ -31,13 +31,22 @@ func main() {
 		"(slice counts under 1000 and the EndpointsList run at each; larger slice counts at 0 only)")
 	flag.BoolVar(&cfg.durableEtcd, "durable-etcd", true, "run etcd with fsync on, as every real cluster does "+
 		"(false: --unsafe-no-fsync, as the tests run it)")
-	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine, drift); default all")
+	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine, "+
+		"pulumi-kubernetes, drift); default all")
+	besideCounts := flag.String("pulumi-kubernetes-slices", "200", "EndpointSlice counts of the side-by-side runs with "+
+		"pulumi-kubernetes, comma-separated (200,2000 adds 2000)")
+	flag.DurationVar(&cfg.besideBound, "pulumi-kubernetes-bound", 0, "the longest a command of the side-by-side runs may "+
+		"take before it is killed and reported as hung (0: a minute and 300 ms per slice)")
 	flag.StringVar(&cfg.version, "version", "", "the provider version, for the report")
 	flag.StringVar(&cfg.tools, "tools", "", "the tools' versions, for the report")
 	flag.Parse()
 	var err error
 	if cfg.slices, err = parseCounts(*sliceCounts); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: -slices: %v\n", err)
+		os.Exit(2)
+	}
+	if cfg.besideSlices, err = parseCounts(*besideCounts); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -pulumi-kubernetes-slices: %v\n", err)
 		os.Exit(2)
 	}
 	if cfg.rtts, err = parseRTTs(*rtts); err != nil {
@@ -66,13 +75,17 @@ type config struct {
 	// rtts are the round trips to the API server the engine scenarios run at.
 	rtts        []time.Duration
 	durableEtcd bool
-	only        map[string]bool
-	version     string
-	tools       string
+	// besideSlices are the slice counts run beside pulumi-kubernetes, and besideBound
+	// the bound of each of their commands (0: hangBound's default).
+	besideSlices []int
+	besideBound  time.Duration
+	only         map[string]bool
+	version      string
+	tools        string
 }
 
 // sections are the parts of the report, in order.
-var sections = []string{"startup", "check", "overhead", "lookups", "engine", "drift"}
+var sections = []string{"startup", "check", "overhead", "lookups", "engine", "pulumi-kubernetes", "drift"}
 
 // measures reports whether section is to be measured.
 func (c config) measures(section string) bool { return len(c.only) == 0 || c.only[section] }

@@ -29,6 +29,7 @@ type results struct {
 	overhead []overheadFigures
 	lookups  *lookupFigures
 	engine   []engineFigures
+	beside   []besideFigures
 	drift    *driftFigures
 	// load is the one-minute load average at the start and at the end.
 	load [2]float64
@@ -166,6 +167,12 @@ func run(ctx context.Context, cfg config) error {
 			r.engine = append(r.engine, f)
 		}
 	}
+	if cfg.measures("pulumi-kubernetes") {
+		fmt.Println("==> beside pulumi-kubernetes")
+		if r.beside, err = runBeside(ctx, cp, t, cfg, tmp); err != nil {
+			return err
+		}
+	}
 	if cfg.measures("drift") {
 		fmt.Println("==> drift: refreshBeforeUpdate off and on")
 		d, err := measureDrift(ctx, cp, t, driftSlices, cfg.engineRuns)
@@ -276,7 +283,7 @@ func render(r results, cfg config) string {
 	w("Written by `make bench` (`tests/cmd/bench`) on %s. Figures are medians unless", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	w("labelled otherwise; ratios compare runs made in the same session on the same machine.")
 	w("")
-	w("Machine: %s; %d cores; %s memory; %s.", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
+	w("Machine: %s.", machine())
 	w("Load (one-minute average, `/proc/loadavg`): %.2f at the start, %.2f at the end. Wall-clock figures", r.load[0], r.load[1])
 	w("move with the load of the machine; memory, state sizes and request counts do not.")
 	w("Versions: provider %s; %s; %s.", cfg.version, runtime.Version(), cfg.tools)
@@ -303,6 +310,7 @@ func render(r results, cfg config) string {
 	if len(r.engine) > 0 {
 		renderEngine(w, r.engine)
 	}
+	renderBeside(w, r.beside, cfg)
 	if r.drift != nil {
 		renderDrift(w, r.drift)
 	}
@@ -447,9 +455,6 @@ func renderEngine(w writer, engine []engineFigures) {
 	w("")
 	renderEngineCosts(w, engine)
 	renderFarAway(w, engine)
-	w("Reference, measured earlier on this machine: the official Kubernetes provider 4.22.2 took 11.2-11.7 s to `up`,")
-	w("15.4 s to destroy 200 EndpointSlices, with a 169 MiB plugin.")
-	w("")
 }
 
 // steps are the commands the scenario's runs time, in the order they run.
@@ -625,6 +630,11 @@ func newNamespace(ctx context.Context, cp *controlplane.ControlPlane) (string, e
 		return "", err
 	}
 	return ns.Name, nil
+}
+
+// machine is the CPU model, cores, memory and kernel of this machine.
+func machine() string {
+	return fmt.Sprintf("%s; %d cores; %s memory; %s", cpuModel(), runtime.NumCPU(), memTotal(), kernel())
 }
 
 func cpuModel() string {
