@@ -116,11 +116,19 @@ var resourceCreate = regexp.MustCompile(`(?m)^\s*\+\s+endpoints:\S+\s+\S+\s+crea
 // resourcesBlock matches a YAML program that declares resources (not only lookups).
 var resourcesBlock = regexp.MustCompile(`(?m)^resources:`)
 
+// kubernetesType matches a YAML program that uses a resource of pulumi-kubernetes.
+var kubernetesType = regexp.MustCompile(`(?m)^\s+type:\s*(kubernetes:|pulumi:providers:kubernetes)`)
+
 // preview runs `pulumi stack init` and `pulumi preview` of a snippet, as a YAML
 // project (snippets.YAMLProject), on a local file backend; it returns the preview's output.
+// A snippet that uses pulumi-kubernetes's resources gets the plugin `make tools` built,
+// installed as a user installs it.
 func preview(t *testing.T, env []string, e snippets.Example) (string, error) {
 	t.Helper()
 	c := pulumicli.New(t, env...)
+	if kubernetesType.MatchString(e.Code) {
+		c.InstallKubernetes()
+	}
 	c.WriteProject(snippets.YAMLProject(e))
 	if out, err := c.CombinedOutput("stack", "init", "docs"); err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", err, out)

@@ -17,9 +17,18 @@
 // the objects on the API server and the mirrored slices, and that refresh and
 // preview find nothing to change; after its clean-up, that nothing is left.
 //
-// TestReadmeFirstProgram follows README.md's "A first program" the same way: its
-// kubectl block as written, then its YAML and TypeScript programs each in an empty
-// project through `pulumi stack init`, up, refresh, preview and destroy.
+// TestReadmeFirstProgram follows README.md's "A first program" the same way: its YAML
+// and TypeScript programs (Services from pulumi-kubernetes, their endpoints from this
+// provider), each in an empty project (TypeScript after the README's npm install)
+// through `pulumi stack init`, up, refresh, preview and destroy.
+//
+// TestProgramsWithKubernetes runs the programs of testdata/with-kubernetes (TypeScript,
+// Python, Go) the same way: pulumi-kubernetes and this provider in one program that
+// also makes its cluster, so that the kubeconfig both providers take is unknown at the
+// first preview; then up, refresh, preview, an edit of the ports, and destroy. The
+// pulumi-kubernetes plugin that `make tools` built is installed into each user's
+// PULUMI_HOME first, as `pulumi up` would download it; its SDKs come from npm, PyPI and
+// the Go module proxy at the same version.
 //
 // C# has no .NET SDK here: its example is parsed with tree-sitter-c-sharp instead.
 package examples

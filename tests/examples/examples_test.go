@@ -89,19 +89,27 @@ func runExample(t *testing.T, example string, lang language) {
 	cp := controlplane.Shared(t)
 	ns := cp.Namespace(t, "examples")
 	u := newUser(t, src, cp, ns, lang)
-	if filepath.Dir(example) == "google-lookups" {
+	group := filepath.Dir(example)
+	if group == "with-kubernetes" {
+		u.installKubernetesPlugin(t)
+	}
+	if group == "google-lookups" {
 		double := googledouble.StartT(t, googleToken, filepath.Join(toolchain.RepoRoot(t), "examples", "fixtures", "google.json"))
 		u.env = append(u.env, googleEnv(double.URL)...)
 	}
 
 	u.bash(t, "the README's steps up to `pulumi up`", st.setup)
 	u.wantPluginDownloaded(t)
-	if check, ok := groupChecks[filepath.Dir(example)]; ok {
-		check(t, cp, ns)
+	var afterCleanup func()
+	if check, ok := groupChecks[group]; ok {
+		afterCleanup = check(t, cp, ns, u)
 	}
 	u.bash(t, "refresh and preview", refreshAndPreview)
 	u.bash(t, "the README's clean-up steps", st.cleanup)
 	wantNothingLeft(t, cp, ns)
+	if afterCleanup != nil {
+		afterCleanup()
+	}
 }
 
 // googleEnv points the provider's lookups at the Google double, as the Google

@@ -1,37 +1,65 @@
 package examples
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
-// firstProgramObjects are the objects of README.md's first program, as liveObjects
-// describes them: the slice of Service web, the Endpoints web-legacy and db-legacy,
-// and the slices the mirroring controller made of them.
-var firstProgramObjects = map[string]string{
-	"EndpointSlice web":         "10.0.0.10,10.0.0.11 notReady - http:8080",
-	"Endpoints web-legacy":      "10.0.1.10 notReady - http:8080",
-	"Endpoints db-legacy":       "10.0.2.5 notReady - postgres:5432",
-	"mirrored slice web-legacy": "10.0.1.10 notReady - http:8080",
-	"mirrored slice db-legacy":  "10.0.2.5 notReady - postgres:5432",
+// firstProgramOutputs are the stack outputs of README.md's first program: the names
+// pulumi-kubernetes generated for the Services web, legacy and db, in that order.
+type firstProgramOutputs struct {
+	Services []string `json:"services"`
 }
 
-// firstProgramServices are the sorted Services README.md's kubectl block creates,
-// which `pulumi destroy` leaves.
-var firstProgramServices = []string{"db-legacy", "web", "web-legacy"}
+// wantFirstProgramObjects checks the objects of README.md's first program, as
+// liveObjects describes them: the slice of the Service web, the Endpoints of legacy
+// and db, and the slices the mirroring controller made of them; and that the three
+// Services have no selector.
+func wantFirstProgramObjects(t *testing.T, cp *controlplane.ControlPlane, ns string, u *user) {
+	t.Helper()
+	raw, err := toolchain.Command(t.Context(), u.dir, u.env, toolchain.Asset(t, "TEST_ASSET_PULUMI"), "stack", "output", "--json")
+	if err != nil {
+		t.Fatalf("pulumi stack output: %v\n%s", err, raw)
+	}
+	var out firstProgramOutputs
+	if err := json.Unmarshal([]byte(raw), &out); err != nil || len(out.Services) != 3 {
+		t.Fatalf("stack outputs %s: want the names of three Services (err=%v)", raw, err)
+	}
+	web, legacy, db := out.Services[0], out.Services[1], out.Services[2]
+	wantObjects(t, cp, ns, map[string]string{
+		"EndpointSlice " + web:     "10.0.0.10,10.0.0.11 notReady - http:8080",
+		"Endpoints " + legacy:      "10.0.1.10 notReady - http:8080",
+		"Endpoints " + db:          "10.0.2.5 notReady - postgres:5432",
+		"mirrored slice " + legacy: "10.0.1.10 notReady - http:8080",
+		"mirrored slice " + db:     "10.0.2.5 notReady - postgres:5432",
+	})
+	for _, name := range out.Services {
+		svc, err := cp.Clientset().CoreV1().Services(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get the Service %s/%s: %v", ns, name, err)
+		}
+		if len(svc.Spec.Selector) > 0 {
+			t.Errorf("the Service %s/%s has the selector %v, want none", ns, name, svc.Spec.Selector)
+		}
+	}
+}
 
 // TestReadmeFirstProgram follows README.md's "A first program" as a user does, in
 // each of its languages, each in its own namespace, home directory, PULUMI_HOME and
-// backend: its kubectl block, run as written; the program in an empty directory
-// (TypeScript: the project `pulumi new typescript` makes, then the README's
-// `npm install`); `pulumi stack init dev` and `pulumi up`, which download the plugin;
-// then it checks the objects, that refresh and preview find nothing to change, and
-// that `pulumi destroy` leaves only the Services.
+// backend: the program in an empty directory (TypeScript: the project `pulumi new
+// typescript` makes, then the README's ```sh block, which installs both SDKs);
+// `pulumi stack init dev` and `pulumi up`, which download this provider's plugin
+// (pulumi-kubernetes's, which cannot be downloaded here, is installed first, as
+// `pulumi up` would); then it checks the objects, that refresh and preview find
+// nothing to change, and that `pulumi destroy` leaves nothing, the Services included.
 func TestReadmeFirstProgram(t *testing.T) {
 	t.Parallel()
 	p, err := parseFirstProgram(toolchain.ReadFile(t, filepath.Join(toolchain.RepoRoot(t), "README.md")))
@@ -50,7 +78,7 @@ func TestReadmeFirstProgram(t *testing.T) {
 		{lang: "typescript", write: func(t *testing.T, u *user) {
 			t.Helper()
 			writeNewTypeScriptProject(t, u.dir)
-			u.bash(t, "the README's npm install", "npm install @endpoints-provider/endpoints\n")
+			u.bash(t, "the README's npm install", p.npmInstall)
 			toolchain.WriteFile(t, filepath.Join(u.dir, "index.ts"), p.typescript)
 		}},
 	} {
@@ -62,14 +90,14 @@ func TestReadmeFirstProgram(t *testing.T) {
 			if err := os.Mkdir(u.dir, 0o700); err != nil { // the copy of no files made none
 				t.Fatal(err)
 			}
-			u.bash(t, "the README's kubectl block", p.kubectl)
+			u.installKubernetesPlugin(t)
 			tc.write(t, u)
 			u.bash(t, "stack init and up", "pulumi stack init dev\npulumi up --yes\n")
 			u.wantPluginDownloaded(t)
-			wantObjects(t, cp, ns, firstProgramObjects)
+			wantFirstProgramObjects(t, cp, ns, u)
 			u.bash(t, "refresh and preview", refreshAndPreview)
 			u.bash(t, "destroy", "pulumi destroy --yes\n")
-			wantNothingLeft(t, cp, ns, firstProgramServices...)
+			wantNothingLeft(t, cp, ns)
 		})
 	}
 }

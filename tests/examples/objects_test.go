@@ -17,9 +17,11 @@ import (
 )
 
 // groupChecks check, after the README's `pulumi up`, what every example of a group
-// must have made on the API server.
-var groupChecks = map[string]func(t *testing.T, cp *controlplane.ControlPlane, ns string){
-	"kubernetes": wantKubernetesObjects,
+// must have made on the API server (ns is the namespace of the user's kubeconfig
+// context); each returns what to check after the README's clean-up, or nil.
+var groupChecks = map[string]func(t *testing.T, cp *controlplane.ControlPlane, ns string, u *user) func(){
+	"kubernetes":      wantKubernetesObjects,
+	"with-kubernetes": wantWithKubernetesExample,
 }
 
 // mirrorTimeout bounds the wait for the mirroring controller; it acts within seconds.
@@ -28,7 +30,7 @@ const mirrorTimeout = time.Minute
 // wantKubernetesObjects checks the objects of the Kubernetes examples: the slice of
 // Service web, the Endpoints web-legacy and db-legacy, and the slices the mirroring
 // controller made of them.
-func wantKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, ns string) {
+func wantKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, ns string, _ *user) func() {
 	t.Helper()
 	wantObjects(t, cp, ns, map[string]string{
 		"EndpointSlice web":         "10.0.0.10@zone-a,10.0.0.11@zone-b notReady - http:8080",
@@ -37,6 +39,7 @@ func wantKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, ns strin
 		"mirrored slice web-legacy": "10.0.0.10,10.0.0.11 notReady - http:8080",
 		"mirrored slice db-legacy":  "10.0.1.5 notReady 10.0.1.6 :5432",
 	})
+	return nil
 }
 
 // wantObjects waits until the EndpointSlices and Endpoints of ns are want, as

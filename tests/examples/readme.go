@@ -60,9 +60,9 @@ var firstProgramSection = regexp.MustCompile("(?ms)^## A first program\n(.*?)^##
 
 // firstProgram is what README.md's "A first program" has a user run and write.
 type firstProgram struct {
-	// kubectl is its ```sh block, which creates the Services; typescript (index.ts)
-	// and yaml (Pulumi.yaml) are its programs.
-	kubectl, typescript, yaml string
+	// npmInstall is its ```sh block, which installs the TypeScript program's SDKs;
+	// typescript (index.ts) and yaml (Pulumi.yaml) are its programs.
+	npmInstall, typescript, yaml string
 }
 
 // parseFirstProgram returns the steps and programs of README.md's "A first program",
@@ -76,7 +76,7 @@ func parseFirstProgram(readme string) (firstProgram, error) {
 	for _, b := range []struct {
 		lang string
 		dst  *string
-	}{{"sh", &p.kubectl}, {"typescript", &p.typescript}, {"yaml", &p.yaml}} {
+	}{{"sh", &p.npmInstall}, {"typescript", &p.typescript}, {"yaml", &p.yaml}} {
 		blocks := codeBlocks(m[1], b.lang)
 		if len(blocks) != 1 {
 			return firstProgram{}, fmt.Errorf(`"A first program" has %d `+"```%s blocks, want 1", len(blocks), b.lang)

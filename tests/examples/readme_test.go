@@ -50,7 +50,7 @@ func TestParseSteps(t *testing.T) {
 
 func TestParseFirstProgram(t *testing.T) {
 	t.Parallel()
-	section := "## A first program\n\n```sh\nkubectl apply -f -\n```\n\n```typescript\nconst a = 1;\n```\n\n```yaml\nname: a\n```\n\n"
+	section := "## A first program\n\n```sh\nnpm install a\n```\n\n```typescript\nconst a = 1;\n```\n\n```yaml\nname: a\n```\n\n"
 	for _, tc := range []struct {
 		name, readme string
 		want         firstProgram
@@ -59,11 +59,11 @@ func TestParseFirstProgram(t *testing.T) {
 		{
 			name:   "one block of each, other sections left out",
 			readme: "# X\n\n```sh\nnpm install\n```\n\n" + section + "## Documentation\n\n```yaml\nname: b\n```\n",
-			want:   firstProgram{kubectl: "kubectl apply -f -\n", typescript: "const a = 1;\n", yaml: "name: a\n"},
+			want:   firstProgram{npmInstall: "npm install a\n", typescript: "const a = 1;\n", yaml: "name: a\n"},
 		},
 		{name: "no section", readme: "# X\n\n```sh\nkubectl apply\n```\n", wantErr: `no section "## A first program"`},
 		{name: "two programs", readme: section + "```yaml\nname: b\n```\n## Next\n", wantErr: "has 2 ```yaml blocks"},
-		{name: "no kubectl block", readme: "## A first program\n\n```yaml\nname: a\n```\n## Next\n", wantErr: "has 0 ```sh blocks"},
+		{name: "no sh block", readme: "## A first program\n\n```yaml\nname: a\n```\n## Next\n", wantErr: "has 0 ```sh blocks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

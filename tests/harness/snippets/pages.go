@@ -13,9 +13,10 @@ import (
 // Pages are the repository's Markdown pages besides IndexPage whose snippets are
 // checked in the languages they hold, relative to the repository root: the README's
 // first programs, the configuration page's explicit provider, the resources guide's
-// reads of existing objects, and the traffic and moving-off-Endpoints guides' programs.
+// reads of existing objects, the traffic and moving-off-Endpoints guides' programs, and
+// the program of the guide to using the provider beside pulumi-kubernetes.
 var Pages = []string{"README.md", "docs/installation-configuration.md", "docs/guides/resources.md",
-	"docs/guides/traffic.md", "docs/guides/moving-off-endpoints.md"}
+	"docs/guides/traffic.md", "docs/guides/moving-off-endpoints.md", "docs/guides/with-kubernetes.md"}
 
 // PageExamples returns the snippets of language lang of every page of Pages, in order.
 // It fails the test when a page cannot be read.
