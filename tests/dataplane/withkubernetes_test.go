@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/dataplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
@@ -137,7 +136,7 @@ func TestWithKubernetesCarriesTraffic(t *testing.T) {
 	expectServed(t, dataplane.ServiceName("", out.Web, out.Namespace)+":80", web[0].Endpoint(servicePort), web[1].Endpoint(servicePort))
 	expectServed(t, out.LegacyIP+":80", legacy.Endpoint(servicePort))
 	expectServed(t, dataplane.ServiceName("", out.Legacy, out.Namespace)+":80", legacy.Endpoint(servicePort))
-	before := uids(t, dp, out)
+	before := dp.ControlPlane().ServiceEndpointsUIDs(t, out.Namespace, []string{out.Web, out.Legacy}, out.WebSlice, out.Legacy)
 
 	cli.RunCombined("refresh", "--yes", "--non-interactive", "--expect-no-changes")
 	cli.RunCombined("preview", "--non-interactive", "--expect-no-changes")
@@ -150,7 +149,7 @@ func TestWithKubernetesCarriesTraffic(t *testing.T) {
 	if after := stackOutputs(t, cli); after != out {
 		t.Errorf("the edit of the ports changed the outputs from %+v to %+v", out, after)
 	}
-	if got := uids(t, dp, out); got != before {
+	if got := dp.ControlPlane().ServiceEndpointsUIDs(t, out.Namespace, []string{out.Web, out.Legacy}, out.WebSlice, out.Legacy); got != before {
 		t.Errorf("the edit of the ports recreated objects: uids %s, were %s", got, before)
 	}
 	expectServed(t, out.WebIP+":81", web[0].Endpoint(altPort), web[1].Endpoint(altPort))
@@ -179,30 +178,6 @@ func stackOutputs(t *testing.T, cli *pulumicli.CLI) withKubernetesOutputs {
 		}
 	}
 	return out
-}
-
-// uids returns the uids of the program's Services, slice and Endpoints, in that order.
-func uids(t *testing.T, dp *dataplane.DataPlane, out withKubernetesOutputs) string {
-	t.Helper()
-	cs := dp.ControlPlane().Clientset()
-	var ids []types.UID
-	for _, name := range []string{out.Web, out.Legacy} {
-		svc, err := cs.CoreV1().Services(out.Namespace).Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get the Service %s/%s: %v", out.Namespace, name, err)
-		}
-		ids = append(ids, svc.UID)
-	}
-	slice, err := cs.DiscoveryV1().EndpointSlices(out.Namespace).Get(t.Context(), out.WebSlice, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get the EndpointSlice %s/%s: %v", out.Namespace, out.WebSlice, err)
-	}
-	endpoints, err := cs.CoreV1().Endpoints(out.Namespace).Get(t.Context(), out.Legacy, metav1.GetOptions{}) //nolint:staticcheck // v1 Endpoints are what the list manages
-	if err != nil {
-		t.Fatalf("get the Endpoints %s/%s: %v", out.Namespace, out.Legacy, err)
-	}
-	ids = append(ids, slice.UID, endpoints.UID)
-	return fmt.Sprint(ids)
 }
 
 // wantNamespaceGone waits until the namespace ns is gone from the API server, and with

@@ -14,7 +14,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
@@ -66,7 +65,7 @@ func testProgramWithKubernetes(t *testing.T, lang string) {
 	u.bash(t, "up", "pulumi up --yes\n")
 	out := u.withKubernetesOutputs(t)
 	wantWithKubernetesObjects(t, cp, out, 80, 8080)
-	before := withKubernetesUIDs(t, cp, out)
+	before := cp.ServiceEndpointsUIDs(t, out.Namespace, []string{out.Web, out.Legacy}, out.WebSlice, out.Legacy)
 	if got := programConfigMaps(t, cp, ns); len(got) != 1 || !strings.HasPrefix(got[0], "cluster-") {
 		t.Errorf("after up, namespace %s holds the ConfigMaps %v, want the cluster's (cluster-<random>)", ns, got)
 	}
@@ -78,7 +77,7 @@ func testProgramWithKubernetes(t *testing.T, lang string) {
 		t.Errorf("the edit of the ports changed the outputs from %+v to %+v", out, got)
 	}
 	wantWithKubernetesObjects(t, cp, out, 81, 8081)
-	if got := withKubernetesUIDs(t, cp, out); got != before {
+	if got := cp.ServiceEndpointsUIDs(t, out.Namespace, []string{out.Web, out.Legacy}, out.WebSlice, out.Legacy); got != before {
 		t.Errorf("the edit of the ports recreated objects: uids %s, were %s", got, before)
 	}
 
@@ -159,29 +158,6 @@ func wantWithKubernetesObjects(t *testing.T, cp *controlplane.ControlPlane, out 
 		"Endpoints " + out.Legacy:      fmt.Sprintf("10.0.1.10 notReady - http:%d", backendPort),
 		"mirrored slice " + out.Legacy: fmt.Sprintf("10.0.1.10 notReady - http:%d", backendPort),
 	})
-}
-
-// withKubernetesUIDs returns the uids of the program's Services, slice and Endpoints.
-func withKubernetesUIDs(t *testing.T, cp *controlplane.ControlPlane, out withKubernetesOutputs) string {
-	t.Helper()
-	cs := cp.Clientset()
-	var ids []types.UID
-	for _, name := range []string{out.Web, out.Legacy} {
-		svc, err := cs.CoreV1().Services(out.Namespace).Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("get the Service %s/%s: %v", out.Namespace, name, err)
-		}
-		ids = append(ids, svc.UID)
-	}
-	slice, err := cs.DiscoveryV1().EndpointSlices(out.Namespace).Get(t.Context(), out.WebSlice, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get the EndpointSlice %s/%s: %v", out.Namespace, out.WebSlice, err)
-	}
-	endpoints, err := cs.CoreV1().Endpoints(out.Namespace).Get(t.Context(), out.Legacy, metav1.GetOptions{}) //nolint:staticcheck // v1 Endpoints are what the list manages
-	if err != nil {
-		t.Fatalf("get the Endpoints %s/%s: %v", out.Namespace, out.Legacy, err)
-	}
-	return fmt.Sprint(append(ids, slice.UID, endpoints.UID))
 }
 
 // programConfigMaps returns the sorted names of the ConfigMaps of ns but the
