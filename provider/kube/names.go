@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -108,58 +107,6 @@ func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt 
 	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
-// stateObjects are the objects the engine's state holds for each resource, as
-// the provider has learned them from the previous inputs Check is given. A
-// replacement is checked twice, with the previous inputs, then again without them (the
-// engine recomputes the inputs of a new object), so the second Check finds the object
-// replaced here and names the replacement after it, not as a new resource; and a
-// create never adopts an object the state holds, which is the one being replaced, not an
-// interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
-// the same provider, so the Checks come before the create they name.
-type stateObjects struct {
-	mu  sync.Mutex
-	ids map[resource.URN][]objectID
-}
-
-func newStateObjects() *stateObjects {
-	return &stateObjects{ids: map[resource.URN][]objectID{}}
-}
-
-// note records the objects that the previous inputs olds of the resource urn name: the
-// object's metadata, or each item's.
-func (r *stateObjects) note(urn resource.URN, olds property.Map) {
-	var ids []objectID
-	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
-		if it.id.name != "" {
-			ids = append(ids, it.id)
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ids[urn] = ids
-}
-
-// of lists the objects recorded for the resource urn.
-func (r *stateObjects) of(urn resource.URN) []objectID {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ids[urn]
-}
-
-// replaced is the name of the object a Check without previous inputs olds replaces:
-// the one object recorded for the resource urn, which the engine checks again without
-// its previous inputs when it replaces it; "" otherwise.
-func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
-	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
-		return ids[0].name
-	}
-	return ""
-}
-
-// withNamespace sets the namespace of object metadata that names none (or an empty
 // one) to namespace.
 func withNamespace(meta property.Map, namespace string) property.Map {
 	if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {

@@ -1,10 +1,13 @@
 package kube
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -172,3 +175,116 @@ func metadataKeys(olds, news property.Map) []string {
 	}
 	return slices.Sorted(maps.Keys(keys))
 }
+
+// fromObject turns an unstructured object into property values. The schema's property
+// names are the Kubernetes JSON field names, so the two convert value by value
+// (validate.Plain converts back).
+func fromObject(obj map[string]any) property.Map {
+	out := make(map[string]property.Value, len(obj))
+	for k, v := range obj {
+		out[k] = fromPlain(v)
+	}
+	return property.NewMap(out)
+}
+
+func fromPlain(v any) property.Value {
+	switch x := v.(type) {
+	case nil:
+		return property.New(property.Null)
+	case string:
+		return property.New(x)
+	case bool:
+		return property.New(x)
+	case int64:
+		return property.New(float64(x))
+	case int:
+		return property.New(float64(x))
+	case int32:
+		return property.New(float64(x))
+	case float64:
+		return property.New(x)
+	case []any:
+		arr := make([]property.Value, len(x))
+		for i, e := range x {
+			arr[i] = fromPlain(e)
+		}
+		return property.New(arr)
+	case map[string]any:
+		return property.New(fromObject(x))
+	default:
+		return property.New(fmt.Sprint(x))
+	}
+}
+
+// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
+func mapField(m property.Map, key string) property.Map {
+	if v, ok := m.GetOk(key); ok && v.IsMap() {
+		return v.AsMap()
+	}
+	return property.Map{}
+}
+
+// stringField reads a known string key of a property map.
+func stringField(m property.Map, key string) (string, bool) {
+	v, ok := m.GetOk(key)
+	if !ok || !v.IsString() {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// hasUnknowns tells whether any value in the map is not known yet (previews only).
+func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
+
+// stateObjects are the objects the engine's state holds for each resource, as
+// the provider has learned them from the previous inputs Check is given. A
+// replacement is checked twice, with the previous inputs, then again without them (the
+// engine recomputes the inputs of a new object), so the second Check finds the object
+// replaced here and names the replacement after it, not as a new resource; and a
+// create never adopts an object the state holds, which is the one being replaced, not an
+// interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
+// the same provider, so the Checks come before the create they name.
+type stateObjects struct {
+	mu  sync.Mutex
+	ids map[resource.URN][]objectID
+}
+
+func newStateObjects() *stateObjects {
+	return &stateObjects{ids: map[resource.URN][]objectID{}}
+}
+
+// note records the objects that the previous inputs olds of the resource urn name: the
+// object's metadata, or each item's.
+func (r *stateObjects) note(urn resource.URN, olds property.Map) {
+	var ids []objectID
+	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
+		if it.id.name != "" {
+			ids = append(ids, it.id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids[urn] = ids
+}
+
+// of lists the objects recorded for the resource urn.
+func (r *stateObjects) of(urn resource.URN) []objectID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ids[urn]
+}
+
+// replaced is the name of the object a Check without previous inputs olds replaces:
+// the one object recorded for the resource urn, which the engine checks again without
+// its previous inputs when it replaces it; "" otherwise.
+func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
+	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
+		return ids[0].name
+	}
+	return ""
+}
+
+// withNamespace sets the namespace of object metadata that names none (or an empty
