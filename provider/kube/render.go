@@ -51,18 +51,6 @@ import (
 // provider's identity.go): switching replaces the objects, written to the new target
 // and removed from the old one.
 
-// RenderTarget is where render mode writes: Directory, relative to the provider's
-// working directory (the program's, as the engine starts the provider there) unless
-// absolute, and the namespace of objects that name none (the namespace setting, else
-// "default": there is no kubeconfig context to take it from).
-type RenderTarget struct {
-	Directory string
-	Namespace string
-}
-
-// Rendering tells whether the target is a directory.
-func (t RenderTarget) Rendering() bool { return t.Directory != "" }
-
 // namespace is the namespace of objects that name none.
 func (t RenderTarget) namespace() string {
 	if t.Namespace != "" {
