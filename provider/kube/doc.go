@@ -166,12 +166,13 @@
 //
 // The files are named by resource, mechanism and idea; x_test.go tests x.go.
 //
-//   - resource.go: what every resource is ([Lifecycle], [Resource]) and what they
-//     share ([Kubernetes]: the settings, the client, [Options]).
 //   - slice.go: the EndpointSlice's lifecycle. list.go, list_items.go, list_read.go:
 //     the EndpointsList's lifecycle, its items as a set written one by one or side by
 //     side, and its Read (refresh, import).
-//   - store.go: the store the lifecycles write to, and the choice of it. store_cluster.go:
+//   - store.go: what every resource is ([Lifecycle], [Resource]) and what they share
+//     ([Kubernetes]: the settings, the client, [Options]), the kinds of object they
+//     write (an object built from inputs), the store the lifecycles write to
+//     ([RenderTarget] or the cluster), and the choice of it. store_cluster.go:
 //     the cluster's store and every API call under it (kindClient: create and
 //     adoption, get, the dry run of a preview, update, delete and the wait, finding a
 //     lost create, reading a list's items). store_render.go, render.go: the render
@@ -180,14 +181,14 @@
 //     lost_answers.go: a write whose answer never came: which failures leave it in
 //     doubt, the partial state, create IDs.
 //   - id.go: an object's ID, and the pending ID of a create whose name the server
-//     picked. kinds.go: the kinds of object, and an object built from inputs.
+//     picked.
 //   - merge.go, delete.go: the three-way merge of an update; what a delete targets.
 //     fanout.go: calls side by side, 16 at a time. by_namespace.go: when a
 //     namespace's objects are listed rather than read one by one.
-//   - state.go, replace.go, keys.go, names.go: outputs and inputs read back, what
+//   - state.go, replace.go, keys.go, names.go: what the state holds (outputs, objects
+//     as property values, inputs read back, the objects recorded per resource), what
 //     changed and when a change replaces the object, the keys that are not the
 //     program's, names, namespaces and autonaming ([Autonaming]).
-//   - values.go: objects as property values.
 //   - errors.go, warnings.go, controllers.go: the API server's errors and warnings in
 //     plain words, and the controllers that act on the objects.
 //   - client.go, identity.go: the client and the settings' defaults, and the cluster it
