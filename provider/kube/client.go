@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -8,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -262,4 +265,87 @@ func anyExists(paths []string) bool {
 func looksInline(s string) bool {
 	s = strings.TrimSpace(s)
 	return strings.Contains(s, "\n") || strings.HasPrefix(s, "{")
+}
+
+// Options are the provider settings the resources read.
+type Options struct {
+	// DeletePolicy is the propagation policy of deletes.
+	DeletePolicy DeletePolicy
+	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
+	// unreachable; SkipUpdateUnreachable lets updates and reads keep the last state then.
+	DeleteUnreachable, SkipUpdateUnreachable bool
+	// Render, when it names a directory, has the resources write manifests there
+	// instead of reaching a cluster (see RenderTarget).
+	Render RenderTarget
+}
+
+// Kubernetes is what the package's resources share: the settings in force, which the
+// provider installs at each Configure ([Kubernetes.Configure]), and the client built
+// from them on first use (see package lazy: a failed build is not kept), so a program
+// that never declares a Kubernetes resource never needs a kubeconfig. The provider
+// serves its resources ([Kubernetes.EndpointSlice], [Kubernetes.EndpointsList]).
+type Kubernetes struct {
+	mu  sync.RWMutex
+	cfg *Config
+	// fallbackOnce reports once per configuration that the client reaches the
+	// recorded cluster.
+	fallbackOnce *sync.Once
+	client       lazy.Value[*Config, *Client]
+
+	slice *EndpointSlice
+	list  *EndpointsList
+}
+
+// New returns the package's resources, configured with cfg until Configure.
+func New(cfg Config) *Kubernetes {
+	k := &Kubernetes{}
+	k.Configure(cfg)
+	k.slice = &EndpointSlice{newClusterResource(k, endpointSliceKind)}
+	k.list = &EndpointsList{newClusterResource(k, endpointsKind)}
+	return k
+}
+
+// Configure installs the settings in force; the client of the previous ones is built
+// again on first use.
+func (k *Kubernetes) Configure(cfg Config) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.cfg, k.fallbackOnce = &cfg, &sync.Once{}
+}
+
+// EndpointSlice is the EndpointSlice resource as the provider serves it (see Wrap).
+func (k *Kubernetes) EndpointSlice() Lifecycle { return Wrap(k.slice) }
+
+// EndpointsList is the EndpointsList resource as the provider serves it (see Wrap).
+func (k *Kubernetes) EndpointsList() Lifecycle { return Wrap(k.list) }
+
+// Client returns the client of the settings in force, building it on first use. When
+// it reaches the recorded cluster instead of the one the kubeconfig names now, it
+// says so once.
+func (k *Kubernetes) Client(ctx context.Context) (*Client, error) {
+	k.mu.RLock()
+	cfg, once := k.cfg, k.fallbackOnce
+	k.mu.RUnlock()
+	c, err := k.client.Get(cfg, func() (*Client, error) { return NewClient(*cfg) }, nil)
+	if err == nil && c.Fallback != "" {
+		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
+	}
+	return c, err
+}
+
+// Options returns the settings the resources read, as in force.
+func (k *Kubernetes) Options() Options {
+	k.mu.RLock()
+	cfg := *k.cfg
+	k.mu.RUnlock()
+	policy := DeletePolicy(cfg.DeletePropagationPolicy)
+	if policy == "" {
+		policy = DefaultDeletePolicy()
+	}
+	return Options{
+		DeletePolicy:          policy,
+		DeleteUnreachable:     cfg.DeleteUnreachable,
+		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+		Render:                RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
+	}
 }

@@ -169,9 +169,8 @@
 //   - slice.go: the EndpointSlice's lifecycle. list.go, list_items.go, list_read.go:
 //     the EndpointsList's lifecycle, its items as a set written one by one or side by
 //     side, and its Read (refresh, import).
-//   - store.go: what every resource is ([Lifecycle], [Resource]) and what they share
-//     ([Kubernetes]: the settings, the client, [Options]), the kinds of object they
-//     write (an object built from inputs), the store the lifecycles write to
+//   - store.go: what every resource is ([Lifecycle], [Resource]), the kinds of object
+//     they write (an object built from inputs), the store the lifecycles write to
 //     ([RenderTarget] or the cluster), and the choice of it. store_cluster.go:
 //     the cluster's store and every API call under it (kindClient: create and
 //     adoption, get, the dry run of a preview, update, delete and the wait, finding a
@@ -191,6 +190,7 @@
 //     program's, names, namespaces and autonaming ([Autonaming]).
 //   - errors.go, warnings.go, controllers.go: the API server's errors and warnings in
 //     plain words, and the controllers that act on the objects.
-//   - client.go, identity.go: the client and the settings' defaults, and the cluster it
-//     reaches ([ClusterRecord]).
+//   - client.go, identity.go: what the resources share ([Kubernetes]: the settings in
+//     force, [Options], the client built from them on first use), the settings'
+//     defaults, and the cluster the client reaches ([ClusterRecord]).
 package kube
