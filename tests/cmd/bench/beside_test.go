@@ -65,14 +65,8 @@ func TestRenderBeside(t *testing.T) {
 // pulumi-kubernetes's program is the provider's and the floor's but for the type.
 func TestBesidePrograms(t *testing.T) {
 	t.Parallel()
-	type program struct {
-		Resources map[string]struct {
-			Type       string         `json:"type"`
-			Properties map[string]any `json:"properties"`
-		} `json:"resources"`
-	}
 	s := besideScenario(200, 0)
-	var ours, theirs program
+	var ours, theirs yamlProgram
 	if err := yaml.Unmarshal([]byte(s.program("ns", spec.EndpointSliceToken)), &ours); err != nil {
 		t.Fatal(err)
 	}

@@ -84,16 +84,19 @@ func TestPercentiles(t *testing.T) {
 	}
 }
 
+// yamlProgram is what the bench tests read of a YAML program: its resources' types
+// and properties.
+type yamlProgram struct {
+	Resources map[string]struct {
+		Type       string         `json:"type"`
+		Properties map[string]any `json:"properties"`
+	} `json:"resources"`
+}
+
 // The engine programs must be valid YAML declaring the wanted resources, the same for
 // the provider and the floor but for the type.
 func TestEnginePrograms(t *testing.T) {
 	t.Parallel()
-	type program struct {
-		Resources map[string]struct {
-			Type       string         `json:"type"`
-			Properties map[string]any `json:"properties"`
-		} `json:"resources"`
-	}
 	for _, tt := range []struct {
 		name      string
 		write     func(ns, token string) string
@@ -103,7 +106,7 @@ func TestEnginePrograms(t *testing.T) {
 		{"slices", slicesProgram(2000), 2000, 0},
 		{"list", listProgram(1000), 1, 1000},
 	} {
-		var ours, floor program
+		var ours, floor yamlProgram
 		if err := yaml.Unmarshal([]byte(tt.write("ns", spec.EndpointSliceToken)), &ours); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
