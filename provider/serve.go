@@ -8,8 +8,13 @@ import (
 	"runtime/pprof"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	comProvider "github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
@@ -45,7 +50,7 @@ func Serve(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: srv.refreshBeforeUpdate}, nil
+		return protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: srv.refreshBeforeUpdate, list: srv.list}, nil
 	})
 }
 
@@ -67,8 +72,8 @@ func startCPUProfile(path string) (stop func() error, err error) {
 }
 
 // protocolServer carries the parts of the engine's protocol that pulumi-go-provider
-// does not: it passes a Check request's autonaming options on to Check
-// through its context, and marks the objects the provider creates, reads (refresh,
+// does not: it answers List (kube.Kubernetes.List), passes a Check request's autonaming
+// options on to Check through its context, and marks the objects the provider creates, reads (refresh,
 // import) or updates with refresh_before_update when the refreshBeforeUpdate setting is
 // on, so that a plain `pulumi up` or `pulumi preview` reads them back first and puts
 // back what another client changed. A create or update that fails part-way is an
@@ -77,6 +82,53 @@ type protocolServer struct {
 	rpc.ResourceProviderServer
 	// refreshBeforeUpdate tells whether the setting in force is on.
 	refreshBeforeUpdate func() bool
+	// list answers a List call (server.list).
+	list func(context.Context, kube.ListRequest) (kube.ListPage, error)
+}
+
+// List streams one page of the objects a query selects: Computed alone for a query
+// with unknown values, else each result, then the continuation token when there are
+// more.
+func (s protocolServer) List(req *rpc.ListRequest, stream grpc.ServerStreamingServer[rpc.ListResponse]) error {
+	query, err := plugin.UnmarshalProperties(req.GetQuery(), plugin.MarshalOptions{
+		Label: "list query", KeepUnknowns: true, KeepSecrets: true,
+	})
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "list %s: the query: %v", req.GetToken(), err)
+	}
+	page, err := s.list(stream.Context(), kube.ListRequest{
+		Token: req.GetToken(), Query: resource.FromResourcePropertyMap(query), Limit: req.GetLimit(),
+		PageSize: req.GetPageSize(), ContinuationToken: req.GetContinuationToken(),
+	})
+	if err != nil {
+		return err
+	}
+	if page.Computed {
+		return stream.Send(&rpc.ListResponse{Response: &rpc.ListResponse_Computed_{Computed: &rpc.ListResponse_Computed{}}})
+	}
+	for _, r := range page.Results {
+		if err := stream.Send(&rpc.ListResponse{Response: &rpc.ListResponse_Result_{
+			Result: &rpc.ListResponse_Result{Id: r.ID, Name: r.Name},
+		}}); err != nil {
+			return err
+		}
+	}
+	if page.ContinuationToken == "" {
+		return nil
+	}
+	return stream.Send(&rpc.ListResponse{Response: &rpc.ListResponse_Continuation_{
+		Continuation: &rpc.ListResponse_Continuation{ContinuationToken: page.ContinuationToken},
+	}})
+}
+
+// list runs a List call in an operation scope (the engine's Cancel, warnings once).
+func (s *server) list(ctx context.Context, req kube.ListRequest) (kube.ListPage, error) {
+	ctx, done, err := s.scope(ctx, false, "list "+req.Token)
+	if err != nil {
+		return kube.ListPage{}, err
+	}
+	defer done()
+	return s.kube.List(ctx, req)
 }
 
 func (s protocolServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {

@@ -30,8 +30,19 @@
 // bare name means the provider's namespace). An EndpointsList's ID is an opaque name
 // for the set; the set itself is the items its state records, each identified by
 // namespace/name, so Read, Update and Delete act on exactly the objects the state
-// records. A list is imported by namespace and label selector,
-// `<namespace>?labelSelector=<selector>&limit=<n>`, read page by page.
+// records. A list is imported by namespace and label and field selectors,
+// `<namespace>?labelSelector=<selector>&fieldSelector=<selector>&limit=<n>`, read
+// page by page.
+//
+// Kubernetes.List answers the provider's List (`pulumi do <token> list`): the
+// objects of a namespace, or of every namespace, that label and field selectors
+// select, one page of the API server's list per call (the request's page size as
+// its limit, the continuation token carrying its continue token), each as the ID
+// an import takes: a slice's namespace/name, and for an Endpoints object the ID of
+// an EndpointsList of that object alone, `<namespace>?fieldSelector=metadata.name%3D<name>`.
+// The objects Kubernetes' controllers write are left out by the label selector sent
+// (so the server's pages stay exact), unless the query includes them. In render mode
+// it lists the render directory's manifests.
 //
 // A program's get (`EndpointSlice.get(name, id)`, `EndpointsList.get`) reads an
 // object by the same IDs without managing it. The engine sends a get, like an import,

@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // An EndpointsList's Read: the refresh of the items its state records, and the import
@@ -112,7 +113,9 @@ func (r *EndpointsList) importSet(ctx context.Context, st store, id string) (p.R
 	}, nil
 }
 
-// parseImportID reads `namespace?labelSelector=...&limit=N`.
+// parseImportID reads `namespace?labelSelector=<selector>&fieldSelector=<selector>&limit=N`:
+// the Endpoints of the namespace that both selectors select (List gives each object as
+// `namespace?fieldSelector=metadata.name%3D<name>`), read limit at a time.
 func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, error) {
 	namespace, rawQuery, _ := strings.Cut(id, "?")
 	if strings.Contains(namespace, "/") {
@@ -125,13 +128,25 @@ func parseImportID(id, fallbackNamespace string) (string, metav1.ListOptions, er
 	}
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want namespace?labelSelector=<selector>&limit=<n>: %w", id, err)
+		return "", metav1.ListOptions{}, fmt.Errorf("import ID %q: want "+
+			"namespace?labelSelector=<selector>&fieldSelector=<selector>&limit=<n>: %w", id, err)
 	}
-	opts := metav1.ListOptions{LabelSelector: query.Get("labelSelector"), Limit: defaultImportPageSize}
+	opts := metav1.ListOptions{
+		LabelSelector: query.Get("labelSelector"),
+		FieldSelector: query.Get("fieldSelector"),
+		Limit:         defaultImportPageSize,
+	}
 	for key := range query {
-		if key != "labelSelector" && key != "limit" {
-			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, limit)", id, key)
+		if key != "labelSelector" && key != "fieldSelector" && key != "limit" {
+			return "", opts, fmt.Errorf("import ID %q: unknown parameter %q (known: labelSelector, fieldSelector, limit)",
+				id, key)
 		}
+	}
+	if _, err := labels.Parse(opts.LabelSelector); err != nil {
+		return "", opts, fmt.Errorf("import ID %q: labelSelector %q is not a label selector: %w", id, opts.LabelSelector, err)
+	}
+	if err := checkFieldSelector(opts.FieldSelector); err != nil {
+		return "", opts, fmt.Errorf("import ID %q: fieldSelector %q: %w", id, opts.FieldSelector, err)
 	}
 	if l := query.Get("limit"); l != "" {
 		n, err := strconv.ParseInt(l, 10, 64)

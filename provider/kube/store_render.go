@@ -10,6 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -137,13 +138,17 @@ func (s renderStore) readItems(ctx context.Context, recorded []listItem) ([]*uns
 	return objs, nil
 }
 
-// list reads the manifests of the kind in namespace that opts' label selector
-// selects, in the order of their file names; they have no version.
+// list reads the manifests of the kind in namespace that opts' label and field
+// selectors select, in the order of their file names; they have no version.
 func (s renderStore) list(_ context.Context, importID, namespace string, opts metav1.ListOptions,
 ) ([]*unstructured.Unstructured, string, error) {
 	selector, err := labels.Parse(opts.LabelSelector)
 	if err != nil {
 		return nil, "", fmt.Errorf("import ID %q: the label selector: %w", importID, err)
+	}
+	fieldSel, err := fields.ParseSelector(opts.FieldSelector)
+	if err != nil {
+		return nil, "", fmt.Errorf("import ID %q: the field selector: %w", importID, err)
 	}
 	pattern := s.target.file(s.kind, objectID{namespace: "*", name: "*"})
 	files, err := filepath.Glob(pattern)
@@ -158,7 +163,7 @@ func (s renderStore) list(_ context.Context, importID, namespace string, opts me
 			return nil, "", err
 		}
 		if obj == nil || obj.GetKind() != s.kind.name || obj.GetNamespace() != namespace ||
-			!selector.Matches(labels.Set(obj.GetLabels())) {
+			!selector.Matches(labels.Set(obj.GetLabels())) || !fieldSel.Matches(objectFields(obj)) {
 			continue
 		}
 		objs = append(objs, obj)

@@ -73,6 +73,9 @@ type Resource struct {
 	RequiredInputs  []string            `json:"requiredInputs,omitempty"`
 	Properties      map[string]Property `json:"properties,omitempty"`
 	Required        []string            `json:"required,omitempty"`
+	// ListInputs are what the provider's List takes in its query (nil: the resource
+	// cannot be listed).
+	ListInputs *Type `json:"listInputs,omitempty"`
 }
 
 // Function describes an invoke.

@@ -79,6 +79,7 @@ type ControlPlane struct {
 	dir string
 
 	server         string // https://127.0.0.1:<port>
+	etcdURL        string // http://127.0.0.1:<port>, etcd's client URL (one member)
 	caData         []byte // PEM, the API server's self-signed certificate chain
 	kubeconfig     []byte
 	kubeconfigPath string
@@ -142,6 +143,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.etcdURL = etcdURL
 	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, portNums[2], opts.Output); err != nil {
 		return nil, err
 	}

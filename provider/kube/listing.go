@@ -1,0 +1,448 @@
+package kube
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+)
+
+// The provider's List (`pulumi do <token> list`): the objects of a kind that a query
+// selects, a page at a time, each as the ID `pulumi import` takes. One List call is one
+// page of the API server's list (its limit and continue), so a page costs one request;
+// the objects Kubernetes' own controllers maintain are left out by the label selector
+// sent, so pages stay exact, unless the query asks for them.
+
+// ListRequest is a List call: the resource's type token, its query (the schema's
+// listInputs; values may be unknown or secret), the most results to return in all (<1:
+// no limit), the most in this page (<1: DefaultListPageSize), and the continuation
+// token of the page before ("" for the first).
+type ListRequest struct {
+	Token             string
+	Query             property.Map
+	Limit             int64
+	PageSize          int64
+	ContinuationToken string
+}
+
+// ListPage is a List call's answer: Computed when the query holds unknown values (and
+// then nothing else), else the results and, when there are more, the token that
+// continues the listing.
+type ListPage struct {
+	Computed          bool
+	Results           []ListResult
+	ContinuationToken string
+}
+
+// ListResult is one object listed: the ID `pulumi import` takes, and a logical name for
+// it.
+type ListResult struct {
+	ID   string
+	Name string
+}
+
+// DefaultListPageSize is the size of a page when the request gives none: the API
+// server's own limit per request.
+const DefaultListPageSize = 500
+
+// maxListPageSize bounds the page asked of the API server, whatever the request asks.
+const maxListPageSize = 5000
+
+// List answers a List call for the resource of req.Token, from the cluster, or from the
+// manifests of the render directory in render mode.
+func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error) {
+	var r clusterResource
+	switch req.Token {
+	case spec.EndpointSliceToken:
+		r = k.slice.clusterResource
+	case spec.EndpointsListToken:
+		r = k.list.clusterResource
+	default:
+		return ListPage{}, fmt.Errorf("list: %q is not a resource of this provider that can be listed "+
+			"(%s, %s)", req.Token, spec.EndpointSliceToken, spec.EndpointsListToken)
+	}
+	if property.New(req.Query).HasComputed() {
+		return ListPage{Computed: true}, nil
+	}
+	q, err := parseListQuery(r.kind, req.Query)
+	if err != nil {
+		return ListPage{}, err
+	}
+	at, err := q.resume(req.ContinuationToken)
+	if err != nil {
+		return ListPage{}, err
+	}
+	if at.Limit == 0 && req.Limit > 0 {
+		at.Limit = at.Sent + req.Limit
+	}
+	want := pageSize(req.PageSize, at)
+	if want == 0 {
+		return ListPage{}, nil
+	}
+	var (
+		objs []*unstructured.Unstructured
+		next string
+	)
+	if target := r.options().Render; target.Rendering() {
+		objs, next, err = renderedPage(target, q, want, at.Server)
+	} else {
+		objs, next, err = clusterPage(ctx, r, q, want, at.Server)
+	}
+	if err != nil {
+		return ListPage{}, err
+	}
+	page := ListPage{Results: make([]ListResult, 0, len(objs))}
+	for _, obj := range objs {
+		page.Results = append(page.Results, q.result(obj))
+	}
+	at.Sent += int64(len(objs))
+	if next != "" && (at.Limit == 0 || at.Sent < at.Limit) {
+		at.Server = next
+		page.ContinuationToken = q.token(at)
+	}
+	return page, nil
+}
+
+// pageSize is how many objects to ask for: the request's page size (or the default),
+// no more than maxListPageSize, and no more than what is left of the listing's limit.
+func pageSize(size int64, at listPosition) int64 {
+	if size < 1 {
+		size = DefaultListPageSize
+	}
+	size = min(size, maxListPageSize)
+	if at.Limit > 0 {
+		size = min(size, max(at.Limit-at.Sent, 0))
+	}
+	return size
+}
+
+// listQuery is a List call's query, checked: the schema's listInputs.
+type listQuery struct {
+	kind kind
+	// namespace is "" for every namespace.
+	namespace, labelSelector, fieldSelector string
+	includeManaged                          bool
+}
+
+// parseListQuery reads and checks a query against the resource's listInputs: an
+// unknown input, a value of the wrong type, a namespace that is no DNS label or a
+// selector that does not parse is an error naming the input.
+func parseListQuery(k kind, m property.Map) (listQuery, error) {
+	q := listQuery{kind: k}
+	inputs := spec.MustLoad().Resources[k.token].ListInputs
+	if inputs == nil {
+		return q, fmt.Errorf("internal error: schema.json gives %s no listInputs", k.token)
+	}
+	for key, v := range m.All {
+		prop, known := inputs.Properties[key]
+		if !known {
+			names := make([]string, 0, len(inputs.Properties))
+			for name := range inputs.Properties {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			return q, fmt.Errorf("list %s: unknown input %q; the inputs are %s", k.token, key, strings.Join(names, ", "))
+		}
+		if v.IsNull() {
+			continue
+		}
+		switch {
+		case prop.Type == "string" && v.IsString():
+		case prop.Type == "boolean" && v.IsBool():
+		default:
+			return q, fmt.Errorf("list %s: input %s must be a %s, not %s", k.token, key, prop.Type, describeValue(v))
+		}
+		switch key {
+		case "namespace":
+			q.namespace = v.AsString()
+		case "labelSelector":
+			q.labelSelector = v.AsString()
+		case "fieldSelector":
+			q.fieldSelector = v.AsString()
+		case "includeManaged":
+			q.includeManaged = v.AsBool()
+		default:
+			return q, fmt.Errorf("internal error: list input %q of schema.json is not read", key)
+		}
+	}
+	if q.namespace != "" {
+		if errs := validation.IsDNS1123Label(q.namespace); len(errs) > 0 {
+			return q, fmt.Errorf("list %s: input namespace %q is not a namespace name: %s", k.token, q.namespace,
+				strings.Join(errs, "; "))
+		}
+	}
+	if _, err := labels.Parse(q.labelSelector); err != nil {
+		return q, fmt.Errorf("list %s: input labelSelector %q is not a label selector: %w", k.token, q.labelSelector, err)
+	}
+	if err := checkFieldSelector(q.fieldSelector); err != nil {
+		return q, fmt.Errorf("list %s: input fieldSelector %q: %w", k.token, q.fieldSelector, err)
+	}
+	return q, nil
+}
+
+// describeValue names a property value's type for messages.
+func describeValue(v property.Value) string {
+	switch {
+	case v.IsString():
+		return fmt.Sprintf("the string %q", v.AsString())
+	case v.IsBool():
+		return fmt.Sprintf("the boolean %t", v.AsBool())
+	case v.IsNumber():
+		return "the number " + strconv.FormatFloat(v.AsNumber(), 'g', -1, 64)
+	case v.IsArray():
+		return "a list"
+	case v.IsMap():
+		return "an object"
+	default:
+		return "a value of another type"
+	}
+}
+
+// selectableFields are the fields a field selector may name: what the API server
+// selects EndpointSlices and Endpoints by.
+var selectableFields = []string{"metadata.name", "metadata.namespace"}
+
+// checkFieldSelector checks that s parses and names only selectableFields.
+func checkFieldSelector(s string) error {
+	sel, err := fields.ParseSelector(s)
+	if err != nil {
+		return fmt.Errorf("not a field selector: %w", err)
+	}
+	for _, r := range sel.Requirements() {
+		if !slices.Contains(selectableFields, r.Field) {
+			return fmt.Errorf("objects cannot be selected by %s; the fields are %s", r.Field,
+				strings.Join(selectableFields, " and "))
+		}
+	}
+	return nil
+}
+
+// Endpoints objects the endpoints controller writes carry this label with the value
+// endpointsController (Kubernetes 1.33 and later).
+const (
+	endpointsManagedByLabel = "endpoints.kubernetes.io/managed-by"
+	endpointsController     = "endpoint-controller"
+)
+
+// selector is the label selector sent: the query's, and, unless the query includes
+// them, the requirement that leaves out what Kubernetes' controllers write.
+func (q listQuery) selector() string {
+	if q.includeManaged {
+		return q.labelSelector
+	}
+	exclude := fmt.Sprintf("%s notin (%s,%s)", ManagedByLabel, endpointSliceController, mirroringController)
+	if q.kind.name == endpointsKind.name {
+		exclude = fmt.Sprintf("%s notin (%s)", endpointsManagedByLabel, endpointsController)
+	}
+	if q.labelSelector == "" {
+		return exclude
+	}
+	return q.labelSelector + "," + exclude
+}
+
+// managed tells whether obj is one of the objects the query leaves out that no label
+// marks: the API server's own default/kubernetes (its Endpoints and its slice, which
+// it keeps for the kubernetes Service).
+func (q listQuery) managed(obj *unstructured.Unstructured) bool {
+	return !q.includeManaged && obj.GetNamespace() == "default" && obj.GetName() == "kubernetes"
+}
+
+// result is obj as a List result: for a slice, its ID; for an Endpoints object, the ID
+// of an EndpointsList of that object alone. The name is the object's, prefixed with
+// its namespace when every namespace is listed (names repeat across namespaces).
+func (q listQuery) result(obj *unstructured.Unstructured) ListResult {
+	id := idOf(obj)
+	r := ListResult{ID: id.String(), Name: id.name}
+	if q.kind.name == endpointsKind.name {
+		r.ID = id.namespace + "?fieldSelector=" + url.QueryEscape("metadata.name="+id.name)
+	}
+	if q.namespace == "" {
+		r.Name = id.namespace + "-" + id.name
+	}
+	return r
+}
+
+// where names the namespace the query lists, for messages.
+func (q listQuery) where() string {
+	if q.namespace == "" {
+		return "all namespaces"
+	}
+	return "namespace " + q.namespace
+}
+
+// listPosition is where a listing stands after a page: the server's continue token
+// (the render directory's: the index of the next manifest), how many results the
+// pages so far sent, and the most the whole listing sends: the limit of the first call
+// that gives one, counted from the results sent before it. The engine repeats the
+// first call's limit on every call, and `pulumi do ... list --count N` sends what is
+// left of N: either way the listing stops at the first call's limit.
+type listPosition struct {
+	Server string `json:"c"`
+	Sent   int64  `json:"n,omitempty"`
+	Limit  int64  `json:"l,omitempty"`
+	// Query is the fingerprint of the query the listing answers.
+	Query string `json:"q"`
+}
+
+// fingerprint identifies the query, so that a token is not used with another.
+func (q listQuery) fingerprint() string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{q.kind.token, q.namespace, q.labelSelector, q.fieldSelector,
+		strconv.FormatBool(q.includeManaged)}, "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// token is the continuation token for position at.
+func (q listQuery) token(at listPosition) string {
+	at.Query = q.fingerprint()
+	data, err := json.Marshal(at)
+	if err != nil {
+		panic(fmt.Sprintf("internal error: encoding a continuation token: %v", err))
+	}
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// resume reads a continuation token ("" for the first page): one this provider gave
+// for the same query.
+func (q listQuery) resume(token string) (listPosition, error) {
+	if token == "" {
+		return listPosition{}, nil
+	}
+	var at listPosition
+	data, err := base64.RawURLEncoding.DecodeString(token)
+	if err == nil {
+		err = json.Unmarshal(data, &at)
+	}
+	if err != nil || at.Server == "" {
+		return at, fmt.Errorf("list %s: the continuation token %q is not one this provider gave; "+
+			"start the listing again without it", q.kind.token, token)
+	}
+	if at.Query != q.fingerprint() {
+		return at, fmt.Errorf("list %s: the continuation token belongs to a listing with another query "+
+			"(namespace, selectors, includeManaged); continue a listing with the query of its first page, "+
+			"or start the listing again without the token", q.kind.token)
+	}
+	return at, nil
+}
+
+// clusterPage lists up to limit objects of the query on the cluster, from the server's
+// continue token cont ("" for the first), and returns the server's next one.
+func clusterPage(ctx context.Context, r clusterResource, q listQuery, limit int64, cont string,
+) ([]*unstructured.Unstructured, string, error) {
+	o, err := r.connect(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	list, err := o.api(q.namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: q.selector(),
+		FieldSelector: q.fieldSelector,
+		Limit:         limit,
+		Continue:      cont,
+	})
+	if err != nil {
+		return nil, "", listError(o, q, err)
+	}
+	objs := make([]*unstructured.Unstructured, 0, len(list.Items))
+	for i := range list.Items {
+		if !q.managed(&list.Items[i]) {
+			objs = append(objs, &list.Items[i])
+		}
+	}
+	return objs, list.GetContinue(), nil
+}
+
+// listError says what a failed list means and what the user can do: an expired
+// continuation token, a list RBAC forbids, a selector the server rejects.
+func listError(o kindClient, q listQuery, err error) error {
+	what := fmt.Sprintf("list %s in %s", o.kind.resource.GroupResource(), q.where())
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+		return fmt.Errorf("%s: the continuation token has expired (410 Gone): the API server %s no longer holds "+
+			"the version of the objects the listing's first page read (etcd compacts old versions every few "+
+			"minutes); start the listing again without the continuation token: %w", what, o.server(), err)
+	case apierrors.IsForbidden(err) && errors.As(err, &status) && rbacDenial.MatchString(status.Status().Message):
+		grant := fmt.Sprintf("a Role and RoleBinding in namespace %s", q.namespace)
+		if q.namespace == "" {
+			grant = "a ClusterRole and ClusterRoleBinding (or list one namespace with the namespace input, " +
+				"which a Role in that namespace allows)"
+		}
+		return fmt.Errorf("not allowed to %s (403): the identity in the kubeconfig may not list %s in %s; "+
+			"grant it the \"list\" verb on %s with %s: %w", what, o.kind.resource.GroupResource(), q.where(),
+			o.kind.resource.GroupResource(), grant, err)
+	case apierrors.IsBadRequest(err) && q.fieldSelector != "" && strings.Contains(err.Error(), "field"):
+		return fmt.Errorf("%s: the API server rejects the input fieldSelector %q: %w", what, q.fieldSelector, err)
+	case apierrors.IsBadRequest(err) && q.labelSelector != "":
+		return fmt.Errorf("%s: the API server rejects the input labelSelector %q: %w", what, q.labelSelector, err)
+	default:
+		return apiError("list", o.kind, everyObjectIn(q.namespace), err)
+	}
+}
+
+// renderedPage lists up to limit objects of the query from the manifests of the render
+// directory, in the order of their file names, from the index cont ("" for the first),
+// and returns the index after the last one it read when manifests are left.
+func renderedPage(t RenderTarget, q listQuery, limit int64, cont string) ([]*unstructured.Unstructured, string, error) {
+	start := 0
+	if cont != "" {
+		n, err := strconv.Atoi(cont)
+		if err != nil || n < 0 {
+			return nil, "", fmt.Errorf("list %s: the continuation token is not one of a render directory's "+
+				"listing; start the listing again without it", q.kind.token)
+		}
+		start = n
+	}
+	pattern := t.file(q.kind, objectID{namespace: "*", name: "*"})
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, "", fmt.Errorf("listing the manifests %s: %w", pattern, err)
+	}
+	slices.Sort(files)
+	labelSel, err := labels.Parse(q.selector())
+	if err != nil {
+		return nil, "", fmt.Errorf("internal error: the label selector %q: %w", q.selector(), err)
+	}
+	fieldSel, err := fields.ParseSelector(q.fieldSelector)
+	if err != nil {
+		return nil, "", fmt.Errorf("internal error: the field selector %q: %w", q.fieldSelector, err)
+	}
+	var objs []*unstructured.Unstructured
+	for i := start; i < len(files); i++ {
+		if int64(len(objs)) == limit {
+			return objs, strconv.Itoa(i), nil
+		}
+		obj, _, err := readManifestFile(files[i])
+		if err != nil {
+			return nil, "", err
+		}
+		if obj == nil || obj.GetKind() != q.kind.name || (q.namespace != "" && obj.GetNamespace() != q.namespace) ||
+			!labelSel.Matches(labels.Set(obj.GetLabels())) || !fieldSel.Matches(objectFields(obj)) || q.managed(obj) {
+			continue
+		}
+		objs = append(objs, obj)
+	}
+	return objs, "", nil
+}
+
+// objectFields are the fields a field selector reads of obj.
+func objectFields(obj *unstructured.Unstructured) fields.Set {
+	return fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}
+}
