@@ -110,6 +110,19 @@ func TestPulumiDoList(t *testing.T) {
 		t.Errorf("one namespace: %+v, want s1 named s1", names)
 	}
 
+	// The IDs import as they are listed: one Endpoints object as an EndpointsList.
+	s.init("name: do-list\nruntime: yaml\n")
+	one := s.doList(spec.EndpointsListToken, "--namespace", ns, "--field-selector", "metadata.name=e2")
+	if len(one) != 1 {
+		t.Fatalf("e2 lists as %+v", one)
+	}
+	s.Run("import", spec.EndpointsListToken, one[0].Name, one[0].ID, "--yes", "--non-interactive",
+		"--generate-code=false", "--protect=false")
+	if out := s.Run("stack", "export"); !strings.Contains(out, `"id": "`+one[0].ID+`"`) {
+		t.Errorf("the stack does not record the EndpointsList %s:\n%s", one[0].ID, out)
+	}
+	s.Run("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+
 	// A bad query names the input.
 	out, err := s.Try("do", spec.EndpointSliceToken, "list", "--namespace", ns, "--label-selector", "tier in web")
 	if err == nil || !strings.Contains(out, `input labelSelector "tier in web" is not a label selector`) {
