@@ -982,7 +982,7 @@ func TestSchemaCoversSpec(t *testing.T) {
 			}},
 			{"EndpointsList", spec.Resources[core+"EndpointsList"].Description, []string{
 				"one Kubernetes v1 `Endpoints` object", "managed as a set",
-				"## Import", "`<namespace>?labelSelector=<selector>&limit=<n>`",
+				"## Import", "`<namespace>?labelSelector=<selector>&fieldSelector=<selector>&limit=<n>`",
 				"$ pulumi import endpoints:core/v1:EndpointsList legacy 'default?labelSelector=",
 			}},
 			{"getImportDataFile", spec.Functions[importDataFile].Description, []string{

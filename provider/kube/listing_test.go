@@ -252,3 +252,23 @@ func TestListComputedQuery(t *testing.T) {
 		t.Error("a List of a type that cannot be listed succeeded")
 	}
 }
+
+// The API server's own default/kubernetes carries no controller's label (its slice
+// only kubernetes.io/service-name): List leaves it out by its name, unless asked.
+func TestListLeavesOutAPIServersOwn(t *testing.T) {
+	t.Parallel()
+	obj := func(ns, name string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{}
+		o.SetNamespace(ns)
+		o.SetName(name)
+		return o
+	}
+	q := listQuery{kind: endpointsKind}
+	if !q.managed(obj("default", "kubernetes")) || q.managed(obj("apps", "kubernetes")) || q.managed(obj("default", "web")) {
+		t.Error("only default/kubernetes is the API server's own")
+	}
+	q.includeManaged = true
+	if q.managed(obj("default", "kubernetes")) {
+		t.Error("includeManaged lists default/kubernetes too")
+	}
+}

@@ -71,10 +71,11 @@ namespace EndpointsProvider.Endpoints.Core.V1
     /// 
     /// ## Import
     /// 
-    /// An EndpointsList is imported as the v1 Endpoints of one namespace that a label selector selects, one item per object, by the ID `&lt;namespace&gt;?labelSelector=&lt;selector&gt;&amp;limit=&lt;n&gt;`:
+    /// An EndpointsList is imported as the v1 Endpoints of one namespace that a label selector (and, or instead, a field selector) selects, one item per object, by the ID `&lt;namespace&gt;?labelSelector=&lt;selector&gt;&amp;fieldSelector=&lt;selector&gt;&amp;limit=&lt;n&gt;`:
     /// 
     /// - `&lt;namespace&gt;`: the namespace to list; left empty (`?labelSelector=...`), the provider's namespace (its `namespace` setting, else the kubeconfig context's, else `default`).
     /// - `labelSelector`: a label selector as `kubectl get endpoints -l` takes it (`app=web`, `tier in (db,cache)`, `app,!canary`), as a URL query value: URL-encoded (`app%3Dweb`, `tier%20in%20(db%2Ccache)`), or as it is where it has no space; quote the ID in the shell. Without it, every Endpoints of the namespace is imported. `endpoints.kubernetes.io/managed-by!=endpoint-controller` leaves out the Endpoints that the Kubernetes endpoints controller writes for Services with a selector.
+    /// - `fieldSelector`: a field selector over `metadata.name` and `metadata.namespace`, URL-encoded as `labelSelector` is: `metadata.name%3Dweb` selects the one object `web`.
     /// - `limit`: the page size of the list requests, a positive integer (default 500). The import reads every page, so `limit` changes the number of requests, not the items.
     /// 
     /// No other parameter is accepted. For example, the Endpoints labelled `app.kubernetes.io/part-of=legacy` in the namespace `default`, and those labelled `app=web` in the namespace `apps`, 100 per request:
@@ -84,7 +85,7 @@ namespace EndpointsProvider.Endpoints.Core.V1
     /// $ pulumi import endpoints:core/v1:EndpointsList web 'apps?labelSelector=app%3Dweb&amp;limit=100'
     /// ```
     /// 
-    /// A selection of no Endpoints is an error. The import ID stays the list's ID, but the selector is not followed afterwards: the list holds the objects it read, by namespace and name, and refresh, update and delete act on those only (an Endpoints labelled later is not added). The imported inputs are the objects' own fields, without the values the API server fills in, so the code `pulumi import` generates previews with no changes. `EndpointsList.get` reads Endpoints by the same ID without managing them. The ID of a list the provider created, `&lt;resource name&gt;-&lt;hex&gt;`, names no objects and is not an import ID.
+    /// A selection of no Endpoints is an error. The import ID stays the list's ID, but the selector is not followed afterwards: the list holds the objects it read, by namespace and name, and refresh, update and delete act on those only (an Endpoints labelled later is not added). The imported inputs are the objects' own fields, without the values the API server fills in, so the code `pulumi import` generates previews with no changes. `EndpointsList.get` reads Endpoints by the same ID without managing them. `pulumi do endpoints:core/v1:EndpointsList list --namespace &lt;namespace&gt;` lists a namespace's Endpoints, each by the ID of an EndpointsList of that object alone, `&lt;namespace&gt;?fieldSelector=metadata.name%3D&lt;name&gt;`. The ID of a list the provider created, `&lt;resource name&gt;-&lt;hex&gt;`, names no objects and is not an import ID.
     /// </summary>
     [EndpointsResourceType("endpoints:core/v1:EndpointsList")]
     public partial class EndpointsList : global::Pulumi.CustomResource

@@ -92,7 +92,7 @@ import javax.annotation.Nullable;
  * $ pulumi import endpoints:discovery.k8s.io/v1:EndpointSlice web default/web-1a2b3c
  * ```
  * 
- * The imported inputs are the slice&#39;s own fields, without the values the API server fills in, the provider&#39;s `endpointslice.kubernetes.io/managed-by: pulumi-endpoints` label and the annotations kubectl and the Kubernetes controllers keep, so the code `pulumi import` generates previews with no changes. `EndpointSlice.get` reads a slice by the same ID without managing it.
+ * The imported inputs are the slice&#39;s own fields, without the values the API server fills in, the provider&#39;s `endpointslice.kubernetes.io/managed-by: pulumi-endpoints` label and the annotations kubectl and the Kubernetes controllers keep, so the code `pulumi import` generates previews with no changes. `EndpointSlice.get` reads a slice by the same ID without managing it. `pulumi do endpoints:discovery.k8s.io/v1:EndpointSlice list --namespace &lt;namespace&gt;` lists a namespace&#39;s slices by these IDs (without the slices the Kubernetes controllers write, unless `--include-managed` is given).
  * 
  * A stack may record a slice whose name the API server generates (`metadata.generateName`) under a pending ID, `&lt;namespace&gt;/&lt;generateName&gt;*`, when the answer to its create was lost: the next `pulumi up` or `pulumi refresh` finds the slice by the provider&#39;s `endpoints-provider.github.io/create-id` label and records its name. A pending ID names no object and cannot be imported: import such a slice by its name (`kubectl get endpointslices -n &lt;namespace&gt; -l endpoints-provider.github.io/create-id` lists them).
  * 
