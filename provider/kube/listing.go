@@ -98,15 +98,7 @@ func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error
 	if want == 0 {
 		return ListPage{}, nil
 	}
-	var (
-		objs []*unstructured.Unstructured
-		next string
-	)
-	if target := r.options().Render; target.Rendering() {
-		objs, next, err = renderedPage(target, q, want, at.Server)
-	} else {
-		objs, next, err = clusterPage(ctx, r, q, want, at.Server)
-	}
+	objs, next, err := listPage(ctx, r, q, want, at.Server)
 	if err != nil {
 		return ListPage{}, err
 	}
@@ -341,6 +333,30 @@ func (q listQuery) resume(token string) (listPosition, error) {
 			"or start the listing again without the token", q.kind.token)
 	}
 	return at, nil
+}
+
+// listPage lists up to limit objects of the query from the store of the target in
+// force, from the store's continue token cont, and returns the next one. A page that
+// holds only objects left out (the API server's own, see listQuery.managed) is
+// followed by the next, so that no page is empty but the last.
+func listPage(ctx context.Context, r clusterResource, q listQuery, limit int64, cont string,
+) ([]*unstructured.Unstructured, string, error) {
+	for {
+		var (
+			objs []*unstructured.Unstructured
+			next string
+			err  error
+		)
+		if target := r.options().Render; target.Rendering() {
+			objs, next, err = renderedPage(target, q, limit, cont)
+		} else {
+			objs, next, err = clusterPage(ctx, r, q, limit, cont)
+		}
+		if err != nil || len(objs) > 0 || next == "" {
+			return objs, next, err
+		}
+		cont = next
+	}
 }
 
 // clusterPage lists up to limit objects of the query on the cluster, from the server's

@@ -271,3 +271,31 @@ func TestPulumiDoCRUD(t *testing.T) {
 		t.Errorf("after delete item a is still there (err %v)", err)
 	}
 }
+
+// In render mode `pulumi do` writes and lists the render directory's manifests, with no
+// cluster at all: what `create` rendered, `list` gives by the ID `read` takes.
+func TestPulumiDoListRendered(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := newDoStack(t, filepath.Join(dir, "no-kubeconfig"))
+	r := s.With("PULUMI_ENDPOINTS_RENDER_DIRECTORY=" + dir)
+	input := filepath.Join(t.TempDir(), "slice.pp")
+	for _, name := range []string{"web", "api"} {
+		if err := os.WriteFile(input, []byte(fmt.Sprintf("metadata = { name = %q, namespace = \"apps\" }\n"+
+			"addressType = \"IPv4\"\nendpoints = [{ addresses = [\"10.7.0.1\"] }]\n", name)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r.Run("do", "--stateless", spec.EndpointSliceToken, "create", "--yes", "--input", "pcl", "--input-file", input)
+	}
+	out := r.Run("do", spec.EndpointSliceToken, "list", "--namespace", "apps", "--output", "json")
+	var l listed
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := l.ids(); !slices.Equal(got, []string{"apps/api", "apps/web"}) {
+		t.Errorf("the render directory lists %v, want apps/api and apps/web", got)
+	}
+	if out := r.Run("do", spec.EndpointSliceToken, "read", "apps/web", "--output", "json"); !strings.Contains(out, "10.7.0.1") {
+		t.Errorf("read of a rendered slice:\n%s", out)
+	}
+}
