@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	"google.golang.org/grpc"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -61,7 +66,7 @@ func protocolTestServer(t *testing.T, setting any, env string) rpc.ResourceProvi
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: s.refreshBeforeUpdate}
+	srv := protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: s.refreshBeforeUpdate, list: s.list}
 	args := map[string]any{"renderDirectory": filepath.Join(t.TempDir(), "out")}
 	if setting != nil {
 		args["refreshBeforeUpdate"] = setting
@@ -145,5 +150,72 @@ func TestAutonamingOptions(t *testing.T) {
 		if got == nil || *got != (kube.Autonaming{Mode: want, ProposedName: "web-x"}) {
 			t.Errorf("autonaming(%v) = %+v, want mode %v and the proposed name", mode, got, want)
 		}
+	}
+}
+
+// listStream records what List sends, and the continuation token.
+type listStream struct {
+	grpc.ServerStream // only Context and Send are called
+	ctx               context.Context
+	sent              []string
+	token             string
+}
+
+func (s *listStream) Context() context.Context { return s.ctx }
+
+func (s *listStream) Send(r *rpc.ListResponse) error {
+	switch {
+	case r.GetComputed() != nil:
+		s.sent = append(s.sent, "computed")
+	case r.GetResult() != nil:
+		s.sent = append(s.sent, "result "+r.GetResult().GetId()+" "+r.GetResult().GetName())
+	case r.GetContinuation() != nil:
+		s.sent = append(s.sent, "continuation")
+		s.token = r.GetContinuation().GetContinuationToken()
+	}
+	return nil
+}
+
+// List streams a page as the protocol orders it: results, then the continuation
+// token when there are more; a query with unknown values gets Computed alone. The
+// provider renders, so the objects listed are the manifests its creates wrote.
+func TestProtocolServerList(t *testing.T) {
+	t.Parallel()
+	srv := protocolTestServer(t, nil, "")
+	for _, name := range []string{"a", "b", "c"} {
+		urn := "urn:pulumi:dev::list::" + spec.EndpointSliceToken + "::" + name
+		checked, err := srv.Check(t.Context(), &rpc.CheckRequest{Urn: urn, News: mustStruct(t, map[string]any{
+			"metadata":    map[string]any{"name": name, "namespace": "apps"},
+			"addressType": "IPv4",
+			"endpoints":   []any{map[string]any{"addresses": []any{"10.0.0.1"}}},
+		})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.Create(t.Context(), &rpc.CreateRequest{Urn: urn, Properties: checked.GetInputs()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(req *rpc.ListRequest, query map[string]any) ([]string, string) {
+		t.Helper()
+		req.Token = spec.EndpointSliceToken
+		req.Query = mustStruct(t, query)
+		stream := &listStream{ctx: t.Context()}
+		if err := srv.List(req, stream); err != nil {
+			t.Fatal(err)
+		}
+		return stream.sent, stream.token
+	}
+	first, token := list(&rpc.ListRequest{PageSize: 2}, map[string]any{"namespace": "apps"})
+	if diff := cmp.Diff([]string{"result apps/a a", "result apps/b b", "continuation"}, first); diff != "" {
+		t.Errorf("first page (-want +got):\n%s", diff)
+	}
+	second, _ := list(&rpc.ListRequest{PageSize: 2, ContinuationToken: token}, map[string]any{"namespace": "apps"})
+	if diff := cmp.Diff([]string{"result apps/c c"}, second); diff != "" {
+		t.Errorf("second page (-want +got):\n%s", diff)
+	}
+	computed, _ := list(&rpc.ListRequest{}, map[string]any{"namespace": plugin.UnknownStringValue})
+	if diff := cmp.Diff([]string{"computed"}, computed); diff != "" {
+		t.Errorf("a query with an unknown value (-want +got):\n%s", diff)
 	}
 }
