@@ -408,8 +408,11 @@ func listError(o kindClient, q listQuery, err error) error {
 		return fmt.Errorf("%s: the API server rejects the input fieldSelector %q: %w", what, q.fieldSelector, err)
 	case apierrors.IsBadRequest(err) && q.labelSelector != "":
 		return fmt.Errorf("%s: the API server rejects the input labelSelector %q: %w", what, q.labelSelector, err)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%s: the API server %s rejected the credentials (401); check the kubeconfig's user: %w",
+			what, o.server(), err)
 	default:
-		return apiError("list", o.kind, everyObjectIn(q.namespace), err)
+		return fmt.Errorf("%s on the Kubernetes API server %s: %w", what, o.server(), err)
 	}
 }
 

@@ -272,3 +272,16 @@ func TestListLeavesOutAPIServersOwn(t *testing.T) {
 		t.Error("includeManaged lists default/kubernetes too")
 	}
 }
+
+// A cluster that does not answer: the error names the listing and the server.
+func TestListUnreachable(t *testing.T) {
+	t.Parallel()
+	kubeconfig := "apiVersion: v1\nkind: Config\n" +
+		"clusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\", insecure-skip-tls-verify: true}}]\n" +
+		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	k := New(Config{Kubeconfig: kubeconfig})
+	_, err := k.List(t.Context(), ListRequest{Token: spec.EndpointSliceToken})
+	if err == nil || !strings.Contains(err.Error(), "list endpointslices.discovery.k8s.io in all namespaces on the Kubernetes API server https://127.0.0.1:1") {
+		t.Errorf("err = %v", err)
+	}
+}
