@@ -91,7 +91,7 @@ type protocolServer struct {
 // more.
 func (s protocolServer) List(req *rpc.ListRequest, stream grpc.ServerStreamingServer[rpc.ListResponse]) error {
 	query, err := plugin.UnmarshalProperties(req.GetQuery(), plugin.MarshalOptions{
-		Label: "list query", KeepUnknowns: true, KeepSecrets: true,
+		Label: "list query", KeepUnknowns: true, KeepSecrets: true, SkipInternalKeys: true,
 	})
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "list %s: the query: %v", req.GetToken(), err)

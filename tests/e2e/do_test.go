@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -163,7 +164,9 @@ func TestPulumiDoListAll(t *testing.T) {
 	if first := s.doList(spec.EndpointsListToken, "--namespace", ns); len(first) != 500 {
 		t.Errorf("list without --all printed %d results, want the first page of 500", len(first))
 	}
+	start := time.Now()
 	all := s.doList(spec.EndpointsListToken, "--namespace", ns, "--all").ids()
+	t.Logf("pulumi do list --all of %d Endpoints (2 pages): %v", n, time.Since(start))
 	seen := map[string]bool{}
 	for _, id := range all {
 		seen[id] = true
