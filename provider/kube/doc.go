@@ -19,7 +19,8 @@
 // property map convert one to the other value by value: the object sent is the inputs'
 // metadata and the kind's fields (with the kind's default labels, such as
 // [ManagedByLabel] on slices), and the outputs are the live object without apiVersion,
-// kind and metadata.managedFields. Inputs read back from the cluster (refresh, import)
+// kind, metadata.managedFields and the [OwnerAnnotation] (the resource's URN, which the
+// state holds already; every write puts it back on the object). Inputs read back from the cluster (refresh, import)
 // keep the program's own form where the live value means the same (server defaults and
 // normalization stay left out), and leave out what the provider and the controllers add
 // by themselves.
@@ -72,7 +73,7 @@
 //
 // # Create, update, delete
 //
-// Every object created carries its resource's URN, the annotation [OwnerAnnotation].
+// Every object created or updated carries its resource's URN, the annotation [OwnerAnnotation].
 // A create whose name is taken by an object that carries its own URN has found what
 // its own create made in a run that was killed before the state recorded it, and
 // adopts the object: it writes the inputs over it (guarded by its resourceVersion) and

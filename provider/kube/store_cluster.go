@@ -390,7 +390,8 @@ const conflictRetries = 5
 // update writes the inputs onto the live object: a read-modify-write guarded by the
 // object's resourceVersion. Fields the resource sets are replaced; labels and
 // annotations are merged three-way (keys the previous inputs set and the new ones
-// drop are removed; keys other clients added are kept). A write that loses a race is
+// drop are removed; keys other clients added are kept), and the object carries the
+// owner's URN (OwnerAnnotation), as a created one does. A write that loses a race is
 // retried on a fresh read.
 //
 // The first write needs no read when the state records the object (see kind.lastWritten):
@@ -411,7 +412,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			// outside Pulumi is found by a refresh, after which the merge differs.
 			return last, nil
 		}
-		out, err := o.api(id.namespace).Update(ctx, merged, opts)
+		// The state leaves the owner's URN out (see outputs): the write puts it back.
+		out, err := o.api(id.namespace).Update(ctx, o.marked(merged), opts)
 		switch {
 		case err == nil:
 			return out, nil
@@ -428,7 +430,7 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			// Deleted behind our back, or never confirmed created: create it.
 			return o.create(ctx, o.kind.object(inputs), dryRun)
 		}
-		merged := o.kind.merge(live, oldInputs, inputs)
+		merged := o.marked(o.kind.merge(live, oldInputs, inputs))
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
 		if apierrors.IsConflict(err) && attempt < conflictRetries {
 			continue
