@@ -95,6 +95,14 @@ func (s clusterStore) locate(ctx context.Context, id objectID, state property.Ma
 	return o.locate(ctx, id, state)
 }
 
+func (s clusterStore) read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	o, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return o.locateShared(ctx, id, state)
+}
+
 func (s clusterStore) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, _ string,
 	dryRun bool,
 ) (*unstructured.Unstructured, error) {
@@ -240,6 +248,9 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	opts := metav1.CreateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if !dryRun {
+		defer o.wrote(obj.GetNamespace())
 	}
 	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
 	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
@@ -403,6 +414,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 	opts := metav1.UpdateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	} else {
+		defer o.wrote(id.namespace)
 	}
 	if last := o.kind.lastWritten(id, state); last != nil {
 		merged := o.kind.merge(last, oldInputs, inputs)
@@ -500,6 +513,7 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 // Status, which the server sends once the object is gone.
 func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
 ) (*unstructured.Unstructured, error) {
+	defer o.wrote(id.namespace)
 	body, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: encoding delete options: %w", err)
@@ -635,9 +649,16 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 // gone (or is another create's), by the create ID the state records, if any. It
 // answers nil when there is none.
 func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	return o.locateBy(ctx, id, state, o.get)
+}
+
+// locateBy is locate, with get reading the object under the name the state records.
+func (o kindClient) locateBy(ctx context.Context, id objectID, state property.Map,
+	get func(context.Context, objectID) (*unstructured.Unstructured, error),
+) (*unstructured.Unstructured, error) {
 	createID := createIDOf(state)
 	if !unconfirmedCreate(id, state) {
-		live, err := o.get(ctx, idInState(id, state))
+		live, err := get(ctx, idInState(id, state))
 		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
 			return live, err
 		}
@@ -677,7 +698,8 @@ func (o kindClient) findCreated(ctx context.Context, id objectID, state property
 // readItems reads the live objects of the recorded items (nil for one that is gone):
 // a namespace that holds enough of them is listed (see by_namespace.go), and the other
 // items are read one by one, as Create writes them (see forItems), as are those of a
-// namespace the client may not list (a role that grants get and not list).
+// namespace the client may not list (a role that grants get and not list); those read
+// one by one share the lists of the Reads that arrive together (see read_lists.go).
 func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
 	objs := make([]*unstructured.Unstructured, len(recorded))
 	ids := make([]objectID, len(recorded))
@@ -715,7 +737,7 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
 		i := oneByOne[j]
 		var err error
-		objs[i], err = o.get(ctx, recorded[i].id)
+		objs[i], err = o.read(ctx, recorded[i].id)
 		return property.Map{}, err
 	}) {
 		if res.err != nil {
