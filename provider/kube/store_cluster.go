@@ -698,8 +698,9 @@ func (o kindClient) findCreated(ctx context.Context, id objectID, state property
 // readItems reads the live objects of the recorded items (nil for one that is gone):
 // a namespace that holds enough of them is listed (see by_namespace.go), and the other
 // items are read one by one, as Create writes them (see forItems), as are those of a
-// namespace the client may not list (a role that grants get and not list); those read
-// one by one share the lists of the Reads that arrive together (see read_lists.go).
+// namespace the client may not list (a role that grants get and not list); those of a
+// namespace that holds fewer than listMin of them share the lists of the Reads that
+// arrive together (see read_lists.go).
 func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
 	objs := make([]*unstructured.Unstructured, len(recorded))
 	ids := make([]objectID, len(recorded))
@@ -707,7 +708,9 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		ids[i] = it.id
 	}
 	namespaces, byNamespace := groupByNamespace(ids)
+	// oneByOne are read one by one, those of shared through the lists Reads share.
 	var oneByOne []int
+	shared := map[int]bool{}
 	for i, id := range ids {
 		if id.name == "" || id.namespace == "" {
 			oneByOne = append(oneByOne, i)
@@ -717,6 +720,9 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		indexes := byNamespace[ns]
 		if len(indexes) < listMin {
 			oneByOne = append(oneByOne, indexes...)
+			for _, i := range indexes {
+				shared[i] = true
+			}
 			continue
 		}
 		live, listed, err := namespaceList{api: o.api(ns), page: itemListPage}.byName(ctx, len(indexes))
@@ -736,8 +742,12 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 	}
 	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
 		i := oneByOne[j]
+		read := o.get
+		if shared[i] {
+			read = o.read
+		}
 		var err error
-		objs[i], err = o.read(ctx, recorded[i].id)
+		objs[i], err = read(ctx, recorded[i].id)
 		return property.Map{}, err
 	}) {
 		if res.err != nil {
