@@ -179,6 +179,8 @@ func (o kindClient) take(ctx context.Context, shared *sharedReads, k readsKey, r
 		r.size, r.sized = size, true
 	}
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, false // the Read ended, not the list's permission
 	case err != nil:
 		p.GetLogger(ctx).Debugf("listing %s of namespace %s failed, so its objects are read one by one: %v",
 			o.kind.resource.Resource, k.namespace, err)
