@@ -236,7 +236,10 @@ test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by
 # server behind a proxy that holds each request and answer 25 ms), with etcd fsyncing every write
 # (-durable-etcd=false: --unsafe-no-fsync). The pulumi-kubernetes section runs the 200-slice program with
 # pulumi-kubernetes's EndpointSlice beside the provider's and the floor's (-pulumi-kubernetes-slices 200,2000
-# adds 2000), each command killed and reported as hung past its bound.
+# adds 2000), each command killed and reported as hung past its bound. The engine section times up, refresh
+# and destroy of each slice count against the floor, with the API requests of each (refresh: a few lists, the
+# Reads sharing them); its figures alone, and the drift section's:
+#   make bench BENCH_FLAGS='-out /tmp/bench.md -only engine,drift -slices 200,2000 -rtt 0 -list-items 0'
 BENCH_FLAGS ?=
 
 .PHONY: bench

@@ -9,14 +9,21 @@ import (
 )
 
 // The one rule of when a namespace's objects are listed rather than read one by one:
-// the refresh of an EndpointsList's items (Endpoints) and the lookups of their
-// Services behind the controller warnings (see controllers.go) both follow it.
+// the refresh of an EndpointsList's items (Endpoints), the lookups of their Services
+// behind the controller warnings (see controllers.go), and the Reads of a refresh or an
+// import that arrive together (see read_lists.go) all follow it.
 //
 // Where listMin or more of the objects wanted share a namespace, one list of the
 // namespace, page by page, answers for all of them: against a cluster far away, a
 // request per object costs a round trip per fanOutLimit objects. A namespace that holds
 // more than listRatio objects of the kind per object wanted is read one by one, where
 // a request per object costs less than the pages of the list.
+//
+// Reads that arrive one by one do not know how many objects are wanted: they count
+// those seen so far (see namespaceReads.listing). The listMin-th Read of a namespace
+// probes its size (a list of one object, which tells how many remain); from then on
+// a Read lists the namespace once the Reads seen are at least one per listRatio
+// objects it holds, and the Reads before are GETs.
 const (
 	listMin   = 8
 	listRatio = 20
@@ -75,4 +82,26 @@ func (l namespaceList) byName(ctx context.Context, wanted int,
 		}
 		opts.Limit = l.page
 	}
+}
+
+// listing tells whether the Reads counted make a list of the namespace cheaper than a
+// GET per object (see above): listMin of them, and at least one per listRatio objects
+// of the namespace once its size is known.
+func (r *namespaceReads) listing() bool {
+	return r.reads >= listMin && (!r.sized || r.size <= int64(r.reads)*listRatio)
+}
+
+// size is the number of objects of the namespace: one request, for one object, whose
+// answer says how many remain. An answer that does not say counts as none: the
+// first page of the list then tells (see byName).
+func (l namespaceList) size(ctx context.Context) (int64, error) {
+	page, err := l.api.List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	n := int64(len(page.Items))
+	if left := page.GetRemainingItemCount(); left != nil {
+		n += *left
+	}
+	return n, nil
 }

@@ -117,6 +117,8 @@ type Client struct {
 	Fallback string
 	// unreachable reports an unreachable cluster once (see unreachable.go).
 	unreachable unreachableOnce
+	// reads are the lists that Reads arriving together share (see read_lists.go).
+	reads sharedReads
 }
 
 // NewClient builds a client from the configuration. It reads the kubeconfig but makes

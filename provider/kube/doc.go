@@ -19,7 +19,8 @@
 // property map convert one to the other value by value: the object sent is the inputs'
 // metadata and the kind's fields (with the kind's default labels, such as
 // [ManagedByLabel] on slices), and the outputs are the live object without apiVersion,
-// kind and metadata.managedFields. Inputs read back from the cluster (refresh, import)
+// kind, metadata.managedFields and the [OwnerAnnotation] (the resource's URN, which the
+// state holds already; every write puts it back on the object). Inputs read back from the cluster (refresh, import)
 // keep the program's own form where the live value means the same (server defaults and
 // normalization stay left out), and leave out what the provider and the controllers add
 // by themselves.
@@ -83,7 +84,7 @@
 //
 // # Create, update, delete
 //
-// Every object created carries its resource's URN, the annotation [OwnerAnnotation].
+// Every object created or updated carries its resource's URN, the annotation [OwnerAnnotation].
 // A create whose name is taken by an object that carries its own URN has found what
 // its own create made in a run that was killed before the state recorded it, and
 // adopts the object: it writes the inputs over it (guarded by its resourceVersion) and
@@ -131,6 +132,22 @@
 // one request (pages of 500), and reads the others one by one as the writes go; a
 // namespace that holds more than 20 Endpoints per item, or that the client may not
 // list, has its items read one by one too.
+//
+// # Reads that arrive together
+//
+// The engine sends a Read per resource, about 8 at a time. The Reads of a refresh or
+// an import (and the items of EndpointsLists read one by one) of one kind and
+// namespace share lists of the namespace, kept by the client for the plugin process:
+// the first 7 Reads of a namespace are GETs, the 8th probes its size (a list of one
+// object, whose answer says how many remain), and a Read lists the namespace (pages of
+// 500) once the Reads seen are at least one per 20 objects it holds; the Reads that
+// come while the list is under way wait for it. A list answers as a GET would (an
+// object absent from it is gone; the create-ID checks of a refresh apply), only for
+// 5 seconds after it was taken, and no longer once this process writes an object of
+// the kind in the namespace (a create, update or delete; the count of Reads starts
+// again). A namespace the client may not list, or whose list fails, is read by GETs
+// from then on. An update's read-modify-write, a create's adoption, a delete's wait
+// and the search for a lost create read afresh.
 //
 // # Warnings
 //
@@ -194,7 +211,8 @@
 //     picked.
 //   - merge.go, delete.go: the three-way merge of an update; what a delete targets.
 //     fanout.go: calls side by side, 16 at a time. by_namespace.go: when a
-//     namespace's objects are listed rather than read one by one.
+//     namespace's objects are listed rather than read one by one. read_lists.go: the
+//     lists that Reads arriving together share.
 //   - state.go, replace.go, keys.go, names.go: what the state holds (outputs, objects
 //     as property values, inputs read back, the objects recorded per resource), what
 //     changed and when a change replaces the object, the keys that are not the

@@ -6,8 +6,8 @@ import (
 )
 
 // lastWritten is the object a state records, as the server last answered it (outputs
-// leave out only managedFields, which the server keeps when an update leaves them
-// out), or nil when the state does not record one of id with a resourceVersion (a
+// leave out managedFields, which the server keeps when an update leaves them out, and
+// the owner's URN, which the update puts back: see kindClient.update), or nil when the state does not record one of id with a resourceVersion (a
 // create whose answer was lost, a preview).
 func (k kind) lastWritten(id objectID, state property.Map) *unstructured.Unstructured {
 	version, _ := stringField(mapField(state, "metadata"), "resourceVersion")

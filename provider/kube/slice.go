@@ -110,7 +110,7 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		return p.ReadResponse{}, err
 	}
 	lookingUp := lookup(req)
-	live, err := st.locate(ctx, id, req.Properties)
+	live, err := st.read(ctx, id, req.Properties)
 	switch {
 	case err != nil:
 		return p.ReadResponse{}, err

@@ -14,9 +14,12 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// outputs are a live object's properties: its fields without apiVersion and kind, and
+// outputs are a live object's properties: its fields without apiVersion and kind,
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
-// changes on every write and would only weigh down the state.
+// changes on every write and would only weigh down the state, and without the
+// provider's OwnerAnnotation, the resource's URN, which the state holds already (the
+// provider reads it from live objects only, and puts it back on every object it
+// writes: see kindClient.marked).
 func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 	out := map[string]property.Value{}
 	for _, f := range append([]string{"metadata"}, k.fields...) {
@@ -25,15 +28,32 @@ func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 			continue
 		}
 		if meta, isMap := v.(map[string]any); isMap && f == "metadata" {
-			if _, has := meta["managedFields"]; has {
-				meta = maps.Clone(meta)
-				delete(meta, "managedFields")
-				v = meta
-			}
+			v = withoutBookkeeping(meta)
 		}
 		out[f] = fromPlain(v)
 	}
 	return property.NewMap(out)
+}
+
+// withoutBookkeeping is an object's metadata without managedFields and the
+// OwnerAnnotation (see outputs); the metadata itself when it has neither.
+func withoutBookkeeping(meta map[string]any) map[string]any {
+	annotations, _ := meta["annotations"].(map[string]any)
+	_, owned := annotations[OwnerAnnotation]
+	if _, has := meta["managedFields"]; !has && !owned {
+		return meta
+	}
+	meta = maps.Clone(meta)
+	delete(meta, "managedFields")
+	if owned {
+		annotations = maps.Clone(annotations)
+		delete(annotations, OwnerAnnotation)
+		meta["annotations"] = annotations
+		if len(annotations) == 0 {
+			delete(meta, "annotations")
+		}
+	}
+	return meta
 }
 
 // previewOutputs are the outputs of an object that could not be dry-run: the inputs,

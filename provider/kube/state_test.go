@@ -191,3 +191,35 @@ func TestDiffInputs(t *testing.T) {
 		})
 	}
 }
+
+func TestOutputsLeaveOutTheOwnersURN(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		annotations map[string]any
+		want        map[string]any
+	}{
+		{"the URN alone: no annotations", map[string]any{OwnerAnnotation: "urn:pulumi:dev::p::t::web"}, nil},
+		{"the program's kept", map[string]any{OwnerAnnotation: "urn:pulumi:dev::p::t::web", "team": "a"},
+			map[string]any{"team": "a"}},
+		{"none", nil, nil},
+	}
+	for _, tt := range tests {
+		meta := map[string]any{"name": "web", "namespace": "apps", "managedFields": []any{map[string]any{"manager": "x"}}}
+		if tt.annotations != nil {
+			meta["annotations"] = tt.annotations
+		}
+		obj := &unstructured.Unstructured{Object: map[string]any{"metadata": meta, "addressType": "IPv4"}}
+		got := validate.Plain(outputs(endpointSliceKind, obj).Get("metadata")).(map[string]any)
+		want := map[string]any{"name": "web", "namespace": "apps"}
+		if tt.want != nil {
+			want["annotations"] = tt.want
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: outputs' metadata (-want +got):\n%s", tt.name, d)
+		}
+		if _, kept := tt.annotations[OwnerAnnotation]; kept && obj.GetAnnotations()[OwnerAnnotation] == "" {
+			t.Errorf("%s: outputs changed the live object", tt.name)
+		}
+	}
+}

@@ -43,6 +43,9 @@ type store interface {
 	// locate finds the object a state records under id (see kindClient.locate); nil
 	// when there is none.
 	locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error)
+	// read is locate for the lookup of a refresh or an import, which may be answered
+	// from a list that Reads arriving together share (see read_lists.go).
+	read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error)
 	// update writes inputs over the object id that state records (see
 	// kindClient.update), creating it when it is gone.
 	update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, at string, dryRun bool,

@@ -95,6 +95,14 @@ func (s clusterStore) locate(ctx context.Context, id objectID, state property.Ma
 	return o.locate(ctx, id, state)
 }
 
+func (s clusterStore) read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	o, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return o.locateShared(ctx, id, state)
+}
+
 func (s clusterStore) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, _ string,
 	dryRun bool,
 ) (*unstructured.Unstructured, error) {
@@ -240,6 +248,9 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	opts := metav1.CreateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if !dryRun {
+		defer o.wrote(obj.GetNamespace())
 	}
 	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
 	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
@@ -390,7 +401,8 @@ const conflictRetries = 5
 // update writes the inputs onto the live object: a read-modify-write guarded by the
 // object's resourceVersion. Fields the resource sets are replaced; labels and
 // annotations are merged three-way (keys the previous inputs set and the new ones
-// drop are removed; keys other clients added are kept). A write that loses a race is
+// drop are removed; keys other clients added are kept), and the object carries the
+// owner's URN (OwnerAnnotation), as a created one does. A write that loses a race is
 // retried on a fresh read.
 //
 // The first write needs no read when the state records the object (see kind.lastWritten):
@@ -402,6 +414,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 	opts := metav1.UpdateOptions{FieldManager: FieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	} else {
+		defer o.wrote(id.namespace)
 	}
 	if last := o.kind.lastWritten(id, state); last != nil {
 		merged := o.kind.merge(last, oldInputs, inputs)
@@ -411,7 +425,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			// outside Pulumi is found by a refresh, after which the merge differs.
 			return last, nil
 		}
-		out, err := o.api(id.namespace).Update(ctx, merged, opts)
+		// The state leaves the owner's URN out (see outputs): the write puts it back.
+		out, err := o.api(id.namespace).Update(ctx, o.marked(merged), opts)
 		switch {
 		case err == nil:
 			return out, nil
@@ -428,7 +443,7 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			// Deleted behind our back, or never confirmed created: create it.
 			return o.create(ctx, o.kind.object(inputs), dryRun)
 		}
-		merged := o.kind.merge(live, oldInputs, inputs)
+		merged := o.marked(o.kind.merge(live, oldInputs, inputs))
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
 		if apierrors.IsConflict(err) && attempt < conflictRetries {
 			continue
@@ -498,6 +513,7 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 // Status, which the server sends once the object is gone.
 func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.DeleteOptions,
 ) (*unstructured.Unstructured, error) {
+	defer o.wrote(id.namespace)
 	body, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: encoding delete options: %w", err)
@@ -633,9 +649,16 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 // gone (or is another create's), by the create ID the state records, if any. It
 // answers nil when there is none.
 func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	return o.locateBy(ctx, id, state, o.get)
+}
+
+// locateBy is locate, with get reading the object under the name the state records.
+func (o kindClient) locateBy(ctx context.Context, id objectID, state property.Map,
+	get func(context.Context, objectID) (*unstructured.Unstructured, error),
+) (*unstructured.Unstructured, error) {
 	createID := createIDOf(state)
 	if !unconfirmedCreate(id, state) {
-		live, err := o.get(ctx, idInState(id, state))
+		live, err := get(ctx, idInState(id, state))
 		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
 			return live, err
 		}
@@ -675,7 +698,9 @@ func (o kindClient) findCreated(ctx context.Context, id objectID, state property
 // readItems reads the live objects of the recorded items (nil for one that is gone):
 // a namespace that holds enough of them is listed (see by_namespace.go), and the other
 // items are read one by one, as Create writes them (see forItems), as are those of a
-// namespace the client may not list (a role that grants get and not list).
+// namespace the client may not list (a role that grants get and not list); those of a
+// namespace that holds fewer than listMin of them share the lists of the Reads that
+// arrive together (see read_lists.go).
 func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error) {
 	objs := make([]*unstructured.Unstructured, len(recorded))
 	ids := make([]objectID, len(recorded))
@@ -683,7 +708,9 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		ids[i] = it.id
 	}
 	namespaces, byNamespace := groupByNamespace(ids)
+	// oneByOne are read one by one, those of shared through the lists Reads share.
 	var oneByOne []int
+	shared := map[int]bool{}
 	for i, id := range ids {
 		if id.name == "" || id.namespace == "" {
 			oneByOne = append(oneByOne, i)
@@ -693,6 +720,9 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		indexes := byNamespace[ns]
 		if len(indexes) < listMin {
 			oneByOne = append(oneByOne, indexes...)
+			for _, i := range indexes {
+				shared[i] = true
+			}
 			continue
 		}
 		live, listed, err := namespaceList{api: o.api(ns), page: itemListPage}.byName(ctx, len(indexes))
@@ -712,8 +742,12 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 	}
 	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
 		i := oneByOne[j]
+		read := o.get
+		if shared[i] {
+			read = o.read
+		}
 		var err error
-		objs[i], err = o.get(ctx, recorded[i].id)
+		objs[i], err = read(ctx, recorded[i].id)
 		return property.Map{}, err
 	}) {
 		if res.err != nil {

@@ -74,6 +74,10 @@ func (s renderStore) locate(ctx context.Context, id objectID, state property.Map
 	return s.get(ctx, idInState(id, state))
 }
 
+func (s renderStore) read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+	return s.locate(ctx, id, state)
+}
+
 // update writes the manifest of inputs again (a file with the same bytes is left
 // alone); an object whose name the store picked keeps the name its ID records.
 func (s renderStore) update(ctx context.Context, id objectID, _, _, inputs property.Map, at string, dryRun bool,

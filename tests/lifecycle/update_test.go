@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -52,6 +53,15 @@ func TestUpdateReadsOnlyWhenTheStateIsStale(t *testing.T) {
 	}
 	if *live.Ports[0].Port != 8080 {
 		t.Errorf("port after the update = %d, want 8080", *live.Ports[0].Port)
+	}
+	// The state leaves the resource's URN out; the slice keeps carrying it.
+	if got := live.Annotations[kube.OwnerAnnotation]; got != string(u) {
+		t.Errorf("%s after an update from the state = %q, want %q", kube.OwnerAnnotation, got, u)
+	}
+	for what, state := range map[string]property.Map{"Create": created.Properties, "Update": updated} {
+		if v, ok := state.Get("metadata").AsMap().GetOk("annotations"); ok {
+			t.Errorf("%s's outputs carry annotations %v, want none (the URN is the state's own)", what, v)
+		}
 	}
 
 	// Another client labels the slice: the recorded resourceVersion is stale, so the

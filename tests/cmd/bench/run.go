@@ -473,16 +473,28 @@ func stepTime(step int) func(engineRun) time.Duration {
 	return func(r engineRun) time.Duration { return r.times[step] }
 }
 
-// floorTarget is the target of the provider's time against the floor's: up and
-// destroy of 200 slices or more within 1.25 times the floor, 1.5 times at a round trip.
+// floorTarget is the target of the provider's time against the floor's, for 200
+// slices or more: up within 1.2 times the floor, refresh within 1.2 times (1.3 for
+// 1000 slices or more, whose Reads list the namespace more often than they GET),
+// destroy within 1.25 times; 1.5 times at a round trip (up and destroy).
 func floorTarget(s engineScenario, step int) string {
 	switch {
-	case s.resources < 200 || (step != stepUp && step != stepDestroy):
+	case s.resources < 200 || s.update != nil:
 		return ""
-	case s.rtt > 0:
+	case s.rtt > 0 && (step == stepUp || step == stepDestroy):
 		return "at most 1.5"
-	default:
+	case s.rtt > 0:
+		return ""
+	case step == stepUp:
+		return "at most 1.2"
+	case step == stepRefresh && s.resources >= 1000:
+		return "at most 1.3"
+	case step == stepRefresh:
+		return "at most 1.2"
+	case step == stepDestroy:
 		return "at most 1.25"
+	default:
+		return ""
 	}
 }
 

@@ -84,7 +84,7 @@ func main() {
 				meta := req.Properties.Get("metadata").AsMap()
 				return p.CreateResponse{
 					ID:         meta.Get("namespace").AsString() + "/" + meta.Get("name").AsString(),
-					Properties: shapedOutputs(string(req.Urn), req.Properties),
+					Properties: shapedOutputs(req.Properties),
 				}, nil
 			}
 			return p.CreateResponse{ID: req.Urn.Name(), Properties: req.Properties}, nil
@@ -94,7 +94,7 @@ func main() {
 		},
 		Update: func(_ context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 			if req.Urn.Type() == shapedToken {
-				return p.UpdateResponse{Properties: shapedOutputs(string(req.Urn), req.Inputs)}, nil
+				return p.UpdateResponse{Properties: shapedOutputs(req.Inputs)}, nil
 			}
 			return p.UpdateResponse{Properties: req.Inputs}, nil
 		},
@@ -133,10 +133,11 @@ func shapedInputs(name string, in property.Map) property.Map {
 
 var resourceVersion atomic.Int64
 
-// shapedOutputs is what the provider's EndpointSlice returns for inputs in of the
-// resource urn: the inputs with the metadata the API server sets, the provider's
-// managed-by label and URN annotation, and each endpoint's (empty) conditions.
-func shapedOutputs(urn string, in property.Map) property.Map {
+// shapedOutputs is what the provider's EndpointSlice returns for inputs in: the
+// inputs with the metadata the API server sets, the provider's
+// managed-by label (its URN annotation stays out of the outputs, as the provider's
+// does), and each endpoint's (empty) conditions.
+func shapedOutputs(in property.Map) property.Map {
 	uid := make([]byte, 16)
 	_, _ = rand.Read(uid)
 	meta := in.Get("metadata").AsMap().
@@ -146,9 +147,6 @@ func shapedOutputs(urn string, in property.Map) property.Map {
 		Set("generation", property.New(1.0)).
 		Set("labels", property.New(property.NewMap(map[string]property.Value{
 			"endpointslice.kubernetes.io/managed-by": property.New("pulumi-endpoints"),
-		}))).
-		Set("annotations", property.New(property.NewMap(map[string]property.Value{
-			"endpoints-provider.github.io/urn": property.New(urn),
 		})))
 	out := in.Set("metadata", property.New(meta))
 	if eps, ok := in.GetOk("endpoints"); ok && eps.IsArray() {
