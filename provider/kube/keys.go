@@ -72,7 +72,7 @@ var ownKeys = []ownKey{
 			"(metadata.generateName), to find the object if the answer is lost; leave it out",
 	},
 	{
-		in: "annotations", key: OwnerAnnotation, owner: "the provider, on every object it creates",
+		in: "annotations", key: OwnerAnnotation, owner: "the provider, on every object it creates or updates",
 		onImport: leftOut, onRefresh: leftOut,
 		reserved: "the annotation is the provider's: it names the resource that created the object, so that the " +
 			"run after an interrupted create adopts that object and no other; leave it out",
