@@ -273,6 +273,23 @@ func (q listQuery) result(obj *unstructured.Unstructured) ListResult {
 	return r
 }
 
+// requestNamespace is the namespace of the API server's list requests. A listing of
+// every namespace whose field selector names one namespace (metadata.namespace=X)
+// lists in X: the API server narrows such a list to X only on its first page, so the
+// continue key of that page, relative to X, would be read on the next from the root
+// of every namespace, and the pages would repeat or skip objects.
+func (q listQuery) requestNamespace() string {
+	if q.namespace != "" {
+		return q.namespace
+	}
+	sel, err := fields.ParseSelector(q.fieldSelector)
+	if err != nil {
+		return ""
+	}
+	ns, _ := sel.RequiresExactMatch("metadata.namespace")
+	return ns
+}
+
 // where names the namespace the query lists, for messages.
 func (q listQuery) where() string {
 	if q.namespace == "" {
@@ -367,7 +384,7 @@ func clusterPage(ctx context.Context, r clusterResource, q listQuery, limit int6
 	if err != nil {
 		return nil, "", err
 	}
-	list, err := o.api(q.namespace).List(ctx, metav1.ListOptions{
+	list, err := o.api(q.requestNamespace()).List(ctx, metav1.ListOptions{
 		LabelSelector: q.selector(),
 		FieldSelector: q.fieldSelector,
 		Limit:         limit,

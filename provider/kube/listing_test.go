@@ -149,6 +149,30 @@ func TestListResult(t *testing.T) {
 	}
 }
 
+// A listing of every namespace whose field selector names one namespace sends its
+// requests to that namespace, where the API server's continue keys are read as they
+// were written.
+func TestListRequestNamespace(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		q    listQuery
+		want string
+	}{
+		{listQuery{namespace: "apps"}, "apps"},
+		{listQuery{namespace: "apps", fieldSelector: "metadata.namespace=other"}, "apps"},
+		{listQuery{}, ""},
+		{listQuery{fieldSelector: "metadata.namespace=apps"}, "apps"},
+		{listQuery{fieldSelector: "metadata.name=web,metadata.namespace=apps"}, "apps"},
+		{listQuery{fieldSelector: "metadata.namespace!=apps"}, ""},
+		{listQuery{fieldSelector: "metadata.name=web"}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.q.requestNamespace(); got != tt.want {
+			t.Errorf("namespace %q, fieldSelector %q: requests to %q, want %q", tt.q.namespace, tt.q.fieldSelector, got, tt.want)
+		}
+	}
+}
+
 // A continuation token carries where the listing stands and for which query; the
 // limit of the first call bounds every page after it.
 func TestListContinuation(t *testing.T) {

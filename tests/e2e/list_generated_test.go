@@ -52,7 +52,7 @@ import (
 // failure prints the command that runs the same seed again.
 
 const (
-	defaultListSeed = 20260517
+	defaultListSeed = 42
 	// genQueries is how many queries each kind's population is listed with.
 	genQueries = 25
 	// genRunLabel is on every object of a population, with a value of that population
