@@ -198,8 +198,9 @@
 //     the EndpointsList's lifecycle, its items as a set written one by one or side by
 //     side, and its Read (refresh, import).
 //   - store.go: what every resource is ([Lifecycle], [Resource]), the kinds of object
-//     they write (an object built from inputs), the store the lifecycles write to
-//     ([RenderTarget] or the cluster), and the choice of it. store_cluster.go:
+//     they write (an object built from inputs, with its default labels), the store the
+//     lifecycles write to ([RenderTarget] or the cluster), the choice of it, and an
+//     object's ID (the pending ID of a create whose name the server picked included). store_cluster.go:
 //     the cluster's store and every API call under it (kindClient: create and
 //     adoption, get, the dry run of a preview, update, delete and the wait, finding a
 //     lost create, reading a list's items). store_render.go, render.go: the render
@@ -207,8 +208,6 @@
 //   - unreachable.go: [Wrap], the one decorator: a cluster that cannot be reached.
 //     lost_answers.go: a write whose answer never came: which failures leave it in
 //     doubt, the partial state, create IDs.
-//   - id.go: an object's ID, and the pending ID of a create whose name the server
-//     picked.
 //   - merge.go, delete.go: the three-way merge of an update; what a delete targets.
 //     fanout.go: calls side by side, 16 at a time. by_namespace.go: when a
 //     namespace's objects are listed rather than read one by one. read_lists.go: the
@@ -217,8 +216,8 @@
 //     as property values, inputs read back, the objects recorded per resource), what
 //     changed and when a change replaces the object, the keys that are not the
 //     program's, names, namespaces and autonaming ([Autonaming]).
-//   - errors.go, warnings.go, controllers.go: the API server's errors and warnings in
-//     plain words, and the controllers that act on the objects.
+//   - errors.go, warnings.go: the API server's errors in plain words; its warnings, and
+//     those about the controllers that act on the objects.
 //   - client.go, identity.go: what the resources share ([Kubernetes]: the settings in
 //     force, [Options], the client built from them on first use), the settings'
 //     defaults, and the cluster the client reaches ([ClusterRecord]).

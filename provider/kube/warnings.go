@@ -2,12 +2,23 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// What the user is warned of, in one place: the API server's warnings, shown once per
+// operation (warningLogger, WithWarningScope), and the objects a Kubernetes controller
+// will overwrite or delete (warnControllers), below.
 
 // warningLogger passes the API server's warnings (deprecations, ignored fields) on to
 // the user through the engine, attached to the resource being worked on. Within one
@@ -88,4 +99,180 @@ func endpointsAdvice(text string) string {
 	}
 	return " (to move an EndpointsList's Services to EndpointSlices without dropping a request, see " +
 		MovingOffEndpointsGuide + ")"
+}
+
+// The controllers' warnings.
+
+// The values of ManagedByLabel that name Kubernetes' own controllers.
+const (
+	endpointSliceController = "endpointslice-controller.k8s.io"
+	mirroringController     = "endpointslicemirroring-controller.k8s.io"
+)
+
+// serviceResource is core/v1 Services, which the warnings look up.
+var serviceResource = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+
+const (
+	// lookupTimeout bounds the lookups behind the warnings: they must not slow a
+	// preview down, and a failed one draws no warning.
+	lookupTimeout = 5 * time.Second
+	// lookupParallelism bounds the lookups in flight at once.
+	lookupParallelism = 8
+	// serviceListPage is the size of a page of the list of a namespace's Services that
+	// answers for the items in it (see by_namespace.go).
+	serviceListPage = 100
+)
+
+// serviceLookups is how the Service lookups behind the warnings run: side by side,
+// each for an object named by its place among those warned about, and a lookup not
+// started when the engine cancels draws no warning.
+var serviceLookups = fanOut{
+	what:  "lookup(s)",
+	name:  func(i int) string { return fmt.Sprintf("the lookup of the Service of object %d", i) },
+	limit: lookupParallelism,
+}
+
+// warnControllers warns about every object among objs that a Kubernetes controller
+// will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
+// selectorWarning), slices labelled as the EndpointSlice controllers' own (see
+// managedByWarning). The label check needs no cluster; the Service lookups
+// behind Endpoints are best effort: an error (no permission, no cluster) draws no
+// warning, only a debug message. A namespace that holds enough of the objects has its
+// Services listed (see by_namespace.go).
+// Objects with unknown or missing names are left out.
+func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
+	log := p.GetLogger(ctx)
+	if k.name == endpointSliceKind.name {
+		for _, obj := range objs {
+			if msg := managedByWarning(obj); msg != "" {
+				log.Warning(msg)
+			}
+		}
+		return
+	}
+	if c == nil || k.name != endpointsKind.name {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	msgs := make([]string, len(objs))
+	ids := make([]objectID, len(objs))
+	for i, obj := range objs {
+		ids[i] = idOf(obj)
+	}
+	namespaces, byNamespace := groupByNamespace(ids)
+	var oneByOne []int
+	for _, ns := range namespaces {
+		indexes := byNamespace[ns]
+		if len(indexes) >= listMin {
+			// One list of the namespace's Services answers for all its items.
+			if services, ok := listServices(ctx, c, ns, len(indexes)); ok {
+				for _, i := range indexes {
+					msgs[i] = serviceWarning(ids[i], services[ids[i].name])
+				}
+				continue
+			}
+		}
+		oneByOne = append(oneByOne, indexes...)
+	}
+	serviceLookups.run(ctx, len(oneByOne), func(j int) error {
+		i := oneByOne[j]
+		msgs[i] = selectorWarning(ctx, c, ids[i])
+		return nil // a failed lookup draws no warning
+	})
+	for _, msg := range msgs {
+		if msg != "" {
+			log.Warning(msg)
+		}
+	}
+}
+
+// listServices returns the Services of namespace ns by name, for the warnings about
+// items Endpoints in it to be written. It gives up (ok false: the caller looks the
+// items' Services up one by one) when the list fails, or when the namespace holds too
+// many Services (see namespaceList.byName).
+func listServices(ctx context.Context, c *Client, ns string, items int) (map[string]*unstructured.Unstructured, bool) {
+	api := c.Dynamic.Resource(serviceResource).Namespace(ns)
+	services, listed, err := namespaceList{api: api, page: serviceListPage}.byName(ctx, items)
+	if err != nil {
+		p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
+		return nil, false
+	}
+	return services, listed
+}
+
+// managedByWarning is the warning for a slice labelled as one of a controller's own.
+func managedByWarning(obj *unstructured.Unstructured) string {
+	manager := obj.GetLabels()[ManagedByLabel]
+	var who, when string
+	switch manager {
+	case endpointSliceController:
+		who, when = "the EndpointSlice controller", "the slices of a Service with a selector"
+	case mirroringController:
+		who, when = "the EndpointSlice mirroring controller", "the slices mirrored from the Endpoints of a selectorless Service"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("EndpointSlice %s has label %s=%s: %s takes it for one of its own (it keeps %s) and will "+
+		"overwrite or delete it; leave the label out (the provider then sets %s=%s) or give it another value",
+		idOrPending(obj), ManagedByLabel, manager, who, when, ManagedByLabel, ManagedBy)
+}
+
+// selectorWarning is the warning for Endpoints the endpoints controller will
+// overwrite or delete: those named after a Service with a selector, whose Endpoints it
+// writes, and those with no Service of their name, which it deletes (when it starts,
+// and when Endpoints of that name are deleted). "" when there is none or the lookup
+// fails.
+func selectorWarning(ctx context.Context, c *Client, id objectID) string {
+	svc, err := c.Dynamic.Resource(serviceResource).Namespace(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return serviceWarning(id, nil)
+	}
+	if err != nil {
+		p.GetLogger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
+			"warning about the endpoints controller: %v", id, err)
+		return ""
+	}
+	return serviceWarning(id, svc)
+}
+
+// serviceWarning is selectorWarning's verdict for Endpoints id given the Service of its
+// name, nil when there is none.
+func serviceWarning(id objectID, svc *unstructured.Unstructured) string {
+	if svc == nil {
+		return fmt.Sprintf("Endpoints %s: there is no Service %s (yet), and the Kubernetes endpoints controller deletes "+
+			"Endpoints that have no Service of the same name (when it starts, and when Endpoints of that name are "+
+			"deleted); create a Service named %s without a selector (the same program may create it)",
+			id, id, id.name)
+	}
+	selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+	typ, _, _ := unstructured.NestedString(svc.Object, "spec", "type")
+	if len(selector) == 0 || typ == "ExternalName" {
+		return ""
+	}
+	return fmt.Sprintf("Endpoints %s: Service %s has a selector, so the Kubernetes endpoints controller manages "+
+		"its Endpoints and will overwrite or delete these; remove the Service's selector (the Endpoints of a "+
+		"selectorless Service are yours, and are mirrored into EndpointSlices) or give the item another name",
+		id, id)
+}
+
+// warnItems runs warnControllers for the items of an EndpointsList whose inputs are
+// known, skipping those whose canonical form is the same as in olds (they are not
+// written).
+func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
+	old := map[objectID]property.Map{}
+	for _, it := range itemsOf(olds) {
+		old[it.id] = endpointsKind.form.Object(it.inputs)
+	}
+	var objs []*unstructured.Unstructured
+	for _, it := range itemsOf(news) {
+		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
+			continue
+		}
+		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
+			continue
+		}
+		objs = append(objs, endpointsKind.object(it.inputs))
+	}
+	warnControllers(ctx, c, endpointsKind, objs)
 }
