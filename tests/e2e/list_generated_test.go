@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/seeded"
 )
 
 // The generated List test: for each kind, a seeded random population of objects in
@@ -98,7 +98,7 @@ var genLabelValues = map[string][]string{"tier": {"web", "api", "db"}, "track": 
 
 func TestListGenerated(t *testing.T) {
 	t.Parallel()
-	seed := listSeed(t)
+	seed := seeded.FromEnv(t, "LIST_SEED", defaultListSeed)
 	for i, k := range genKinds {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
@@ -124,20 +124,6 @@ func TestListGenerated(t *testing.T) {
 				g.multiPage, g.calls, g.reads, time.Since(began).Round(time.Millisecond))
 		})
 	}
-}
-
-// listSeed is LIST_SEED, or defaultListSeed.
-func listSeed(t *testing.T) uint64 {
-	t.Helper()
-	s := os.Getenv("LIST_SEED")
-	if s == "" {
-		return defaultListSeed
-	}
-	seed, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatalf("LIST_SEED=%q: want an unsigned integer: %v", s, err)
-	}
-	return seed
 }
 
 // genStream is the random stream of a kind's population (n 0) or of its query n-1.

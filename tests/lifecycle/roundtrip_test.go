@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +29,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/seeded"
 )
 
 // The round-trip test: seeded, generated, valid programs of both kinds (generate_test.go)
@@ -84,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 // subtest.
 func runRoundTrips(t *testing.T, ns string, store func(t *testing.T) objectStore) {
 	t.Helper()
-	seed := roundTripSeed(t)
+	seed := seeded.FromEnv(t, "ROUNDTRIP_SEED", defaultRoundTripSeed)
 	nSlices, nLists := roundTripSlices, roundTripLists
 	if testing.Short() {
 		nSlices, nLists = 30, 20
@@ -106,19 +105,6 @@ func runRoundTrips(t *testing.T, ns string, store func(t *testing.T) objectStore
 	})
 	t.Logf("seed %d: ran %d of %d programs (%d EndpointSlice, %d EndpointsList) in %v, %d at a time",
 		seed, ran, len(names), nSlices, nLists, time.Since(began).Round(time.Millisecond), roundTripWorkers)
-}
-
-func roundTripSeed(t *testing.T) uint64 {
-	t.Helper()
-	s := os.Getenv("ROUNDTRIP_SEED")
-	if s == "" {
-		return defaultRoundTripSeed
-	}
-	seed, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatalf("ROUNDTRIP_SEED=%q: want an unsigned integer: %v", s, err)
-	}
-	return seed
 }
 
 // runConcurrently runs one subtest per name, at most workers at a time, and returns how
