@@ -70,23 +70,14 @@ func (l clientLimits) env() []string {
 }
 
 func run(ctx context.Context, cfg config) error {
-	t := tools{
-		pulumi:    os.Getenv("TEST_ASSET_PULUMI"),
-		yamlHost:  os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
-		provider:  os.Getenv("TEST_ASSET_PROVIDER"),
-		apiServer: os.Getenv("TEST_ASSET_KUBE_APISERVER"),
-		etcd:      os.Getenv("TEST_ASSET_ETCD"),
-	}
-	if t.pulumi == "" || t.yamlHost == "" || t.provider == "" {
-		return fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
-	}
-	var r results
-	r.load[0] = loadAverage()
-	ambient, err := plugin.AmbientDir(t.provider)
+	t, err := toolsFromEnv()
 	if err != nil {
 		return err
 	}
-	t.ambient = ambient
+	load := loadAverage()
+	if t.ambient, err = plugin.AmbientDir(t.provider); err != nil {
+		return err
+	}
 	defer func() { _ = plugin.RemoveAmbientDir() }()
 
 	tmp, err := os.MkdirTemp("", "bench-")
@@ -105,33 +96,76 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer func() { _ = cp.Stop() }()
 	if cfg.measures("engine") && slices.ContainsFunc(cfg.rtts, func(d time.Duration) bool { return d > 0 }) {
-		proxy, err := apiproxy.Start(cp.RESTConfig())
+		closeProxy, err := startProxy(cp, &t, tmp)
 		if err != nil {
 			return err
 		}
-		defer proxy.Close()
-		kubeconfig, err := proxy.Kubeconfig()
-		if err != nil {
-			return err
-		}
-		t.proxy, t.proxyKubeconfig = proxy, filepath.Join(tmp, "apiproxy.kubeconfig")
-		if err := os.WriteFile(t.proxyKubeconfig, kubeconfig, 0o600); err != nil {
-			return err
-		}
+		defer closeProxy()
 	}
 
+	r, err := measure(ctx, cfg, cp, t, tmp)
+	if err != nil {
+		return err
+	}
+	r.load = [2]float64{load, loadAverage()}
+	if err := os.WriteFile(cfg.out, []byte(render(r, cfg)), 0o600); err != nil {
+		return err
+	}
+	fmt.Printf("==> wrote %s\n", cfg.out)
+	return nil
+}
+
+// toolsFromEnv finds the CLI, the YAML host, the provider and the control plane's
+// binaries in the TEST_ASSET_* variables `make bench` sets.
+func toolsFromEnv() (tools, error) {
+	t := tools{
+		pulumi:    os.Getenv("TEST_ASSET_PULUMI"),
+		yamlHost:  os.Getenv("TEST_ASSET_PULUMI_LANGUAGE_YAML"),
+		provider:  os.Getenv("TEST_ASSET_PROVIDER"),
+		apiServer: os.Getenv("TEST_ASSET_KUBE_APISERVER"),
+		etcd:      os.Getenv("TEST_ASSET_ETCD"),
+	}
+	if t.pulumi == "" || t.yamlHost == "" || t.provider == "" {
+		return t, fmt.Errorf("TEST_ASSET_PULUMI, TEST_ASSET_PULUMI_LANGUAGE_YAML and TEST_ASSET_PROVIDER must be set: run `make bench`")
+	}
+	return t, nil
+}
+
+// startProxy puts a proxy between the provider and the API server, for the scenarios
+// run at a round trip above 0, and a kubeconfig file reaching the server through it
+// into t; the function returned closes it.
+func startProxy(cp *controlplane.ControlPlane, t *tools, tmp string) (func(), error) {
+	proxy, err := apiproxy.Start(cp.RESTConfig())
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig, err := proxy.Kubeconfig()
+	if err != nil {
+		proxy.Close()
+		return nil, err
+	}
+	t.proxy, t.proxyKubeconfig = proxy, filepath.Join(tmp, "apiproxy.kubeconfig")
+	if err := os.WriteFile(t.proxyKubeconfig, kubeconfig, 0o600); err != nil {
+		proxy.Close()
+		return nil, err
+	}
+	return proxy.Close, nil
+}
+
+// measure runs the sections cfg asks for, in the order the report shows them.
+func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp string) (r results, err error) {
 	if cfg.measures("startup") {
 		fmt.Println("==> start-up and footprint")
 		s, err := measureStartup(ctx, t.provider, t.floor, cp.KubeconfigPath(), max(cfg.runs*4, 20))
 		if err != nil {
-			return err
+			return r, err
 		}
 		r.startup = &s
 	}
 	if cfg.measures("check") {
 		fmt.Println("==> Check")
 		if r.check, err = measureCheck(ctx); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if cfg.measures("overhead") {
@@ -139,7 +173,7 @@ func run(ctx context.Context, cfg config) error {
 		for _, limits := range overheadLimits {
 			f, err := measureOverhead(ctx, cp, t, limits)
 			if err != nil {
-				return err
+				return r, err
 			}
 			r.overhead = append(r.overhead, f)
 		}
@@ -148,46 +182,48 @@ func run(ctx context.Context, cfg config) error {
 		fmt.Println("==> lookups")
 		l, err := measureLookups(ctx, t.provider)
 		if err != nil {
-			return err
+			return r, err
 		}
 		r.lookups = &l
 	}
 	if cfg.measures("engine") {
 		fmt.Println("==> scale through the engine, against the floor")
-		scenarios := engineScenarios(cfg)
-		for _, s := range scenarios {
-			runs := cfg.engineRuns
-			if s.resources >= 1000 {
-				runs = cfg.largeRuns
-			}
-			f, err := measureEngine(ctx, cp, t, s, runs)
-			if err != nil {
-				return err
-			}
-			r.engine = append(r.engine, f)
+		if r.engine, err = measureScenarios(ctx, cfg, cp, t); err != nil {
+			return r, err
 		}
 	}
 	if cfg.measures("pulumi-kubernetes") {
 		fmt.Println("==> beside pulumi-kubernetes")
 		if r.beside, err = runBeside(ctx, cp, t, cfg, tmp); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if cfg.measures("drift") {
 		fmt.Println("==> drift: refreshBeforeUpdate off and on")
 		d, err := measureDrift(ctx, cp, t, driftSlices, cfg.engineRuns)
 		if err != nil {
-			return err
+			return r, err
 		}
 		r.drift = &d
 	}
-	r.load[1] = loadAverage()
-	report := render(r, cfg)
-	if err := os.WriteFile(cfg.out, []byte(report), 0o600); err != nil {
-		return err
+	return r, nil
+}
+
+// measureScenarios runs each engine scenario of cfg, the large ones cfg.largeRuns times.
+func measureScenarios(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools) ([]engineFigures, error) {
+	var figures []engineFigures
+	for _, s := range engineScenarios(cfg) {
+		runs := cfg.engineRuns
+		if s.resources >= 1000 {
+			runs = cfg.largeRuns
+		}
+		f, err := measureEngine(ctx, cp, t, s, runs)
+		if err != nil {
+			return nil, err
+		}
+		figures = append(figures, f)
 	}
-	fmt.Printf("==> wrote %s\n", cfg.out)
-	return nil
+	return figures, nil
 }
 
 // engineScenarios are the engine programs to run: each slice count, then the
