@@ -416,33 +416,32 @@ var configTable = map[string]configWant{
 }
 
 // defaultTable lists every property default of the schema ("<owner token>.<property>").
+// A provider input that falls back to an environment variable has none: the SDKs'
+// provider resources would send the default whenever the program leaves the input
+// unset, and the state would record it as if the program had set it, so a later
+// `pulumi refresh` or `pulumi destroy` (which configure the provider from that record)
+// would never read the variable. The provider applies those defaults itself
+// (config.variables, which the SDKs do not send).
 var defaultTable = map[string]any{
 	core + "EndpointPort.protocol":      "TCP",
 	discovery + "EndpointPort.protocol": "TCP",
 	discovery + "EndpointPort.name":     "",
-	// The Kubernetes client settings, in config.variables and provider.inputProperties.
-	"config.qps":                     float64(200),
-	"config.burst":                   float64(400),
-	"config.requestTimeout":          "30s",
-	"config.deleteUnreachable":       false,
-	"config.skipUpdateUnreachable":   false,
-	"config.refreshBeforeUpdate":     false,
-	"provider.qps":                   float64(200),
-	"provider.burst":                 float64(400),
-	"provider.requestTimeout":        "30s",
-	"provider.deleteUnreachable":     false,
-	"provider.skipUpdateUnreachable": false,
-	"provider.refreshBeforeUpdate":   false,
-	// How long a Google lookup may take, and how a delete propagates to dependents.
+	// The Kubernetes client settings.
+	"config.qps":                   float64(200),
+	"config.burst":                 float64(400),
+	"config.requestTimeout":        "30s",
+	"config.deleteUnreachable":     false,
+	"config.skipUpdateUnreachable": false,
+	"config.refreshBeforeUpdate":   false,
+	// How long a Google lookup may take, and how a delete propagates to dependents
+	// (no environment variable: the provider's inputs hold the default).
 	"config.lookupTimeout":             "60s",
 	"config.deletePropagationPolicy":   "Background",
 	"provider.lookupTimeout":           "60s",
 	"provider.deletePropagationPolicy": "Background",
 	// The Kubernetes warnings and the Google quota project.
-	"config.suppressDeprecationWarnings":   false,
-	"config.userProjectOverride":           false,
-	"provider.suppressDeprecationWarnings": false,
-	"provider.userProjectOverride":         false,
+	"config.suppressDeprecationWarnings": false,
+	"config.userProjectOverride":         false,
 }
 
 func loadSpec(t *testing.T) schema.PackageSpec {
@@ -914,6 +913,13 @@ func TestSchemaCoversSpec(t *testing.T) {
 		})
 		if diff := cmp.Diff(defaultTable, got); diff != "" {
 			t.Errorf("property defaults differ (-want +got):\n%s", diff)
+		}
+		for name, p := range spec.Provider.InputProperties {
+			if p.Default != nil && p.DefaultInfo != nil && len(p.DefaultInfo.Environment) > 0 {
+				t.Errorf("provider.inputProperties.%s has a default and falls back to %v: the SDKs would always send "+
+					"the default, and the variable would not reach a refresh or destroy of an explicit provider",
+					name, p.DefaultInfo.Environment)
+			}
 		}
 	})
 

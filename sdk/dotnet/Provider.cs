@@ -224,24 +224,24 @@ namespace EndpointsProvider.Endpoints
             AppendUserAgent = Utilities.GetEnv("GOOGLE_APPEND_USER_AGENT");
             BeyondcorpCustomEndpoint = Utilities.GetEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
             BillingProject = Utilities.GetEnv("GOOGLE_BILLING_PROJECT");
-            Burst = Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST") ?? 400;
+            Burst = Utilities.GetEnvInt32("PULUMI_ENDPOINTS_CLIENT_BURST");
             ClusterIdentifier = Utilities.GetEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             Credentials = Utilities.GetEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
             DeletePropagationPolicy = "Background";
-            DeleteUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE") ?? false;
+            DeleteUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_DELETE_UNREACHABLE");
             ImpersonateServiceAccount = Utilities.GetEnv("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT");
             Kubeconfig = Utilities.GetEnv("KUBECONFIG");
             LookupTimeout = "60s";
             MigrationCenterCustomEndpoint = Utilities.GetEnv("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT");
             Project = Utilities.GetEnv("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT");
-            Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS") ?? 200;
-            RefreshBeforeUpdate = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE") ?? false;
+            Qps = Utilities.GetEnvDouble("PULUMI_ENDPOINTS_CLIENT_QPS");
+            RefreshBeforeUpdate = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE");
             RenderDirectory = Utilities.GetEnv("PULUMI_ENDPOINTS_RENDER_DIRECTORY");
             RequestReason = Utilities.GetEnv("CLOUDSDK_CORE_REQUEST_REASON");
-            RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT") ?? "30s";
-            SkipUpdateUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE") ?? false;
-            SuppressDeprecationWarnings = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS") ?? false;
-            UserProjectOverride = Utilities.GetEnvBoolean("USER_PROJECT_OVERRIDE") ?? false;
+            RequestTimeout = Utilities.GetEnv("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT");
+            SkipUpdateUnreachable = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE");
+            SuppressDeprecationWarnings = Utilities.GetEnvBoolean("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS");
+            UserProjectOverride = Utilities.GetEnvBoolean("USER_PROJECT_OVERRIDE");
         }
         public static new ProviderArgs Empty => new ProviderArgs();
     }

@@ -30,6 +30,7 @@ type stateResource struct {
 	URN                 string         `json:"urn"`
 	Type                string         `json:"type"`
 	ID                  string         `json:"id"`
+	Inputs              map[string]any `json:"inputs"`
 	Outputs             map[string]any `json:"outputs"`
 	RefreshBeforeUpdate bool           `json:"refreshBeforeUpdate"`
 }

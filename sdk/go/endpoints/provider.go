@@ -44,7 +44,7 @@ func NewProvider(ctx *pulumi.Context,
 		}
 	}
 	if args.Burst == nil {
-		if d := internal.GetEnvOrDefault(400, internal.ParseEnvInt, "PULUMI_ENDPOINTS_CLIENT_BURST"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "PULUMI_ENDPOINTS_CLIENT_BURST"); d != nil {
 			args.Burst = pulumi.IntPtr(d.(int))
 		}
 	}
@@ -62,7 +62,7 @@ func NewProvider(ctx *pulumi.Context,
 		args.DeletePropagationPolicy = pulumi.StringPtr("Background")
 	}
 	if args.DeleteUnreachable == nil {
-		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "PULUMI_ENDPOINTS_DELETE_UNREACHABLE"); d != nil {
 			args.DeleteUnreachable = pulumi.BoolPtr(d.(bool))
 		}
 	}
@@ -90,12 +90,12 @@ func NewProvider(ctx *pulumi.Context,
 		}
 	}
 	if args.Qps == nil {
-		if d := internal.GetEnvOrDefault(200.0, internal.ParseEnvFloat, "PULUMI_ENDPOINTS_CLIENT_QPS"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "PULUMI_ENDPOINTS_CLIENT_QPS"); d != nil {
 			args.Qps = pulumi.Float64Ptr(d.(float64))
 		}
 	}
 	if args.RefreshBeforeUpdate == nil {
-		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE"); d != nil {
 			args.RefreshBeforeUpdate = pulumi.BoolPtr(d.(bool))
 		}
 	}
@@ -110,22 +110,22 @@ func NewProvider(ctx *pulumi.Context,
 		}
 	}
 	if args.RequestTimeout == nil {
-		if d := internal.GetEnvOrDefault("30s", nil, "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT"); d != nil {
 			args.RequestTimeout = pulumi.StringPtr(d.(string))
 		}
 	}
 	if args.SkipUpdateUnreachable == nil {
-		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE"); d != nil {
 			args.SkipUpdateUnreachable = pulumi.BoolPtr(d.(bool))
 		}
 	}
 	if args.SuppressDeprecationWarnings == nil {
-		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"); d != nil {
 			args.SuppressDeprecationWarnings = pulumi.BoolPtr(d.(bool))
 		}
 	}
 	if args.UserProjectOverride == nil {
-		if d := internal.GetEnvOrDefault(false, internal.ParseEnvBool, "USER_PROJECT_OVERRIDE"); d != nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvBool, "USER_PROJECT_OVERRIDE"); d != nil {
 			args.UserProjectOverride = pulumi.BoolPtr(d.(bool))
 		}
 	}

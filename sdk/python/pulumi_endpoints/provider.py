@@ -88,7 +88,7 @@ class ProviderArgs:
         if billing_project is not None:
             pulumi.set(__self__, "billing_project", billing_project)
         if burst is None:
-            burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
+            burst = _utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST')
         if burst is not None:
             pulumi.set(__self__, "burst", burst)
         if cluster_identifier is None:
@@ -106,7 +106,7 @@ class ProviderArgs:
         if delete_propagation_policy is not None:
             pulumi.set(__self__, "delete_propagation_policy", delete_propagation_policy)
         if delete_unreachable is None:
-            delete_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
+            delete_unreachable = _utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE')
         if delete_unreachable is not None:
             pulumi.set(__self__, "delete_unreachable", delete_unreachable)
         if impersonate_service_account is None:
@@ -132,11 +132,11 @@ class ProviderArgs:
         if project is not None:
             pulumi.set(__self__, "project", project)
         if qps is None:
-            qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
+            qps = _utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS')
         if qps is not None:
             pulumi.set(__self__, "qps", qps)
         if refresh_before_update is None:
-            refresh_before_update = (_utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE') or False)
+            refresh_before_update = _utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE')
         if refresh_before_update is not None:
             pulumi.set(__self__, "refresh_before_update", refresh_before_update)
         if render_directory is None:
@@ -148,19 +148,19 @@ class ProviderArgs:
         if request_reason is not None:
             pulumi.set(__self__, "request_reason", request_reason)
         if request_timeout is None:
-            request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
+            request_timeout = _utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT')
         if request_timeout is not None:
             pulumi.set(__self__, "request_timeout", request_timeout)
         if skip_update_unreachable is None:
-            skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
+            skip_update_unreachable = _utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE')
         if skip_update_unreachable is not None:
             pulumi.set(__self__, "skip_update_unreachable", skip_update_unreachable)
         if suppress_deprecation_warnings is None:
-            suppress_deprecation_warnings = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS') or False)
+            suppress_deprecation_warnings = _utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS')
         if suppress_deprecation_warnings is not None:
             pulumi.set(__self__, "suppress_deprecation_warnings", suppress_deprecation_warnings)
         if user_project_override is None:
-            user_project_override = (_utilities.get_env_bool('USER_PROJECT_OVERRIDE') or False)
+            user_project_override = _utilities.get_env_bool('USER_PROJECT_OVERRIDE')
         if user_project_override is not None:
             pulumi.set(__self__, "user_project_override", user_project_override)
 
@@ -584,7 +584,7 @@ class Provider(pulumi.ProviderResource):
                 billing_project = _utilities.get_env('GOOGLE_BILLING_PROJECT')
             __props__.__dict__["billing_project"] = billing_project
             if burst is None:
-                burst = (_utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST') or 400)
+                burst = _utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST')
             __props__.__dict__["burst"] = pulumi.Output.from_input(burst).apply(pulumi.runtime.to_json) if burst is not None else None
             if cluster_identifier is None:
                 cluster_identifier = _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
@@ -597,7 +597,7 @@ class Provider(pulumi.ProviderResource):
                 delete_propagation_policy = 'Background'
             __props__.__dict__["delete_propagation_policy"] = delete_propagation_policy
             if delete_unreachable is None:
-                delete_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE') or False)
+                delete_unreachable = _utilities.get_env_bool('PULUMI_ENDPOINTS_DELETE_UNREACHABLE')
             __props__.__dict__["delete_unreachable"] = pulumi.Output.from_input(delete_unreachable).apply(pulumi.runtime.to_json) if delete_unreachable is not None else None
             if impersonate_service_account is None:
                 impersonate_service_account = _utilities.get_env('GOOGLE_IMPERSONATE_SERVICE_ACCOUNT')
@@ -616,10 +616,10 @@ class Provider(pulumi.ProviderResource):
                 project = _utilities.get_env('GOOGLE_PROJECT', 'GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT', 'CLOUDSDK_CORE_PROJECT')
             __props__.__dict__["project"] = project
             if qps is None:
-                qps = (_utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS') or 200)
+                qps = _utilities.get_env_float('PULUMI_ENDPOINTS_CLIENT_QPS')
             __props__.__dict__["qps"] = pulumi.Output.from_input(qps).apply(pulumi.runtime.to_json) if qps is not None else None
             if refresh_before_update is None:
-                refresh_before_update = (_utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE') or False)
+                refresh_before_update = _utilities.get_env_bool('PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE')
             __props__.__dict__["refresh_before_update"] = pulumi.Output.from_input(refresh_before_update).apply(pulumi.runtime.to_json) if refresh_before_update is not None else None
             if render_directory is None:
                 render_directory = _utilities.get_env('PULUMI_ENDPOINTS_RENDER_DIRECTORY')
@@ -628,16 +628,16 @@ class Provider(pulumi.ProviderResource):
                 request_reason = _utilities.get_env('CLOUDSDK_CORE_REQUEST_REASON')
             __props__.__dict__["request_reason"] = request_reason
             if request_timeout is None:
-                request_timeout = (_utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT') or '30s')
+                request_timeout = _utilities.get_env('PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT')
             __props__.__dict__["request_timeout"] = request_timeout
             if skip_update_unreachable is None:
-                skip_update_unreachable = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE') or False)
+                skip_update_unreachable = _utilities.get_env_bool('PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE')
             __props__.__dict__["skip_update_unreachable"] = pulumi.Output.from_input(skip_update_unreachable).apply(pulumi.runtime.to_json) if skip_update_unreachable is not None else None
             if suppress_deprecation_warnings is None:
-                suppress_deprecation_warnings = (_utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS') or False)
+                suppress_deprecation_warnings = _utilities.get_env_bool('PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS')
             __props__.__dict__["suppress_deprecation_warnings"] = pulumi.Output.from_input(suppress_deprecation_warnings).apply(pulumi.runtime.to_json) if suppress_deprecation_warnings is not None else None
             if user_project_override is None:
-                user_project_override = (_utilities.get_env_bool('USER_PROJECT_OVERRIDE') or False)
+                user_project_override = _utilities.get_env_bool('USER_PROJECT_OVERRIDE')
             __props__.__dict__["user_project_override"] = pulumi.Output.from_input(user_project_override).apply(pulumi.runtime.to_json) if user_project_override is not None else None
         super(Provider, __self__).__init__(
             'endpoints',

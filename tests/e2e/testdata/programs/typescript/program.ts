@@ -18,6 +18,13 @@ export async function program() {
     const addressType = config.get<AddressType>("addressType", { allowedValues: ["IPv4", "IPv6"] }) ?? "IPv4";
     const addresses = config.getObject<string[]>("addresses") ?? ["10.0.0.10", "10.0.0.11"];
 
+    // With `pulumi config set explicitProvider true`, the slice and the list go on a
+    // provider of the program's own that sets only its namespace (the stack's
+    // endpoints:namespace, which configures only the default provider).
+    const provider = config.getBoolean("explicitProvider")
+        ? new endpoints.Provider("cluster", { namespace: new pulumi.Config("endpoints").get("namespace") })
+        : undefined;
+
     // One EndpointSlice for a Service named "web"; it is autonamed (web-<hex>).
     const web = new endpoints.discovery.v1.EndpointSlice("web", {
         metadata: {
@@ -33,7 +40,7 @@ export async function program() {
             zone: i % 2 === 0 ? "zone-a" : "zone-b",
         })),
         ports: [{ name: "http", port, appProtocol: "http" }],
-    });
+    }, { provider });
 
     // Two v1 Endpoints objects managed as one set.
     const legacy = new endpoints.core.v1.EndpointsList("legacy", {
@@ -54,7 +61,7 @@ export async function program() {
                 }],
             },
         ],
-    });
+    }, { provider });
 
     // Direct form: plain arguments; the call returns a Promise of the result. The
     // project comes from the provider configuration (endpoints:project).

@@ -935,24 +935,24 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.appendUserAgent = Codegen.stringProp("appendUserAgent").output().arg($.appendUserAgent).env("GOOGLE_APPEND_USER_AGENT").getNullable();
             $.beyondcorpCustomEndpoint = Codegen.stringProp("beyondcorpCustomEndpoint").output().arg($.beyondcorpCustomEndpoint).env("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT").getNullable();
             $.billingProject = Codegen.stringProp("billingProject").output().arg($.billingProject).env("GOOGLE_BILLING_PROJECT").getNullable();
-            $.burst = Codegen.integerProp("burst").output().arg($.burst).env("PULUMI_ENDPOINTS_CLIENT_BURST").def(400).getNullable();
+            $.burst = Codegen.integerProp("burst").output().arg($.burst).env("PULUMI_ENDPOINTS_CLIENT_BURST").getNullable();
             $.clusterIdentifier = Codegen.stringProp("clusterIdentifier").output().arg($.clusterIdentifier).env("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER").getNullable();
             $.credentials = Codegen.stringProp("credentials").secret().arg($.credentials).env("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON").getNullable();
             $.deletePropagationPolicy = Codegen.stringProp("deletePropagationPolicy").output().arg($.deletePropagationPolicy).def("Background").getNullable();
-            $.deleteUnreachable = Codegen.booleanProp("deleteUnreachable").output().arg($.deleteUnreachable).env("PULUMI_ENDPOINTS_DELETE_UNREACHABLE").def(false).getNullable();
+            $.deleteUnreachable = Codegen.booleanProp("deleteUnreachable").output().arg($.deleteUnreachable).env("PULUMI_ENDPOINTS_DELETE_UNREACHABLE").getNullable();
             $.impersonateServiceAccount = Codegen.stringProp("impersonateServiceAccount").output().arg($.impersonateServiceAccount).env("GOOGLE_IMPERSONATE_SERVICE_ACCOUNT").getNullable();
             $.kubeconfig = Codegen.stringProp("kubeconfig").secret().arg($.kubeconfig).env("KUBECONFIG").getNullable();
             $.lookupTimeout = Codegen.stringProp("lookupTimeout").output().arg($.lookupTimeout).def("60s").getNullable();
             $.migrationCenterCustomEndpoint = Codegen.stringProp("migrationCenterCustomEndpoint").output().arg($.migrationCenterCustomEndpoint).env("GOOGLE_MIGRATION_CENTER_CUSTOM_ENDPOINT").getNullable();
             $.project = Codegen.stringProp("project").output().arg($.project).env("GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT").getNullable();
-            $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").def(2e+02).getNullable();
-            $.refreshBeforeUpdate = Codegen.booleanProp("refreshBeforeUpdate").output().arg($.refreshBeforeUpdate).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").def(false).getNullable();
+            $.qps = Codegen.doubleProp("qps").output().arg($.qps).env("PULUMI_ENDPOINTS_CLIENT_QPS").getNullable();
+            $.refreshBeforeUpdate = Codegen.booleanProp("refreshBeforeUpdate").output().arg($.refreshBeforeUpdate).env("PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE").getNullable();
             $.renderDirectory = Codegen.stringProp("renderDirectory").output().arg($.renderDirectory).env("PULUMI_ENDPOINTS_RENDER_DIRECTORY").getNullable();
             $.requestReason = Codegen.stringProp("requestReason").output().arg($.requestReason).env("CLOUDSDK_CORE_REQUEST_REASON").getNullable();
-            $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").def("30s").getNullable();
-            $.skipUpdateUnreachable = Codegen.booleanProp("skipUpdateUnreachable").output().arg($.skipUpdateUnreachable).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").def(false).getNullable();
-            $.suppressDeprecationWarnings = Codegen.booleanProp("suppressDeprecationWarnings").output().arg($.suppressDeprecationWarnings).env("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS").def(false).getNullable();
-            $.userProjectOverride = Codegen.booleanProp("userProjectOverride").output().arg($.userProjectOverride).env("USER_PROJECT_OVERRIDE").def(false).getNullable();
+            $.requestTimeout = Codegen.stringProp("requestTimeout").output().arg($.requestTimeout).env("PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT").getNullable();
+            $.skipUpdateUnreachable = Codegen.booleanProp("skipUpdateUnreachable").output().arg($.skipUpdateUnreachable).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").getNullable();
+            $.suppressDeprecationWarnings = Codegen.booleanProp("suppressDeprecationWarnings").output().arg($.suppressDeprecationWarnings).env("PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS").getNullable();
+            $.userProjectOverride = Codegen.booleanProp("userProjectOverride").output().arg($.userProjectOverride).env("USER_PROJECT_OVERRIDE").getNullable();
             return $;
         }
     }
