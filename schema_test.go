@@ -640,6 +640,8 @@ func TestSchemaLanguageOptions(t *testing.T) {
 				"pyproject":            map[string]any{"enabled": true},
 				"moduleNameOverrides":  modules,
 				"respectSchemaVersion": true,
+				// What the pulumi package of PyPI that the tests install declares.
+				"pythonRequires": ">=3.10",
 			},
 		},
 		{

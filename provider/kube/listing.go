@@ -60,8 +60,8 @@ type ListResult struct {
 	Name string
 }
 
-// DefaultListPageSize is the size of a page when the request gives none: the API
-// server's own limit per request.
+// DefaultListPageSize is the size of a page when the request gives none, as kubectl
+// pages its lists (--chunk-size).
 const DefaultListPageSize = 500
 
 // maxListPageSize bounds the page asked of the API server, whatever the request asks.

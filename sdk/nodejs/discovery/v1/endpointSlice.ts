@@ -8,7 +8,7 @@ import * as enums from "../../types/enums";
 import * as utilities from "../../utilities";
 
 /**
- * A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name` or `metadata.namespace` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
+ * A Kubernetes `discovery.k8s.io/v1` EndpointSlice: a subset of the endpoints that implement a service. A service can have several slices, selected by labels, and its full set of endpoints is the union of them. Changing `addressType`, `metadata.name`, `metadata.namespace` or `metadata.generateName` forces the slice to be replaced. When `metadata.name` is not set, a unique name is generated from the resource name.
  *
  * ## Example Usage
  * ### An EndpointSlice of a Service
