@@ -208,9 +208,10 @@ func (s clusterStore) warnControllers(ctx context.Context, objs []*unstructured.
 }
 
 // mayExist tells whether a create that failed with err may have taken effect: it was
-// sent and got no definite answer (see ambiguous).
+// sent and got no definite answer (see inDoubt). A create whose connection could not
+// be made was never sent: nothing is recorded, and the next `pulumi up` creates it.
 func (clusterStore) mayExist(err error) bool {
-	return ambiguous(err) && !errors.As(err, new(noClientError))
+	return inDoubt(err) && !errors.As(err, new(noClientError))
 }
 
 // The API calls under the cluster store, in one place: kindClient runs them for one
@@ -295,13 +296,24 @@ func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
 
 // adopt takes over the object that holds obj's name when the owner's create made it
 // (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
-// the answer is the object as a create would have answered it. When another made it,
-// or it is gone or going, ours is false and nothing is written.
+// the answer is the object as a create would have answered it. When it is the owner's
+// object that the state records (the one a replacement of the same name replaces),
+// ours is true with an error that says so. When another made it, or it is gone or
+// going, ours is false and nothing is written.
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
-	if err != nil || live == nil || !o.adoptable(live) {
+	if err != nil || live == nil {
 		return nil, false, err
+	}
+	if o.owns(live) && slices.Contains(o.inState, id) {
+		return nil, true, fmt.Errorf("%s %s already exists (409): it is this resource's own object, which the "+
+			"state still records: the engine creates a replacement before it deletes the object it replaces, and "+
+			"both have this name; give the resource the deleteBeforeReplace option, or leave the name to be "+
+			"generated (no metadata.name)", o.kind.name, id)
+	}
+	if !o.adoptable(live) {
+		return nil, false, nil
 	}
 	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
 		"interrupted made it; adopting it", o.kind.name, id, OwnerAnnotation)

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"io"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -21,8 +24,10 @@ func TestPartialStateCrossesTheWire(t *testing.T) {
 	t.Parallel()
 	p := plugin.Start(t, plugin.Path(t))
 	ctx := plugin.Context(t)
-	unreachable := "apiVersion: v1\nkind: Config\n" +
-		"clusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\", insecure-skip-tls-verify: true}}]\n" +
+	// A server that takes each request and never answers it: the create is sent, and
+	// its outcome is unknown.
+	unanswered := "apiVersion: v1\nkind: Config\n" +
+		"clusters: [{name: c, cluster: {server: \"http://" + silentServer(t) + "\"}}]\n" +
 		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
 	marshal := func(m map[string]any) *structpb.Struct {
 		s, err := rpcplugin.MarshalProperties(resource.NewPropertyMapFromMap(m), rpcplugin.MarshalOptions{KeepSecrets: true})
@@ -31,7 +36,7 @@ func TestPartialStateCrossesTheWire(t *testing.T) {
 		}
 		return s
 	}
-	if _, err := p.Configure(ctx, &rpc.ConfigureRequest{Args: marshal(map[string]any{"kubeconfig": unreachable}),
+	if _, err := p.Configure(ctx, &rpc.ConfigureRequest{Args: marshal(map[string]any{"kubeconfig": unanswered, "requestTimeout": "1s"}),
 		AcceptSecrets: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,7 @@ func TestPartialStateCrossesTheWire(t *testing.T) {
 		}),
 	})
 	if err == nil {
-		t.Fatal("Create against an unreachable cluster succeeded")
+		t.Fatal("Create against a server that never answers succeeded")
 	}
 	var initFailed *rpc.ErrorResourceInitFailed
 	for _, d := range status.Convert(err).Details() {
@@ -62,4 +67,37 @@ func TestPartialStateCrossesTheWire(t *testing.T) {
 	if _, err := p.GetSchema(ctx, &rpc.GetSchemaRequest{}); err != nil {
 		t.Errorf("the plugin stopped serving after the partial create: %v", err)
 	}
+}
+
+// silentServer listens on a port of 127.0.0.1 that takes every connection and reads
+// what is sent, never answering; it returns the address.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, conn) }()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
 }

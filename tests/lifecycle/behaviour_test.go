@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/apiproxy"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
@@ -155,30 +157,30 @@ func TestServerWarningsReachTheUser(t *testing.T) {
 }
 
 // A create whose answer never comes is recorded, not forgotten: the next update
-// creates the object (or finds it), so an outage leaves nothing orphaned.
+// finds the object it made (or creates it), so an outage leaves nothing orphaned.
 func TestUnansweredCreateIsRecordedAndCompleted(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	unreachable := []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`)
-	down := newProvider(t, unreachable, nil)
+	px, down := newProxiedProvider(t)
+	px.DropAnswers(&apiproxy.Rule{Method: http.MethodPost,
+		PathPrefix: "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices"})
 	u := urn(spec.EndpointSliceToken, "outage")
 	inputs := check(t, down, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.6", 80))
 	created, err := down.Create(p.CreateRequest{Urn: u, Properties: inputs})
 	if err == nil {
-		t.Fatal("Create against an unreachable server succeeded")
+		t.Fatal("Create whose answer was lost succeeded")
 	}
 	name := getString(t, inputs, "metadata.name")
 	if created.ID != ns+"/"+name || created.PartialState == nil {
 		t.Fatalf("Create = %q %+v, want the ID recorded with partial state", created.ID, created.PartialState)
 	}
-	if reason := strings.Join(created.PartialState.Reasons, " "); !strings.Contains(reason, "may or may not exist") {
+	if reason := strings.Join(created.PartialState.Reasons, " "); !strings.Contains(reason, "may or may not exist") &&
+		!strings.Contains(reason, "may have taken effect") {
 		t.Errorf("partial-state reason does not explain the unknown outcome: %s", reason)
+	}
+	live, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the create whose answer was lost made no slice: %v", err)
 	}
 
 	up := newProvider(t, nil, nil)
@@ -186,8 +188,49 @@ current-context: c
 		OldInputs: inputs, Inputs: inputs}); err != nil {
 		t.Fatalf("Update after the outage: %v", err)
 	}
-	if _, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{}); err != nil {
-		t.Errorf("the recorded slice was not created by the update: %v", err)
+	after, err := clientset(t).DiscoveryV1().EndpointSlices(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil || after.UID != live.UID {
+		t.Errorf("after the update, the slice is %v (err %v); want the one the lost create made (uid %s)",
+			after, err, live.UID)
+	}
+}
+
+// A create whose connection cannot be made was never sent: nothing is recorded (no
+// ID, no partial state), so the next `pulumi up` creates the object, and a destroy in
+// between has nothing to delete on a cluster that does not answer.
+func TestRefusedCreateRecordsNothing(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	refused := []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`)
+	down := newProvider(t, refused, nil)
+	for _, tc := range []struct {
+		name   string
+		inputs property.Map
+	}{
+		{"named", sliceInputs(ns, "IPv4", "10.0.0.7", 80)},
+		{"generateName", sliceInputs(ns, "IPv4", "10.0.0.8", 80).Set("metadata",
+			property.New(obj("namespace", ns, "generateName", "refused-")))},
+	} {
+		u := urn(spec.EndpointSliceToken, "refused-"+tc.name)
+		inputs := check(t, down, u, property.Map{}, tc.inputs)
+		created, err := down.Create(p.CreateRequest{Urn: u, Properties: inputs})
+		if err == nil {
+			t.Fatalf("%s: Create against a server that refuses connections succeeded", tc.name)
+		}
+		if created.ID != "" || created.PartialState != nil {
+			t.Errorf("%s: Create = %q %+v, want nothing recorded: the request was never sent", tc.name, created.ID,
+				created.PartialState)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "is unreachable") || !strings.Contains(msg, "retried by the next") ||
+			strings.Contains(msg, "may or may not exist") {
+			t.Errorf("%s: the error does not say that the create was not sent and is retried: %v", tc.name, err)
+		}
 	}
 }
 
