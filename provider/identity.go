@@ -282,13 +282,35 @@ func (h *sameClusterInputs) offer(olds, news property.Map) {
 }
 
 // claim returns the inputs Configure uses for args: the offered new inputs when args
-// are the offered old ones, else args. Either way the offer is spent.
+// hold the offered old ones, else args. Either way the offer is spent. Secret marks do
+// not count: the engine sends DiffConfig the old inputs with their secrets revealed,
+// and Configure with them marked (the recorded kubeconfig is a secret).
 func (h *sameClusterInputs) claim(args property.Map) property.Map {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending != nil && args.Equals(h.pending.olds) {
+	if h.pending != nil && revealed(property.New(args)).Equals(revealed(property.New(h.pending.olds))) {
 		args = h.pending.news
 	}
 	h.pending = nil
 	return args
+}
+
+// revealed is v without secret marks and dependencies, to compare what values hold.
+func revealed(v property.Value) property.Value {
+	switch {
+	case v.IsArray():
+		out := make([]property.Value, 0, v.AsArray().Len())
+		for _, e := range v.AsArray().All {
+			out = append(out, revealed(e))
+		}
+		return property.New(out)
+	case v.IsMap():
+		out := make(map[string]property.Value, v.AsMap().Len())
+		for k, e := range v.AsMap().All {
+			out[k] = revealed(e)
+		}
+		return property.New(out)
+	default:
+		return v.WithSecret(false).WithDependencies(nil)
+	}
 }

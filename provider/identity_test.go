@@ -663,3 +663,33 @@ func TestRenderDirectoryIsTheRecordedTarget(t *testing.T) {
 		}
 	}
 }
+
+// Configure's inputs claim DiffConfig's offer when they hold the same values, whatever
+// is marked secret: DiffConfig gets the old inputs revealed, Configure marked.
+func TestSameClusterInputsIgnoreSecretMarks(t *testing.T) {
+	t.Parallel()
+	recorded := property.NewMap(map[string]property.Value{
+		kubeconfigKey: property.New("apiVersion: v1"),
+		clusterKey:    property.New(map[string]property.Value{"server": property.New("https://a")}),
+	})
+	marked := recorded.Set(kubeconfigKey, property.New("apiVersion: v1").WithSecret(true)).
+		Set(clusterKey, property.New(map[string]property.Value{"server": property.New("https://a").WithSecret(true)}))
+	news := recorded.Set("context", property.New("second"))
+	for _, tc := range []struct {
+		name string
+		args property.Map
+		want property.Map
+	}{
+		{"the same values, marked secret", marked, news},
+		{"other values", marked.Set(kubeconfigKey, property.New("other")), marked.Set(kubeconfigKey, property.New("other"))},
+	} {
+		var h sameClusterInputs
+		h.offer(recorded, news)
+		if got := h.claim(tc.args); !got.Equals(tc.want) {
+			t.Errorf("%s: claim = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := h.claim(tc.args); !got.Equals(tc.args) {
+			t.Errorf("%s: a second claim = %v, want the arguments: the offer is spent", tc.name, got)
+		}
+	}
+}

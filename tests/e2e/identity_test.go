@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -339,6 +340,64 @@ func otherAddress(t *testing.T, kubeconfig []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// twoContexts rewrites an admin kubeconfig of one context into one of two: "second",
+// the admin's, and "first", the current one, whose server refuses connections.
+func twoContexts(t *testing.T, kubeconfig []byte) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := cfg.Contexts[cfg.CurrentContext]
+	if admin == nil {
+		t.Fatalf("the kubeconfig has no current context %q", cfg.CurrentContext)
+	}
+	delete(cfg.Contexts, cfg.CurrentContext)
+	cfg.Contexts["second"] = admin
+	elsewhere := clientcmdapi.NewCluster()
+	elsewhere.Server, elsewhere.InsecureSkipTLSVerify = "https://127.0.0.1:1", true
+	cfg.Clusters["elsewhere"] = elsewhere
+	first := clientcmdapi.NewContext()
+	first.Cluster, first.AuthInfo = "elsewhere", admin.AuthInfo
+	cfg.Contexts["first"] = first
+	cfg.CurrentContext = "first"
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The endpoints:context setting serves from the first command after it is set, though
+// the kubeconfig's current context reaches another server: the preview finds nothing
+// to change and the up writes through the chosen context, neither saying that the
+// objects are on another cluster than the kubeconfig reaches.
+func TestContextSettingServesAtOnce(t *testing.T) {
+	t.Parallel()
+	a := controlplane.Shared(t)
+	ns := a.Namespace(t, "e2e")
+	dir := t.TempDir()
+	s := newStack(t, writeKubeconfig(t, filepath.Join(dir, "config"), a.Kubeconfig()))
+	s.init(fmt.Sprintf(identityProgram, ns, 80))
+	s.Run("up", "--yes", "--non-interactive")
+	slice := stackOutputs(t, s)["sliceName"]
+
+	env := []string{"KUBECONFIG=" + writeKubeconfig(t, filepath.Join(dir, "two"), twoContexts(t, a.Kubeconfig()))}
+	s.Run("config", "set", "endpoints:context", "second")
+	const fellBack = "using the kubeconfig recorded"
+	if out := s.runEnv(env, "preview", "--non-interactive", "--expect-no-changes"); strings.Contains(out, fellBack) {
+		t.Errorf("the preview after endpoints:context was set did not use it:\n%s", out)
+	}
+	s.WriteProject(fmt.Sprintf(identityProgram, ns, 8080))
+	if out := s.runEnv(env, "up", "--yes", "--non-interactive"); strings.Contains(out, fellBack) {
+		t.Errorf("the up after endpoints:context was set did not use it:\n%s", out)
+	}
+	live, err := a.Clientset().DiscoveryV1().EndpointSlices(ns).Get(t.Context(), slice, metav1.GetOptions{})
+	if err != nil || *live.Ports[0].Port != 8080 {
+		t.Fatalf("after the up through the context of the setting: %v, %+v", err, live)
+	}
 }
 
 func writtenBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
