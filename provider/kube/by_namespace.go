@@ -10,7 +10,7 @@ import (
 
 // The one rule of when a namespace's objects are listed rather than read one by one:
 // the refresh of an EndpointsList's items (Endpoints), the lookups of their Services
-// behind the controller warnings (see warnControllers), and the Reads of a refresh or an
+// behind the controller warnings (see warnEndpoints), and the Reads of a refresh or an
 // import that arrive together (see read_lists.go) all follow it.
 //
 // Where listMin or more of the objects wanted share a namespace, one list of the

@@ -130,7 +130,7 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 	st := r.open(req.Urn)
 	switch {
 	case d.HasChanges:
-		st.warnItems(ctx, req.Inputs, req.OldInputs)
+		st.warnItems(ctx, req.Inputs, req.OldInputs, false)
 	case !hasUnknowns(req.Inputs):
 		for _, it := range itemsOf(req.Inputs) {
 			if st.stale(ctx, r.kind.object(it.inputs), "") {
@@ -174,7 +174,7 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
 	st := r.open(req.Urn)
-	st.warnItems(ctx, req.Properties, property.Map{})
+	st.warnItems(ctx, req.Properties, property.Map{}, req.DryRun)
 	if req.DryRun && hasUnknowns(req.Properties) {
 		return p.CreateResponse{Properties: req.Properties}, nil
 	}

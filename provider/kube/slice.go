@@ -41,7 +41,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
 	if d.HasChanges {
-		warnControllers(ctx, nil, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
+		warnControllers(ctx, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
 		return d, nil
 	}
 	if !hasUnknowns(req.Inputs) {

@@ -74,8 +74,8 @@ type store interface {
 	// list's item) must be written again although the inputs did not change.
 	stale(ctx context.Context, obj *unstructured.Unstructured, rawID string) bool
 	// warnItems warns about the items of a list (news, olds: the list's inputs) that a
-	// controller will overwrite or delete (see warnControllers).
-	warnItems(ctx context.Context, news, olds property.Map)
+	// controller will overwrite or delete (see warnEndpoints, and preview there).
+	warnItems(ctx context.Context, news, olds property.Map, preview bool)
 	// warnControllers warns about the objects a controller will overwrite or delete.
 	warnControllers(ctx context.Context, objs []*unstructured.Unstructured)
 	// mayExist tells whether a create that failed with err may have taken effect.

@@ -193,18 +193,18 @@ func (s clusterStore) noneSelected(ctx context.Context, id, namespace, selector 
 func (clusterStore) stale(context.Context, *unstructured.Unstructured, string) bool { return false }
 
 // warnItems needs the cluster for its lookups; without a client there is no warning.
-func (s clusterStore) warnItems(ctx context.Context, news, olds property.Map) {
+func (s clusterStore) warnItems(ctx context.Context, news, olds property.Map, preview bool) {
 	c, err := s.b.client(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
 		return
 	}
-	warnItems(ctx, c, news, olds)
+	warnItems(ctx, c, news, olds, preview)
 }
 
 // warnControllers is the label check of slices, which needs no cluster.
 func (s clusterStore) warnControllers(ctx context.Context, objs []*unstructured.Unstructured) {
-	warnControllers(ctx, nil, s.b.kind, objs)
+	warnControllers(ctx, s.b.kind, objs)
 }
 
 // mayExist tells whether a create that failed with err may have taken effect: it was

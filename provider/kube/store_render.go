@@ -198,7 +198,7 @@ func (s renderStore) stale(ctx context.Context, obj *unstructured.Unstructured, 
 }
 
 // warnItems: no cluster, no controllers to warn about.
-func (renderStore) warnItems(context.Context, property.Map, property.Map) {}
+func (renderStore) warnItems(context.Context, property.Map, property.Map, bool) {}
 
 // warnControllers: no cluster, no controllers to warn about.
 func (renderStore) warnControllers(context.Context, []*unstructured.Unstructured) {}

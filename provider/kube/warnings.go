@@ -132,27 +132,29 @@ var serviceLookups = fanOut{
 	limit: lookupParallelism,
 }
 
-// warnControllers warns about every object among objs that a Kubernetes controller
-// will overwrite or delete: Endpoints the endpoints controller writes or deletes (see
-// selectorWarning), slices labelled as the EndpointSlice controllers' own (see
-// managedByWarning). The label check needs no cluster; the Service lookups
-// behind Endpoints are best effort: an error (no permission, no cluster) draws no
-// warning, only a debug message. A namespace that holds enough of the objects has its
-// Services listed (see by_namespace.go).
-// Objects with unknown or missing names are left out.
-func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructured.Unstructured) {
-	log := p.GetLogger(ctx)
-	if k.name == endpointSliceKind.name {
-		for _, obj := range objs {
-			if msg := managedByWarning(obj); msg != "" {
-				log.Warning(msg)
-			}
+// warnControllers warns about the slices among objs that a Kubernetes controller will
+// overwrite or delete: those labelled as the EndpointSlice controllers' own (see
+// managedByWarning). The label check needs no cluster; Endpoints, which need the
+// Services of their names, are warnEndpoints'.
+func warnControllers(ctx context.Context, k kind, objs []*unstructured.Unstructured) {
+	if k.name != endpointSliceKind.name {
+		return
+	}
+	for _, obj := range objs {
+		if msg := managedByWarning(obj); msg != "" {
+			p.GetLogger(ctx).Warning(msg)
 		}
-		return
 	}
-	if c == nil || k.name != endpointsKind.name {
-		return
-	}
+}
+
+// warnEndpoints warns about the Endpoints among objs that the endpoints controller will
+// overwrite or delete (see selectorWarning). The Service lookups are best effort: an
+// error (no permission, no cluster) draws no warning, only a debug message. A namespace
+// that holds enough of the objects has its Services listed (see by_namespace.go). In a
+// preview, Endpoints without a Service of their name draw no warning: the program may
+// create the Service in the same run (the update's create warns if it still has none).
+func warnEndpoints(ctx context.Context, c *Client, objs []*unstructured.Unstructured, preview bool) {
+	log := p.GetLogger(ctx)
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	msgs := make([]string, len(objs))
@@ -168,7 +170,7 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 			// One list of the namespace's Services answers for all its items.
 			if services, ok := listServices(ctx, c, ns, len(indexes)); ok {
 				for _, i := range indexes {
-					msgs[i] = serviceWarning(ids[i], services[ids[i].name])
+					msgs[i] = serviceWarning(ids[i], services[ids[i].name], preview)
 				}
 				continue
 			}
@@ -177,7 +179,7 @@ func warnControllers(ctx context.Context, c *Client, k kind, objs []*unstructure
 	}
 	serviceLookups.run(ctx, len(oneByOne), func(j int) error {
 		i := oneByOne[j]
-		msgs[i] = selectorWarning(ctx, c, ids[i])
+		msgs[i] = selectorWarning(ctx, c, ids[i], preview)
 		return nil // a failed lookup draws no warning
 	})
 	for _, msg := range msgs {
@@ -223,22 +225,25 @@ func managedByWarning(obj *unstructured.Unstructured) string {
 // writes, and those with no Service of their name, which it deletes (when it starts,
 // and when Endpoints of that name are deleted). "" when there is none or the lookup
 // fails.
-func selectorWarning(ctx context.Context, c *Client, id objectID) string {
+func selectorWarning(ctx context.Context, c *Client, id objectID, preview bool) string {
 	svc, err := c.Dynamic.Resource(serviceResource).Namespace(id.namespace).Get(ctx, id.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return serviceWarning(id, nil)
+		return serviceWarning(id, nil, preview)
 	}
 	if err != nil {
 		p.GetLogger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
 			"warning about the endpoints controller: %v", id, err)
 		return ""
 	}
-	return serviceWarning(id, svc)
+	return serviceWarning(id, svc, preview)
 }
 
 // serviceWarning is selectorWarning's verdict for Endpoints id given the Service of its
-// name, nil when there is none.
-func serviceWarning(id objectID, svc *unstructured.Unstructured) string {
+// name, nil when there is none (no warning in a preview, see warnEndpoints).
+func serviceWarning(id objectID, svc *unstructured.Unstructured, preview bool) string {
+	if svc == nil && preview {
+		return ""
+	}
 	if svc == nil {
 		return fmt.Sprintf("Endpoints %s: there is no Service %s (yet), and the Kubernetes endpoints controller deletes "+
 			"Endpoints that have no Service of the same name (when it starts, and when Endpoints of that name are "+
@@ -259,7 +264,7 @@ func serviceWarning(id objectID, svc *unstructured.Unstructured) string {
 // warnItems runs warnControllers for the items of an EndpointsList whose inputs are
 // known, skipping those whose canonical form is the same as in olds (they are not
 // written).
-func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
+func warnItems(ctx context.Context, c *Client, news, olds property.Map, preview bool) {
 	old := map[objectID]property.Map{}
 	for _, it := range itemsOf(olds) {
 		old[it.id] = endpointsKind.form.Object(it.inputs)
@@ -274,5 +279,5 @@ func warnItems(ctx context.Context, c *Client, news, olds property.Map) {
 		}
 		objs = append(objs, endpointsKind.object(it.inputs))
 	}
-	warnControllers(ctx, c, endpointsKind, objs)
+	warnEndpoints(ctx, c, objs, preview)
 }

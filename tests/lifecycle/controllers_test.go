@@ -262,6 +262,14 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	// change warns at preview (Diff).
 	u2 := urn(spec.EndpointsListToken, "later-"+ns)
 	olds := check(t, srv, u2, property.Map{}, items(endpointsItem(ns, "late", "10.0.4.2", 80)))
+	noService := "there is no Service " + ns + "/late (yet), and the Kubernetes endpoints controller deletes"
+	// The preview does not warn of the missing Service: the program may create it.
+	if _, err := srv.Create(p.CreateRequest{Urn: u2, Properties: olds, DryRun: true}); err != nil {
+		t.Fatalf("preview Create: %v", err)
+	}
+	if got := logs.Lines("WARN", string(u2), noService); len(got) != 0 {
+		t.Errorf("preview of Endpoints with no Service (yet) warned: %q", got)
+	}
 	created, err := srv.Create(p.CreateRequest{Urn: u2, Properties: olds})
 	if err != nil {
 		t.Fatalf("Create: %v", err)
@@ -269,7 +277,6 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	if got := logs.Lines("WARN", string(u2), warning); len(got) != 0 {
 		t.Errorf("Endpoints of no Service drew the selector warning:\n%s", strings.Join(got, "\n"))
 	}
-	noService := "there is no Service " + ns + "/late (yet), and the Kubernetes endpoints controller deletes"
 	if got := logs.Lines("WARN", string(u2), noService); len(got) != 1 {
 		t.Errorf("up of Endpoints with no Service: %d warnings saying %q, want 1", len(got), noService)
 	}
@@ -473,15 +480,28 @@ func TestListItemWarningsFromOneServiceList(t *testing.T) {
 		t.Errorf("Service requests of the preview = %q, want one list of the namespace's Services", got)
 	}
 	selector := logs.Lines("WARN", string(u), "has a selector, so the Kubernetes endpoints controller manages its Endpoints")
-	noService := logs.Lines("WARN", string(u), "there is no Service")
 	if len(selector) != 1 || !strings.Contains(selector[0], "Endpoints "+ns+"/api") {
 		t.Errorf("selector warnings %q, want one, for Endpoints %s/api", selector, ns)
 	}
+	// The preview leaves the missing Service out (the program may create it); the
+	// update's create says it.
+	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 {
+		t.Errorf("%d warnings about items in the preview, want the one above:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err != nil &&
+		!strings.Contains(err.Error(), "already exists") {
+		t.Errorf("up: %v", err)
+	}
+	if got := px.take("/services"); len(got) != 1 || !strings.HasPrefix(got[0], "GET /api/v1/namespaces/"+ns+"/services") {
+		t.Errorf("Service requests of the up = %q, want one list of the namespace's Services", got)
+	}
+	noService := logs.Lines("WARN", string(u), "there is no Service")
 	if len(noService) != 1 || !strings.Contains(noService[0], "Endpoints "+ns+"/orphan") {
 		t.Errorf("no-Service warnings %q, want one, for Endpoints %s/orphan", noService, ns)
 	}
-	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 2 {
-		t.Errorf("%d warnings about items, want the 2 above:\n%s", len(got), strings.Join(got, "\n"))
+	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 3 {
+		t.Errorf("%d warnings about items in all, want the selector's twice and the missing Service's once:\n%s",
+			len(got), strings.Join(got, "\n"))
 	}
 }
 
@@ -526,6 +546,12 @@ func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 	}
 	if gets != len(all) {
 		t.Errorf("%d Services looked up one by one, want %d", gets, len(all))
+	}
+	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 0 {
+		t.Errorf("the preview warned about items %q; want none (the missing Service may come with the program)", got)
+	}
+	if _, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs}); err != nil {
+		t.Fatalf("up: %v", err)
 	}
 	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 || !strings.Contains(got[0], "there is no Service "+ns+"/orphan") {
 		t.Errorf("warnings about items %q, want one, that there is no Service %s/orphan", got, ns)
