@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -174,6 +175,7 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	// One REST client serves the dynamic client and the raw calls (as
 	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).
+	restConfig.Wrap(func(next http.RoundTripper) http.RoundTripper { return answerRecorder{next} })
 	rawConfig := dynamic.ConfigFor(restConfig)
 	rawConfig.GroupVersion = nil
 	raw, err := rest.UnversionedRESTClientFor(rawConfig)

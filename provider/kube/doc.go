@@ -89,12 +89,14 @@
 // its own create made in a run that was killed before the state recorded it, and
 // adopts the object: it writes the inputs over it (guarded by its resourceVersion) and
 // answers it as created. Any other holder of the name (no URN, another stack's, another
-// resource's) is an "already exists" error with the import command, and so is an
-// object the state records for the resource: the engine checks a replacement again
-// without the previous inputs, so Check remembers the objects the previous inputs
-// named, names the replacement after the object it replaces, and a replacement created
-// under that object's name (a targeted replace) does not adopt it. The annotation is
-// the provider's own, like [CreateIDLabel].
+// resource's) is an "already exists" error with the import command. An object the
+// state records for the resource is not adopted either: the engine checks a
+// replacement again without the previous inputs, so Check remembers the objects the
+// previous inputs named, and a replacement created under that object's name (a
+// targeted replace, a replaced provider) gets an "already exists" error that names the
+// object as the resource's own and deleteBeforeReplace as the way out. A create whose
+// connection could not be made was never sent and records nothing (see notSent). The
+// annotation is the provider's own, like [CreateIDLabel].
 //
 // Every write previews first: with unknown inputs nothing is sent; with known inputs a
 // preview is a server-side dry run, so the server's verdict shows before `up`. An

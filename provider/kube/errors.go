@@ -133,6 +133,26 @@ func generatedName(s metav1.Status) string {
 	return "the name it picked exists"
 }
 
+// recordedNameTaken is the error of a create whose name is held by this resource's own
+// object that the state still records (taken is the create's 409): a replacement under
+// the name of the object it replaces, which the engine deletes only after the
+// replacement is created; going says that object is being deleted already.
+func recordedNameTaken(k kind, id objectID, going bool, taken error) error {
+	if going {
+		return fmt.Errorf("%s %s already exists (409): it is this resource's own object, which the state still "+
+			"records, and it is being deleted; run `pulumi up` again once it is gone: %w", k.name, id, taken)
+	}
+	generated := ", or leave the name to be generated (no metadata.name)"
+	if k.token == spec.EndpointsListToken {
+		generated = "" // an item is named after its Service
+	}
+	return fmt.Errorf("%s %s already exists (409): it is this resource's own object, which the state still "+
+		"records: the engine creates a replacement before it deletes the object it replaces, and both have this "+
+		"name; give the resource the deleteBeforeReplace option%s. If the provider was replaced for a cluster "+
+		"that is the same under another address or CA, set the provider's clusterIdentifier instead: %w",
+		k.name, id, generated, taken)
+}
+
 // importHint says how to bring the existing object id under a stack: an EndpointSlice by
 // its own ID; an Endpoints object as part of an EndpointsList, whose import ID selects
 // the objects of a namespace by label.

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"sync/atomic"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -49,18 +51,59 @@ func ambiguous(err error) bool {
 
 // notSent tells whether err shows that a request never reached the API server: the
 // connection could not be made (refused, no route, an unknown host, a dial that timed
-// out), so nothing was written. A connection that broke after it was made, or a
-// timeout while the request was out, is not such a failure.
+// out), so nothing was written. A connection that broke after it was made, a timeout
+// while the request was out, and a call an earlier attempt of which was answered (see
+// answered) are not such failures.
 func notSent(err error) bool {
 	var (
 		op  *net.OpError
 		dns *net.DNSError
 	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns)
+	return !errors.As(err, new(*answeredBefore)) && (errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns))
 }
 
-// inDoubt tells whether an item write that failed with err may have taken effect: it
-// was sent and no definite answer came back (see ambiguous). A write whose connection
+// answered tracks whether any attempt of one call got an answer. client-go sends a
+// write again when the server answers 5xx or 429 with Retry-After (as kube-apiserver
+// does when etcd times out, and the write may then have taken effect); if that retry
+// cannot connect, the call ends with the dial error alone. A call made with the
+// context returned by track passes its error through answeredBefore.
+type answered struct{ got atomic.Bool }
+
+type answeredKey struct{}
+
+// track returns ctx carrying a new answered, and that answered.
+func track(ctx context.Context) (context.Context, *answered) {
+	a := &answered{}
+	return context.WithValue(ctx, answeredKey{}, a), a
+}
+
+// err is the call's error, marked as answeredBefore when an attempt got an answer.
+func (a *answered) err(err error) error {
+	if err == nil || !a.got.Load() {
+		return err
+	}
+	return &answeredBefore{err}
+}
+
+// answeredBefore is the error of a call an attempt of which got an answer.
+type answeredBefore struct{ error }
+
+func (e *answeredBefore) Unwrap() error { return e.error }
+
+// answerRecorder is the transport under every client: it marks the answered of the
+// request's call (see track) when a response comes.
+type answerRecorder struct{ next http.RoundTripper }
+
+func (r answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if a, ok := req.Context().Value(answeredKey{}).(*answered); ok && resp != nil {
+		a.got.Store(true)
+	}
+	return resp, err
+}
+
+// inDoubt tells whether a write that failed with err may have taken effect: it was
+// sent and no definite answer came back (see ambiguous). A write whose connection
 // could not be made was never sent (see notSent), so it is not in doubt.
 func inDoubt(err error) bool {
 	return ambiguous(err) && !notSent(err)

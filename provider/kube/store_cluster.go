@@ -253,9 +253,11 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	if !dryRun {
 		defer o.wrote(obj.GetNamespace())
 	}
-	out, err := o.api(obj.GetNamespace()).Create(ctx, obj, opts)
+	sent, answers := track(ctx)
+	out, err := o.api(obj.GetNamespace()).Create(sent, obj, opts)
+	err = answers.err(err)
 	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
-		if adopted, ours, adoptErr := o.adopt(ctx, obj); ours || adoptErr != nil {
+		if adopted, ours, adoptErr := o.adopt(ctx, obj, err); ours || adoptErr != nil {
 			return adopted, adoptErr
 		}
 	}
@@ -298,19 +300,16 @@ func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
 // (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
 // the answer is the object as a create would have answered it. When it is the owner's
 // object that the state records (the one a replacement of the same name replaces),
-// ours is true with an error that says so. When another made it, or it is gone or
-// going, ours is false and nothing is written.
-func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured) (_ *unstructured.Unstructured, ours bool, _ error) {
+// ours is true with an error that says so and wraps taken, the create's 409. When
+// another made it, or it is gone or going, ours is false and nothing is written.
+func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, taken error) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
 	if err != nil || live == nil {
 		return nil, false, err
 	}
 	if o.owns(live) && slices.Contains(o.inState, id) {
-		return nil, true, fmt.Errorf("%s %s already exists (409): it is this resource's own object, which the "+
-			"state still records: the engine creates a replacement before it deletes the object it replaces, and "+
-			"both have this name; give the resource the deleteBeforeReplace option, or leave the name to be "+
-			"generated (no metadata.name)", o.kind.name, id)
+		return nil, true, recordedNameTaken(o.kind, id, live.GetDeletionTimestamp() != nil, taken)
 	}
 	if !o.adoptable(live) {
 		return nil, false, nil

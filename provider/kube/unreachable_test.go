@@ -275,3 +275,43 @@ func unreachableHinted(t *testing.T, op string, err error, hint string) {
 		t.Errorf("%s: the error does not keep the refused connection as its cause: %v", op, err)
 	}
 }
+
+// A create answered 5xx with Retry-After, which client-go sends again, and whose retry
+// cannot connect ends with the dial error; the first attempt reached the server, so the
+// create is in doubt, not unsent.
+func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
+	t.Parallel()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		_ = l.Close() // the retry finds nothing listening
+		_, _ = c.Read(make([]byte, 8192))
+		_, _ = c.Write([]byte("HTTP/1.1 504 Gateway Timeout\r\nRetry-After: 1\r\nContent-Type: application/json\r\n" +
+			"Content-Length: 2\r\nConnection: close\r\n\r\n{}"))
+		_ = c.Close()
+	}()
+	o := kindClientAt(t, l.Addr().String(), 10*time.Second)
+	obj := endpointSliceKind.object(property.NewMap(map[string]property.Value{
+		"metadata":    property.New(map[string]property.Value{"name": property.New("x"), "namespace": property.New("ns")}),
+		"addressType": property.New("IPv4"),
+	}))
+	_, err = o.create(t.Context(), obj, false)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("create = %v; want the retry's refused connection", err)
+	}
+	if notSent(err) || !inDoubt(err) || !(clusterStore{}).mayExist(err) {
+		t.Errorf("notSent = %v, inDoubt = %v, mayExist = %v for %v; want a create in doubt", notSent(err), inDoubt(err),
+			(clusterStore{}).mayExist(err), err)
+	}
+	if _, err := kindClientAt(t, closedAddress(t), 0).create(t.Context(), obj, false); !notSent(err) {
+		t.Errorf("a create that never connected: notSent(%v) = false", err)
+	}
+}

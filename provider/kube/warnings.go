@@ -18,7 +18,8 @@ import (
 
 // What the user is warned of, in one place: the API server's warnings, shown once per
 // operation (warningLogger, WithWarningScope), and the objects a Kubernetes controller
-// will overwrite or delete (warnControllers), below.
+// will overwrite or delete (warnControllers for slices, warnEndpoints for Endpoints),
+// below.
 
 // warningLogger passes the API server's warnings (deprecations, ignored fields) on to
 // the user through the engine, attached to the resource being worked on. Within one
@@ -261,7 +262,7 @@ func serviceWarning(id objectID, svc *unstructured.Unstructured, preview bool) s
 		id, id)
 }
 
-// warnItems runs warnControllers for the items of an EndpointsList whose inputs are
+// warnItems runs warnEndpoints for the items of an EndpointsList whose inputs are
 // known, skipping those whose canonical form is the same as in olds (they are not
 // written).
 func warnItems(ctx context.Context, c *Client, news, olds property.Map, preview bool) {

@@ -12,7 +12,8 @@ import (
 )
 
 // envSettings are the provider settings that fall back to an environment variable
-// and have a default.
+// and have a default, which the provider applies (config.variables) and the SDKs do not
+// send.
 var envSettings = []string{
 	"qps", "burst", "requestTimeout", "deleteUnreachable", "skipUpdateUnreachable", "refreshBeforeUpdate",
 	"suppressDeprecationWarnings", "userProjectOverride",

@@ -241,7 +241,11 @@ func TestReplacementIsNotAnInterruptedCreate(t *testing.T) {
 			"inputs gave, not the replaced object's %q", got, getString(t, withOlds, "metadata.name"), oldName)
 	}
 	kept := check(t, srv, u, olds, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
-	_, err = srv.Create(p.CreateRequest{Urn: u, Properties: kept})
+	refused, err := srv.Create(p.CreateRequest{Urn: u, Properties: kept})
+	if refused.ID != "" || refused.PartialState != nil {
+		t.Errorf("the refused replacement recorded %q %+v; want nothing: the server answered 409", refused.ID,
+			refused.PartialState)
+	}
 	if err == nil || !strings.Contains(err.Error(), "already exists (409): it is this resource's own object") ||
 		!strings.Contains(err.Error(), "deleteBeforeReplace") || strings.Contains(err.Error(), "pulumi import") {
 		t.Errorf("a replacement under the replaced object's name: err = %v, want the 409 naming the recorded "+
