@@ -244,7 +244,7 @@ func readmePython(t *testing.T, u *readmeUser, line string) {
 }
 
 // readmeGo: a new module (go mod init), the README's go get line, then testdata/go
-// built (go mod tidy, go build) and run.
+// built (go mod tidy, go build) and run; then the line in a copy of the Go example.
 func readmeGo(t *testing.T, u *readmeUser, line string) {
 	p := newUserProjectHome(t, "go", u.home, u.version)
 	toolchain.CopyFile(t, filepath.Join("testdata", "go", "main.go"), filepath.Join(p.dir, "main.go"))
@@ -258,6 +258,14 @@ func readmeGo(t *testing.T, u *readmeUser, line string) {
 	program := filepath.Join(t.TempDir(), "program")
 	toolchain.Run(t, p.dir, u.env, "go", "build", "-o", program, ".")
 	p.lifecycle(t, []string{program})
+
+	// The same line in a copy of the Go example, whose go.mod names the last release,
+	// which no proxy serves yet; then the example's own `go mod tidy`, and a build.
+	example := t.TempDir()
+	toolchain.CopyDir(t, filepath.Join(toolchain.RepoRoot(t), "examples", "kubernetes", "go"), example)
+	u.bash(t, "the README's Go line in the Go example", example, line)
+	toolchain.Run(t, example, u.env, "go", "mod", "tidy")
+	toolchain.Run(t, example, u.env, "go", "build", "-o", filepath.Join(t.TempDir(), "example"), ".")
 }
 
 // readmeJava: the README's mvn line, then the Java program of tests/release, which
