@@ -102,7 +102,7 @@ func start(ctx context.Context, cp *controlplane.ControlPlane, kubeProxy, coreDN
 	if err := d.startKubeProxy(ctx, kubeProxy); err != nil {
 		return d, err
 	}
-	if err := shortTimeWait(); err != nil {
+	if err := shortTrackerTimeouts(); err != nil {
 		return d, err
 	}
 	return d, d.startCoreDNS(ctx, coreDNS)
@@ -138,14 +138,24 @@ func (d *DataPlane) startKubeProxy(ctx context.Context, path string) error {
 	return d.cp.StartCompanion(ctx, "kube-proxy", path, args, "GET "+kubeProxyHealthz, httpOK(kubeProxyHealthz))
 }
 
-// shortTimeWait lets the connection tracker, which kube-proxy's rules started,
-// forget a closed connection after 2s instead of 120s: a client that opens
-// thousands of connections a second would otherwise fill its table (262144
-// entries) within a minute or two, and new connections would be dropped.
-func shortTimeWait() error {
-	const key = "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
-	if err := os.WriteFile(key, []byte("2"), 0o600); err != nil {
-		return fmt.Errorf("shorten the connection tracker's TIME_WAIT: %w", err)
+// shortTrackerTimeouts shortens how long the connection tracker, which kube-proxy's
+// rules started, keeps connections that are over:
+//   - TIME_WAIT, 2s instead of 120s: a client that opens thousands of connections a
+//     second would otherwise fill its table (262144 entries) within a minute or two,
+//     and new connections would be dropped;
+//   - CLOSE, 1s instead of 10s: a connection refused by a backend that stopped ends
+//     there, and the tracker reuses that entry, with its address translation to the
+//     stopped backend, for a new connection from the same client port, so for 10s a
+//     client that reuses its ports would meet the stopped backend again after
+//     kube-proxy has dropped it.
+func shortTrackerTimeouts() error {
+	for key, seconds := range map[string]string{
+		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait": "2",
+		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_close":     "1",
+	} {
+		if err := os.WriteFile(key, []byte(seconds), 0o600); err != nil {
+			return fmt.Errorf("shorten the connection tracker's %s: %w", filepath.Base(key), err)
+		}
 	}
 	return nil
 }
