@@ -22,16 +22,24 @@ import (
 // closedAddress returns an address on 127.0.0.1 nothing listens on.
 func closedAddress(t *testing.T) string {
 	t.Helper()
-	var lc net.ListenConfig
-	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := listen(t)
 	addr := l.Addr().String()
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return addr
+}
+
+// listen listens on a free port of 127.0.0.1 until the test ends.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	var lc net.ListenConfig
+	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l
 }
 
 // kindClientAt is the slices of a client for the plain-HTTP server at addr, with the
@@ -83,12 +91,7 @@ func TestUnreachable(t *testing.T) {
 // returns. It returns the address.
 func tcpServer(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
-	var lc net.ListenConfig
-	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l := listen(t)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -281,12 +284,7 @@ func unreachableHinted(t *testing.T, op string, err error, hint string) {
 // create is in doubt, not unsent.
 func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
 	t.Parallel()
-	var lc net.ListenConfig
-	l, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l := listen(t)
 	go func() {
 		c, err := l.Accept()
 		if err != nil {
@@ -303,7 +301,7 @@ func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
 		"metadata":    property.New(map[string]property.Value{"name": property.New("x"), "namespace": property.New("ns")}),
 		"addressType": property.New("IPv4"),
 	}))
-	_, err = o.create(t.Context(), obj, false)
+	_, err := o.create(t.Context(), obj, false)
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("create = %v; want the retry's refused connection", err)
 	}
