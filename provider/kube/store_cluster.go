@@ -287,20 +287,24 @@ func (o kindClient) owns(live *unstructured.Unstructured) bool {
 	return o.owner != "" && live.GetAnnotations()[OwnerAnnotation] == string(o.owner)
 }
 
+// recorded tells whether live is the owner's object that the state records: a
+// replacement created under the name of the object it replaces meets that object,
+// which the update deletes afterwards.
+func (o kindClient) recorded(live *unstructured.Unstructured) bool {
+	return o.owns(live) && slices.Contains(o.inState, idOf(live))
+}
+
 // adoptable tells whether a create may take over live, the object that holds its name:
-// the owner's create made it, the state does not record it (a replacement created
-// under the name of the object it replaces meets that object, which the update
-// deletes afterwards), and it is not being deleted (it would vanish once adopted; the
-// name is free again when it is gone).
+// the owner's create made it, it is not recorded (see recorded), and it is not being
+// deleted (it would vanish once adopted; the name is free again when it is gone).
 func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
-	return o.owns(live) && !slices.Contains(o.inState, idOf(live)) && live.GetDeletionTimestamp() == nil
+	return o.owns(live) && !o.recorded(live) && live.GetDeletionTimestamp() == nil
 }
 
 // adopt takes over the object that holds obj's name when the owner's create made it
 // (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
 // the answer is the object as a create would have answered it. When it is the owner's
-// object that the state records (the one a replacement of the same name replaces),
-// ours is true with an error that says so and wraps taken, the create's 409. When
+// object that the state records (see recorded), ours is true with an error that says so and wraps taken, the create's 409. When
 // another made it, or it is gone or going, ours is false and nothing is written.
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, taken error) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
@@ -308,7 +312,7 @@ func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, t
 	if err != nil || live == nil {
 		return nil, false, err
 	}
-	if o.owns(live) && slices.Contains(o.inState, id) {
+	if o.recorded(live) {
 		return nil, true, recordedNameTaken(o.kind, id, live.GetDeletionTimestamp() != nil, taken)
 	}
 	if !o.adoptable(live) {
