@@ -33,12 +33,6 @@ type Config struct {
 	// RequestTimeout is the requestTimeout setting as given; parsed into
 	// Kube.RequestTimeout.
 	RequestTimeout string
-	// SuppressDeprecationWarnings hides the Kubernetes API server's deprecation
-	// warnings; the Kubernetes resources read it.
-	SuppressDeprecationWarnings bool
-	// RefreshBeforeUpdate marks the objects the provider writes or reads so that a plain
-	// `pulumi up` or `pulumi preview` reads them back first (see protocolServer).
-	RefreshBeforeUpdate bool
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
@@ -59,8 +53,8 @@ func (c *Config) fields() map[string]any {
 		"requestTimeout":                &c.RequestTimeout,
 		"deleteUnreachable":             &c.Kube.DeleteUnreachable,
 		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
-		"suppressDeprecationWarnings":   &c.SuppressDeprecationWarnings,
-		"refreshBeforeUpdate":           &c.RefreshBeforeUpdate,
+		"suppressDeprecationWarnings":   &c.Kube.SuppressDeprecationWarnings,
+		"refreshBeforeUpdate":           &c.Kube.RefreshBeforeUpdate,
 		"project":                       &c.Google.Project,
 		"credentials":                   &c.Google.Credentials,
 		"accessToken":                   &c.Google.AccessToken,
@@ -380,18 +374,6 @@ func (s *server) setConfig(cfg Config) {
 	defer s.mu.Unlock()
 	s.config = cfg
 	s.kube.Configure(cfg.Kube)
-}
-
-// kubeClient returns the Kubernetes client of the configuration in force (see
-// kube.Kubernetes.Client).
-func (s *server) kubeClient(ctx context.Context) (*kube.Client, error) { return s.kube.Client(ctx) }
-
-// kubeOptions returns the Kubernetes resources' settings in force.
-func (s *server) kubeOptions() kube.Options { return s.kube.Options() }
-
-// refreshBeforeUpdate tells whether the refreshBeforeUpdate setting in force is on.
-func (s *server) refreshBeforeUpdate() bool {
-	return s.currentConfig().RefreshBeforeUpdate
 }
 
 // currentConfig returns the configuration in force.

@@ -231,7 +231,7 @@ func TestParseConfig(t *testing.T) {
 				"suppressDeprecationWarnings": property.New(true),
 			},
 			want: Config{
-				SuppressDeprecationWarnings: true,
+				Kube: kube.Config{SuppressDeprecationWarnings: true},
 				Google: google.Config{
 					BillingProject: "billing", UserProjectOverride: true, RequestReason: "ticket 42", AppendUserAgent: "deployer/1.0",
 				},
@@ -245,7 +245,7 @@ func TestParseConfig(t *testing.T) {
 				"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS": "true",
 			},
 			want: Config{
-				SuppressDeprecationWarnings: true,
+				Kube: kube.Config{SuppressDeprecationWarnings: true},
 				Google: google.Config{
 					BillingProject: "billing", UserProjectOverride: true, RequestReason: "ticket 42", AppendUserAgent: "deployer/1.0",
 				},
@@ -301,12 +301,12 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "refreshBeforeUpdate turned on by the setting",
 			args: map[string]property.Value{"refreshBeforeUpdate": property.New(true)},
-			want: Config{RefreshBeforeUpdate: true},
+			want: Config{Kube: kube.Config{RefreshBeforeUpdate: true}},
 		},
 		{
 			name: "refreshBeforeUpdate turned on by the environment",
 			env:  map[string]string{"PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE": "true"},
-			want: Config{RefreshBeforeUpdate: true},
+			want: Config{Kube: kube.Config{RefreshBeforeUpdate: true}},
 		},
 		{
 			name: "a refreshBeforeUpdate setting beats the environment",

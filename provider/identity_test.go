@@ -521,7 +521,7 @@ func TestKubeconfigListIsMerged(t *testing.T) {
 	})}); err != nil {
 		t.Fatalf("Configure: %v", err)
 	}
-	if _, err := s.kubeClient(t.Context()); err == nil || !strings.Contains(err.Error(), list) {
+	if _, err := s.kube.Client(t.Context()); err == nil || !strings.Contains(err.Error(), list) {
 		t.Errorf("kubeClient with a list as the kubeconfig setting: err = %v, want it to name the path", err)
 	}
 }
@@ -658,7 +658,7 @@ func TestRenderDirectoryIsTheRecordedTarget(t *testing.T) {
 		if err := srv.Configure(p.ConfigureRequest{Args: tt.state}); err != nil {
 			t.Fatalf("%s: Configure: %v", tt.name, err)
 		}
-		if got := s.kubeOptions().Render.Directory; got != tt.want {
+		if got := s.kube.Options().Render.Directory; got != tt.want {
 			t.Errorf("%s: render directory %q, want %q", tt.name, got, tt.want)
 		}
 	}

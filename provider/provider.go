@@ -53,9 +53,6 @@ type server struct {
 
 	resources resources
 	functions map[tokens.Type]google.Function
-	// deprecations records the API deprecation warnings shown, so that each is shown
-	// once in the provider's life (one command).
-	deprecations *kube.Deprecations
 }
 
 // New returns the provider. ctx bounds its whole life: when it ends, so does every
@@ -65,7 +62,7 @@ func New(ctx context.Context) p.Provider {
 }
 
 func newServer(ctx context.Context, getenv func(string) string) *server {
-	s := &server{getenv: getenv, deprecations: &kube.Deprecations{}, kube: kube.New(kube.Config{})}
+	s := &server{getenv: getenv, kube: kube.New(kube.Config{})}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.cancelling, s.startCancelling = context.WithCancel(s.stopped)
 	s.resources = resources{
@@ -119,11 +116,7 @@ func (s *server) scope(ctx context.Context, deprecations bool, what string) (con
 	if err := interrupt.NotStarted(ctx, what); err != nil {
 		return nil, nil, err
 	}
-	said := s.deprecations
-	if !deprecations || s.currentConfig().SuppressDeprecationWarnings {
-		said = nil
-	}
-	ctx, cancel := context.WithCancelCause(kube.WithWarningScope(ctx, said))
+	ctx, cancel := context.WithCancelCause(s.kube.WarningScope(ctx, deprecations))
 	stop := context.AfterFunc(s.stopped, func() { cancel(errCanceled) })
 	return ctx, func() {
 		stop()

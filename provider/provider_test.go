@@ -41,7 +41,7 @@ func configuredClient(t *testing.T, srv integration.Server, s *server, args prop
 	if err := srv.Configure(p.ConfigureRequest{Args: args}); err != nil {
 		t.Fatalf("Configure: %v", err)
 	}
-	c, err := s.kubeClient(t.Context())
+	c, err := s.kube.Client(t.Context())
 	if err != nil {
 		t.Fatalf("kubeClient: %v", err)
 	}
@@ -129,7 +129,7 @@ func TestKubernetesClientIsBuiltOnFirstUse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Configure with an unreadable kubeconfig failed eagerly: %v", err)
 	}
-	_, err = s.kubeClient(t.Context())
+	_, err = s.kube.Client(t.Context())
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("kubeClient: err = %v, want it to name %s", err, missing)
 	}

@@ -50,7 +50,7 @@ func Serve(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: srv.refreshBeforeUpdate, list: srv.list}, nil
+		return srv.protocolServer(inner), nil
 	})
 }
 
@@ -84,6 +84,16 @@ type protocolServer struct {
 	refreshBeforeUpdate func() bool
 	// list answers a List call (server.list).
 	list func(context.Context, kube.ListRequest) (kube.ListPage, error)
+}
+
+// protocolServer serves inner, pulumi-go-provider's server of s, with what it does not
+// carry.
+func (s *server) protocolServer(inner rpc.ResourceProviderServer) protocolServer {
+	return protocolServer{
+		ResourceProviderServer: inner,
+		refreshBeforeUpdate:    func() bool { return s.kube.Options().RefreshBeforeUpdate },
+		list:                   s.list,
+	}
 }
 
 // List streams one page of the objects a query selects: Computed alone for a query

@@ -66,7 +66,7 @@ func protocolTestServer(t *testing.T, setting any, env string) rpc.ResourceProvi
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := protocolServer{ResourceProviderServer: inner, refreshBeforeUpdate: s.refreshBeforeUpdate, list: s.list}
+	srv := s.protocolServer(inner)
 	args := map[string]any{"renderDirectory": filepath.Join(t.TempDir(), "out")}
 	if setting != nil {
 		args["refreshBeforeUpdate"] = setting

@@ -98,6 +98,13 @@ type Config struct {
 	// SkipUpdateUnreachable lets an update of an object whose cluster is unreachable
 	// keep the last state.
 	SkipUpdateUnreachable bool
+	// RefreshBeforeUpdate marks the objects the provider writes or reads so that a
+	// plain `pulumi up` or `pulumi preview` reads them back first (the provider's
+	// protocolServer sets it on the answers).
+	RefreshBeforeUpdate bool
+	// SuppressDeprecationWarnings hides the API server's warnings that an API version
+	// is deprecated (see Kubernetes.WarningScope).
+	SuppressDeprecationWarnings bool
 	// ClusterRecord is the cluster CheckConfig recorded in the provider's inputs.
 	ClusterRecord ClusterRecord
 	// UserAgent identifies the provider to the API server.
@@ -116,7 +123,7 @@ type Client struct {
 	// Fallback, when not empty, says why the client reaches the recorded cluster
 	// instead of the one the kubeconfig names now.
 	Fallback string
-	// unreachable reports an unreachable cluster once (see unreachable.go).
+	// unreachable reports an unreachable cluster once (see unanswered.go).
 	unreachable unreachableOnce
 	// reads are the lists that Reads arriving together share (see read_lists.go).
 	reads sharedReads
@@ -278,6 +285,9 @@ type Options struct {
 	// DeleteUnreachable lets refresh and destroy drop objects whose cluster is
 	// unreachable; SkipUpdateUnreachable lets updates and reads keep the last state then.
 	DeleteUnreachable, SkipUpdateUnreachable bool
+	// RefreshBeforeUpdate marks every object written or read so that a plain `pulumi
+	// up` reads it back first.
+	RefreshBeforeUpdate bool
 	// Render, when it names a directory, has the resources write manifests there
 	// instead of reaching a cluster (see RenderTarget).
 	Render RenderTarget
@@ -298,6 +308,9 @@ type Kubernetes struct {
 
 	slice *EndpointSlice
 	list  *EndpointsList
+	// deprecations records the API deprecation warnings shown, so that each is shown
+	// once in the provider's life (one command).
+	deprecations deprecations
 }
 
 // New returns the package's resources, configured with cfg until Configure.
@@ -350,6 +363,7 @@ func (k *Kubernetes) Options() Options {
 		DeletePolicy:          policy,
 		DeleteUnreachable:     cfg.DeleteUnreachable,
 		SkipUpdateUnreachable: cfg.SkipUpdateUnreachable,
+		RefreshBeforeUpdate:   cfg.RefreshBeforeUpdate,
 		Render:                RenderTarget{Directory: cfg.RenderDirectory, Namespace: cfg.Namespace},
 	}
 }

@@ -154,11 +154,11 @@
 // # Warnings
 //
 // The API server's warnings (deprecations, ignored fields) reach the user through the
-// engine, each once per operation ([WithWarningScope]); that an API version is
+// engine, each once per operation ([Kubernetes.WarningScope]); that an API version is
 // deprecated (v1 Endpoints) is said once per provider, so once per command, only by
 // writes and reads that take effect (not by previews, whose provider is another
 // process than the update's, nor by deletes), and not at all with
-// suppressDeprecationWarnings ([Deprecations]); the deprecation of v1 Endpoints points
+// suppressDeprecationWarnings; the deprecation of v1 Endpoints points
 // to the guide to moving off it ([MovingOffEndpointsGuide]). Kubernetes controllers act on
 // the objects this provider writes: the endpoints controller writes the Endpoints of
 // every Service with a selector, the EndpointSlice controller the slices of those
@@ -199,25 +199,26 @@
 //   - slice.go: the EndpointSlice's lifecycle. list.go, list_items.go, list_read.go:
 //     the EndpointsList's lifecycle, its items as a set written one by one or side by
 //     side, and its Read (refresh, import).
-//   - store.go: what every resource is ([Lifecycle], [Resource]), the kinds of object
-//     they write (an object built from inputs, with its default labels), the store the
-//     lifecycles write to ([RenderTarget] or the cluster), the choice of it, and an
-//     object's ID (the pending ID of a create whose name the server picked included). store_cluster.go:
-//     the cluster's store and every API call under it (kindClient: create and
-//     adoption, get, the dry run of a preview, update, delete and the wait, finding a
-//     lost create, reading a list's items). store_render.go, render.go: the render
-//     directory's store, and its manifests (file names, byte-stable YAML, drift).
-//   - unreachable.go: [Wrap], the one decorator: a cluster that cannot be reached.
-//     lost_answers.go: a write whose answer never came: which failures leave it in
-//     doubt, the partial state, create IDs.
+//   - store.go: what every resource is ([Lifecycle], [Resource]), the store the
+//     lifecycles write to ([RenderTarget] or the cluster) and the choice of it, and the
+//     objects it holds: the kinds, an object built from inputs (with its default
+//     labels) and its outputs and inputs read back, its ID (the pending ID of a create
+//     whose name the server picked included), and the objects the state records per
+//     resource. store_cluster.go: the cluster's store and every API call under it
+//     (kindClient: create and adoption, get, the dry run of a preview, update, delete
+//     and the wait, finding a lost create, reading a list's items). store_render.go,
+//     render.go: the render directory's store, and its manifests (file names,
+//     byte-stable YAML, drift).
+//   - unanswered.go: a cluster that does not answer. [Wrap], the one decorator, with
+//     the answers for a cluster that cannot be reached; and lost answers, a write whose
+//     answer never came: which failures leave it in doubt, the partial state, create IDs.
 //   - merge.go, delete.go: the three-way merge of an update; what a delete targets.
 //     fanout.go: calls side by side, 16 at a time. by_namespace.go: when a
 //     namespace's objects are listed rather than read one by one. read_lists.go: the
 //     lists that Reads arriving together share.
-//   - state.go, replace.go, keys.go, names.go: what the state holds (outputs, objects
-//     as property values, inputs read back, the objects recorded per resource), what
-//     changed and when a change replaces the object, the keys that are not the
-//     program's, names, namespaces and autonaming ([Autonaming]).
+//   - diff.go, keys.go, names.go: what changed and when a change replaces the object
+//     (the one walk and the one rule), the keys that are not the program's, names,
+//     namespaces and autonaming ([Autonaming]).
 //   - errors.go, warnings.go: the API server's errors in plain words; its warnings, and
 //     those about the controllers that act on the objects.
 //   - client.go, identity.go: what the resources share ([Kubernetes]: the settings in

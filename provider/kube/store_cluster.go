@@ -219,7 +219,7 @@ func (clusterStore) mayExist(err error) bool {
 // (adopting what an interrupted create of the same resource made), get and the dry run
 // of a preview; update (a read-modify-write, see merge.go for the three-way merge);
 // delete and the wait until the object is gone; finding what a create whose answer was
-// lost made (see lost_answers.go); and the reads of a refreshed list's items.
+// lost made (see unanswered.go); and the reads of a refreshed list's items.
 
 // FieldManager names the provider in the objects' managedFields.
 const FieldManager = "pulumi-resource-endpoints"

@@ -1,6 +1,15 @@
 package kube
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
+)
 
 // TestInvalidIDsSayTheForm checks that an ID of the wrong form names the kind and
 // shows the right form with an example.
@@ -39,4 +48,158 @@ func sliceID(id string) error {
 func listID(id string) error {
 	_, _, err := parseImportID(id, "fallback")
 	return err
+}
+
+func liveObject(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(doc), &obj); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+func inputsOf(t *testing.T, doc string) property.Map {
+	t.Helper()
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(doc), &obj); err != nil {
+		t.Fatal(err)
+	}
+	return fromObject(obj)
+}
+
+// TestLiveInputsProjection: on refresh, what the server defaulted stays as the program
+// wrote it; what changed out of band shows, without server defaults.
+func TestLiveInputsProjection(t *testing.T) {
+	t.Parallel()
+	const meta = `"metadata":{"name":"web","namespace":"n"}`
+	tests := []struct {
+		name      string
+		k         kind
+		old, live string
+		want      string
+	}{
+		{
+			name: "server defaults stay left out",
+			k:    endpointSliceKind,
+			old:  `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`,
+			live: `{"metadata":{"name":"web","namespace":"n","uid":"u","resourceVersion":"7"},"addressType":"IPv4",` +
+				`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{}}],"ports":null}`,
+			want: `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`,
+		},
+		{
+			name: "drift shows without server defaults",
+			k:    endpointSliceKind,
+			old:  `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"port":80}]}`,
+			live: `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"conditions":{}}],` +
+				`"ports":[{"port":81,"name":"","protocol":"TCP"}]}`,
+			want: `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"port":81}]}`,
+		},
+		{
+			name: "Endpoints packing kept as written",
+			k:    endpointsKind,
+			old: `{` + meta + `,"subsets":[{"addresses":[{"ip":"10.0.0.2"}],"ports":[{"port":80}]},` +
+				`{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80}]}]}`,
+			live: `{` + meta + `,"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],` +
+				`"ports":[{"port":80,"protocol":"TCP"}]}]}`,
+			want: `{` + meta + `,"subsets":[{"addresses":[{"ip":"10.0.0.2"}],"ports":[{"port":80}]},` +
+				`{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80}]}]}`,
+		},
+		{
+			name: "import leaves server defaults out",
+			k:    endpointSliceKind,
+			old:  `{}`,
+			live: `{"metadata":{"name":"web","namespace":"n","uid":"u"},"addressType":"IPv4",` +
+				`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{}}],"ports":null}`,
+			want: `{` + meta + `,"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`,
+		},
+		{
+			name: "refresh keeps only the labels and annotations the program wrote",
+			k:    endpointsKind,
+			old:  `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"},"annotations":{"a":"1"}}}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web","` + ManagedByLabel + `":"` + ManagedBy + `",` +
+				`"endpointslice.kubernetes.io/skip-mirror":"true"},"annotations":{"a":"1",` +
+				`"endpoints.kubernetes.io/last-change-trigger-time":"2026-01-01T00:00:00Z"}}}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"},"annotations":{"a":"1"}}}`,
+		},
+		{
+			name: "import leaves the provider's managed-by label and the controllers' annotations out",
+			k:    endpointSliceKind,
+			old:  `{}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web","` + ManagedByLabel + `":"` + ManagedBy + `"},` +
+				`"annotations":{"endpoints.kubernetes.io/last-change-trigger-time":"2026-01-01T00:00:00Z"}},"addressType":"IPv4"}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"app":"web"}},"addressType":"IPv4"}`,
+		},
+		{
+			name: "import keeps another manager's managed-by label",
+			k:    endpointSliceKind,
+			old:  `{}`,
+			live: `{"metadata":{"name":"web","namespace":"n","labels":{"` + ManagedByLabel + `":"` + mirroringController + `"}},` +
+				`"addressType":"IPv4"}`,
+			want: `{"metadata":{"name":"web","namespace":"n","labels":{"` + ManagedByLabel + `":"` + mirroringController + `"}},` +
+				`"addressType":"IPv4"}`,
+		},
+		{
+			name: "a name picked by Check stays with generateName",
+			k:    endpointsKind,
+			old:  `{"metadata":{"generateName":"web-","name":"web-x2b4c","namespace":"n"}}`,
+			live: `{"metadata":{"generateName":"web-","name":"web-x2b4c","namespace":"n"}}`,
+			want: `{"metadata":{"generateName":"web-","name":"web-x2b4c","namespace":"n"}}`,
+		},
+		{
+			name: "a name picked by the server does not",
+			k:    endpointSliceKind,
+			old:  `{"metadata":{"generateName":"web-","namespace":"n"},"addressType":"IPv4"}`,
+			live: `{"metadata":{"generateName":"web-","name":"web-x2b4c","namespace":"n"},"addressType":"IPv4"}`,
+			want: `{"metadata":{"generateName":"web-","namespace":"n"},"addressType":"IPv4"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := liveInputs(tt.k, liveObject(t, tt.live), inputsOf(t, tt.old))
+			if diff := cmp.Diff(validate.PlainMap(inputsOf(t, tt.want)), validate.PlainMap(got)); diff != "" {
+				t.Errorf("liveInputs (-want +got):\n%s", diff)
+			}
+			if tt.old != `{}` {
+				return
+			}
+			// Imported inputs, written into a program, show no change.
+			if d := diffInputs(tt.k, got, inputsOf(t, tt.want)); d.HasChanges {
+				t.Errorf("imported inputs differ from the program: %v", d.DetailedDiff)
+			}
+		})
+	}
+}
+
+func TestOutputsLeaveOutTheOwnersURN(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		annotations map[string]any
+		want        map[string]any
+	}{
+		{"the URN alone: no annotations", map[string]any{OwnerAnnotation: "urn:pulumi:dev::p::t::web"}, nil},
+		{"the program's kept", map[string]any{OwnerAnnotation: "urn:pulumi:dev::p::t::web", "team": "a"},
+			map[string]any{"team": "a"}},
+		{"none", nil, nil},
+	}
+	for _, tt := range tests {
+		meta := map[string]any{"name": "web", "namespace": "apps", "managedFields": []any{map[string]any{"manager": "x"}}}
+		if tt.annotations != nil {
+			meta["annotations"] = tt.annotations
+		}
+		obj := &unstructured.Unstructured{Object: map[string]any{"metadata": meta, "addressType": "IPv4"}}
+		got := validate.Plain(outputs(endpointSliceKind, obj).Get("metadata")).(map[string]any)
+		want := map[string]any{"name": "web", "namespace": "apps"}
+		if tt.want != nil {
+			want["annotations"] = tt.want
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: outputs' metadata (-want +got):\n%s", tt.name, d)
+		}
+		if _, kept := tt.annotations[OwnerAnnotation]; kept && obj.GetAnnotations()[OwnerAnnotation] == "" {
+			t.Errorf("%s: outputs changed the live object", tt.name)
+		}
+	}
 }

@@ -17,16 +17,16 @@ import (
 )
 
 // What the user is warned of, in one place: the API server's warnings, shown once per
-// operation (warningLogger, WithWarningScope), and the objects a Kubernetes controller
+// operation (warningLogger, Kubernetes.WarningScope), and the objects a Kubernetes controller
 // will overwrite or delete (warnControllers for slices, warnEndpoints for Endpoints),
 // below.
 
 // warningLogger passes the API server's warnings (deprecations, ignored fields) on to
 // the user through the engine, attached to the resource being worked on. Within one
-// operation (see WithWarningScope) each distinct warning is shown once, however many
-// requests draw it. A warning that the requested API version is deprecated is shown
-// once per Deprecations record (one per provider, so once per command), and not at
-// all in a scope without one.
+// operation (see Kubernetes.WarningScope) each distinct warning is shown once, however
+// many requests draw it. A warning that the requested API version is deprecated is
+// shown once per deprecations record (one per provider, so once per command), and not
+// at all in a scope without one.
 type warningLogger struct{}
 
 type warningScopeKey struct{}
@@ -36,22 +36,30 @@ type warningScopeKey struct{}
 type warningScope struct {
 	seen sync.Map
 	// deprecations records the API deprecations shown; nil hides them.
-	deprecations *Deprecations
+	deprecations *deprecations
 }
 
-// Deprecations records the API deprecation warnings a provider has shown, so that
+// deprecations records the API deprecation warnings a provider has shown, so that
 // each is shown once in the provider's life. The engine starts a provider for each
 // command (preview, up, refresh, destroy), so that is once per command.
-type Deprecations struct {
+type deprecations struct {
 	said sync.Map
 }
 
-// WithWarningScope starts an operation whose API-server warnings are shown once each.
-// Warnings that the requested API version is deprecated are shown once per
-// deprecations record, across operations; with a nil record they are not shown (a
-// delete, or the suppressDeprecationWarnings setting).
-func WithWarningScope(ctx context.Context, deprecations *Deprecations) context.Context {
-	return context.WithValue(ctx, warningScopeKey{}, &warningScope{deprecations: deprecations})
+// WarningScope starts an operation whose API-server warnings are shown once each.
+// deprecationsShown tells whether the operation may show that an API version is
+// deprecated (writes that take effect and reads, not previews or deletes); such a
+// warning is then shown once in the provider's life, unless the
+// suppressDeprecationWarnings setting in force hides it.
+func (k *Kubernetes) WarningScope(ctx context.Context, deprecationsShown bool) context.Context {
+	k.mu.RLock()
+	suppress := k.cfg.SuppressDeprecationWarnings
+	k.mu.RUnlock()
+	said := &k.deprecations
+	if !deprecationsShown || suppress {
+		said = nil
+	}
+	return context.WithValue(ctx, warningScopeKey{}, &warningScope{deprecations: said})
 }
 
 // apiDeprecation matches the warning the API server sends with every request to a
