@@ -522,7 +522,7 @@ func TestKubeconfigListIsMerged(t *testing.T) {
 		t.Fatalf("Configure: %v", err)
 	}
 	if _, err := s.kube.Client(t.Context()); err == nil || !strings.Contains(err.Error(), list) {
-		t.Errorf("kubeClient with a list as the kubeconfig setting: err = %v, want it to name the path", err)
+		t.Errorf("kube.Client with a list as the kubeconfig setting: err = %v, want it to name the path", err)
 	}
 }
 

@@ -43,7 +43,7 @@ func configuredClient(t *testing.T, srv integration.Server, s *server, args prop
 	}
 	c, err := s.kube.Client(t.Context())
 	if err != nil {
-		t.Fatalf("kubeClient: %v", err)
+		t.Fatalf("kube.Client: %v", err)
 	}
 	return c
 }
@@ -131,7 +131,7 @@ func TestKubernetesClientIsBuiltOnFirstUse(t *testing.T) {
 	}
 	_, err = s.kube.Client(t.Context())
 	if err == nil || !strings.Contains(err.Error(), missing) {
-		t.Errorf("kubeClient: err = %v, want it to name %s", err, missing)
+		t.Errorf("kube.Client: err = %v, want it to name %s", err, missing)
 	}
 }
 

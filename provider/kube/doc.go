@@ -158,9 +158,9 @@
 // deprecated (v1 Endpoints) is said once per provider, so once per command, only by
 // writes and reads that take effect (not by previews, whose provider is another
 // process than the update's, nor by deletes), and not at all with
-// suppressDeprecationWarnings; the deprecation of v1 Endpoints points
-// to the guide to moving off it ([MovingOffEndpointsGuide]). Kubernetes controllers act on
-// the objects this provider writes: the endpoints controller writes the Endpoints of
+// suppressDeprecationWarnings; the deprecation of v1 Endpoints points to the guide to
+// moving off it ([MovingOffEndpointsGuide]). Kubernetes controllers act on the objects
+// this provider writes: the endpoints controller writes the Endpoints of
 // every Service with a selector, the EndpointSlice controller the slices of those
 // Services, and the mirroring controller copies the Endpoints of every selectorless
 // Service into slices. The provider names itself as the manager of its slices
@@ -222,6 +222,7 @@
 //   - errors.go, warnings.go: the API server's errors in plain words; its warnings, and
 //     those about the controllers that act on the objects.
 //   - client.go, identity.go: what the resources share ([Kubernetes]: the settings in
-//     force, [Options], the client built from them on first use), the settings'
-//     defaults, and the cluster the client reaches ([ClusterRecord]).
+//     force, [Options], the client built from them on first use, the record of the API
+//     deprecations shown, which warnings.go keeps), the settings' defaults, and the
+//     cluster the client reaches ([ClusterRecord]).
 package kube

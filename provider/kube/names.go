@@ -107,6 +107,7 @@ func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt 
 	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
+// withNamespace sets the namespace of object metadata that names none (or an empty
 // one) to namespace.
 func withNamespace(meta property.Map, namespace string) property.Map {
 	if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {

@@ -20,6 +20,18 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
+// The store and the objects it holds. In order, this file holds:
+//
+//   - the store a resource's lifecycle writes to (store), the choice of it (open), and
+//     the render target;
+//   - what every resource is (Lifecycle, Resource, clusterResource), and what the
+//     lifecycles share (checkResult, engineTimeout, lookup);
+//   - the kinds of object, and an object built from a resource's inputs;
+//   - an object as property values: its outputs, and its inputs read back;
+//   - an object's ID, pending IDs included;
+//   - the objects the engine's state holds for each resource (stateObjects);
+//   - reading property maps (mapField, stringField, hasUnknowns).
+
 // store is where a resource's objects live: the cluster (clusterStore), or the render
 // directory (renderStore) when the renderDirectory setting names one. Each resource's
 // lifecycle (slice.go, list.go) is written once against it; render mode is the choice
@@ -98,6 +110,18 @@ func (b clusterResource) open(urn resource.URN) store {
 	}
 	return clusterStore{b: b, owner: urn}
 }
+
+// RenderTarget is where render mode writes: Directory, relative to the provider's
+// working directory (the program's, as the engine starts the provider there) unless
+// absolute, and the namespace of objects that name none (the namespace setting, else
+// "default": there is no kubeconfig context to take it from).
+type RenderTarget struct {
+	Directory string
+	Namespace string
+}
+
+// Rendering tells whether the target is a directory.
+func (t RenderTarget) Rendering() bool { return t.Directory != "" }
 
 // Lifecycle is one resource's lifecycle as the provider dispatches it.
 type Lifecycle interface {
@@ -214,6 +238,9 @@ func lookup(req p.ReadRequest) bool {
 	return true
 }
 
+// The kinds of object, in one place: what the provider knows of each (kind), and an
+// object built from a resource's inputs (kind.object), with the kind's default labels.
+
 // kind is one Kubernetes object kind the provider manages.
 type kind struct {
 	name       string
@@ -300,106 +327,9 @@ func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
 }
 
-// RenderTarget is where render mode writes: Directory, relative to the provider's
-// working directory (the program's, as the engine starts the provider there) unless
-// absolute, and the namespace of objects that name none (the namespace setting, else
-// "default": there is no kubeconfig context to take it from).
-type RenderTarget struct {
-	Directory string
-	Namespace string
-}
-
-// Rendering tells whether the target is a directory.
-func (t RenderTarget) Rendering() bool { return t.Directory != "" }
-
-// An object's ID, in one place: the namespace/name that identifies one object
-// (objectID), read from an ID the engine gives (parseObjectID), from a live object
-// (idOf), from inputs or a state (idOfInputs, idInState, uidOf), and the pending ID
-// recorded for a create whose server was to pick the name (pendingID), which a name
-// ending in pendingSuffix marks. An EndpointsList's own ID, an opaque name for the
-// set, and its import IDs are list.go's and list_read.go's.
-
-// objectID is the namespace/name identity of one object.
-type objectID struct{ namespace, name string }
-
-func (id objectID) String() string { return id.namespace + "/" + id.name }
-
-// parseObjectID reads the `namespace/name` ID of one object of kind k (a bare name
-// means the default namespace given).
-func parseObjectID(k kind, id, fallbackNamespace string) (objectID, error) {
-	ns, name, found := strings.Cut(id, "/")
-	if !found {
-		ns, name = fallbackNamespace, id
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		return objectID{}, fmt.Errorf("invalid %[1]s ID %[2]q: an %[1]s ID is <namespace>/<name>, such as "+
-			"default/web-1a2b3c (a bare name means the provider's namespace); an EndpointsList's ID is "+
-			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb", k.name, id)
-	}
-	return objectID{namespace: ns, name: name}, nil
-}
-
-// idOf is the ID of a live object, or of one built to be written.
-func idOf(obj *unstructured.Unstructured) objectID {
-	return objectID{namespace: obj.GetNamespace(), name: obj.GetName()}
-}
-
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
-}
-
-// uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
-// the state does not know it, e.g. after a create whose answer never came).
-func uidOf(state property.Map) types.UID {
-	uid, _ := stringField(mapField(state, "metadata"), "uid")
-	return types.UID(uid)
-}
-
-// pendingSuffix ends the name part of a pending ID: the server generated the name,
-// and the answer that would have told it was lost.
-const pendingSuffix = "*"
-
-// pending tells whether the ID stands for an object whose generated name is not known.
-func (id objectID) pending() bool { return strings.HasSuffix(id.name, pendingSuffix) }
-
-// pendingID is the ID recorded for obj, created from metadata.generateName, when the
-// answer to its create was lost.
-func pendingID(obj *unstructured.Unstructured) objectID {
-	return objectID{namespace: obj.GetNamespace(), name: obj.GetGenerateName() + pendingSuffix}
-}
-
-// idOrPending is the ID that names obj before it is written: its own, or its pending
-// ID when the server is to pick its name.
-func idOrPending(obj *unstructured.Unstructured) objectID {
-	if obj.GetName() == "" {
-		return pendingID(obj)
-	}
-	return idOf(obj)
-}
-
-// everyObjectIn stands for every object of a namespace, in messages about a list of
-// them: the pending ID of an empty generateName, namespace/*.
-func everyObjectIn(namespace string) objectID {
-	return objectID{namespace: namespace, name: pendingSuffix}
-}
-
-// idInState is the ID of the object a state records under id: the name its outputs
-// give (the name the server generated, once an update or a refresh has seen the
-// object), else the ID's.
-func idInState(id objectID, state property.Map) objectID {
-	if name, _ := stringField(mapField(state, "metadata"), "name"); name != "" {
-		id.name = name
-	}
-	return id
-}
-
 // An object as property values, in one place: the outputs of a live object, what a
-// preview leaves unknown, the inputs read back on refresh and import (the reverse of
-// kind.object), and the objects the state records per resource (stateObjects).
+// preview leaves unknown, and the inputs read back on refresh and import (the reverse
+// of kind.object, above).
 
 // outputs are a live object's properties: its fields without apiVersion and kind,
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
@@ -557,25 +487,90 @@ func fromPlain(v any) property.Value {
 	}
 }
 
-// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
-func mapField(m property.Map, key string) property.Map {
-	if v, ok := m.GetOk(key); ok && v.IsMap() {
-		return v.AsMap()
+// An object's ID, in one place: the namespace/name that identifies one object
+// (objectID), read from an ID the engine gives (parseObjectID), from a live object
+// (idOf), from inputs or a state (idOfInputs, idInState, uidOf), and the pending ID
+// recorded for a create whose server was to pick the name (pendingID), which a name
+// ending in pendingSuffix marks. An EndpointsList's own ID, an opaque name for the
+// set, and its import IDs are list.go's and list_read.go's.
+
+// objectID is the namespace/name identity of one object.
+type objectID struct{ namespace, name string }
+
+func (id objectID) String() string { return id.namespace + "/" + id.name }
+
+// parseObjectID reads the `namespace/name` ID of one object of kind k (a bare name
+// means the default namespace given).
+func parseObjectID(k kind, id, fallbackNamespace string) (objectID, error) {
+	ns, name, found := strings.Cut(id, "/")
+	if !found {
+		ns, name = fallbackNamespace, id
 	}
-	return property.Map{}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return objectID{}, fmt.Errorf("invalid %[1]s ID %[2]q: an %[1]s ID is <namespace>/<name>, such as "+
+			"default/web-1a2b3c (a bare name means the provider's namespace); an EndpointsList's ID is "+
+			"<namespace>?labelSelector=<selector>, such as default?labelSelector=app%%3Dweb", k.name, id)
+	}
+	return objectID{namespace: ns, name: name}, nil
 }
 
-// stringField reads a known string key of a property map.
-func stringField(m property.Map, key string) (string, bool) {
-	v, ok := m.GetOk(key)
-	if !ok || !v.IsString() {
-		return "", false
-	}
-	return v.AsString(), true
+// idOf is the ID of a live object, or of one built to be written.
+func idOf(obj *unstructured.Unstructured) objectID {
+	return objectID{namespace: obj.GetNamespace(), name: obj.GetName()}
 }
 
-// hasUnknowns tells whether any value in the map is not known yet (previews only).
-func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
+// idOfInputs is the namespace/name that an object's inputs or state give.
+func idOfInputs(m property.Map) objectID {
+	meta := mapField(m, "metadata")
+	namespace, _ := stringField(meta, "namespace")
+	name, _ := stringField(meta, "name")
+	return objectID{namespace: namespace, name: name}
+}
+
+// uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
+// the state does not know it, e.g. after a create whose answer never came).
+func uidOf(state property.Map) types.UID {
+	uid, _ := stringField(mapField(state, "metadata"), "uid")
+	return types.UID(uid)
+}
+
+// pendingSuffix ends the name part of a pending ID: the server generated the name,
+// and the answer that would have told it was lost.
+const pendingSuffix = "*"
+
+// pending tells whether the ID stands for an object whose generated name is not known.
+func (id objectID) pending() bool { return strings.HasSuffix(id.name, pendingSuffix) }
+
+// pendingID is the ID recorded for obj, created from metadata.generateName, when the
+// answer to its create was lost.
+func pendingID(obj *unstructured.Unstructured) objectID {
+	return objectID{namespace: obj.GetNamespace(), name: obj.GetGenerateName() + pendingSuffix}
+}
+
+// idOrPending is the ID that names obj before it is written: its own, or its pending
+// ID when the server is to pick its name.
+func idOrPending(obj *unstructured.Unstructured) objectID {
+	if obj.GetName() == "" {
+		return pendingID(obj)
+	}
+	return idOf(obj)
+}
+
+// everyObjectIn stands for every object of a namespace, in messages about a list of
+// them: the pending ID of an empty generateName, namespace/*.
+func everyObjectIn(namespace string) objectID {
+	return objectID{namespace: namespace, name: pendingSuffix}
+}
+
+// idInState is the ID of the object a state records under id: the name its outputs
+// give (the name the server generated, once an update or a refresh has seen the
+// object), else the ID's.
+func idInState(id objectID, state property.Map) objectID {
+	if name, _ := stringField(mapField(state, "metadata"), "name"); name != "" {
+		id.name = name
+	}
+	return id
+}
 
 // stateObjects are the objects the engine's state holds for each resource, as
 // the provider has learned them from the previous inputs Check is given. A
@@ -627,3 +622,25 @@ func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
 	}
 	return ""
 }
+
+// Reading property maps, for the whole package.
+
+// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
+func mapField(m property.Map, key string) property.Map {
+	if v, ok := m.GetOk(key); ok && v.IsMap() {
+		return v.AsMap()
+	}
+	return property.Map{}
+}
+
+// stringField reads a known string key of a property map.
+func stringField(m property.Map, key string) (string, bool) {
+	v, ok := m.GetOk(key)
+	if !ok || !v.IsString() {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// hasUnknowns tells whether any value in the map is not known yet (previews only).
+func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }

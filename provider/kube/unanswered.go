@@ -77,6 +77,12 @@ func answerLost(err error) bool {
 	return !notSent(err) && !timedOut
 }
 
+// clusterGone tells whether err means the cluster cannot be reached at all, the case the
+// deleteUnreachable and skipUpdateUnreachable settings are for.
+func clusterGone(err error) bool {
+	return unreachable(err) && !answerLost(err)
+}
+
 // Wrap is r as the provider serves it: r, whose lifecycle runs on the store of the
 // target in force (see store), inside the one decorator every resource has,
 // reachability: the answers for a cluster that cannot be reached (offline previews
@@ -149,12 +155,6 @@ func (r reachability) unreachableError(ctx context.Context, err error, hint stri
 			"the request may have taken effect: run `pulumi up` again, it reads the object before it writes", server, err)
 	}
 	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
-}
-
-// clusterGone tells whether err means the cluster cannot be reached at all, the case the
-// deleteUnreachable and skipUpdateUnreachable settings are for.
-func clusterGone(err error) bool {
-	return unreachable(err) && !answerLost(err)
 }
 
 // The hints of an unreachable cluster's errors. destroy and refresh configure the
@@ -256,10 +256,11 @@ func (r reachability) Delete(ctx context.Context, req p.DeleteRequest) error {
 //     that nothing was sent (notSent); an unreachable cluster is the section above's;
 //   - the partial state a write that stopped part way leaves, always with its error
 //     and its cause (partialFailure, restated, unconfirmed; partial for a list);
-//   - pending IDs, `<namespace>/<generateName>*`, recorded for a create whose server
-//     was to pick the name;
-//   - create IDs, the CreateIDLabel every such create carries, by which Read, Update
-//     and Delete find what a pending ID stands for (locate, findCreated).
+//   - what a create whose server was to pick the name records when its answer is lost:
+//     its pending ID, `<namespace>/<generateName>*` (store.go's pendingID, with every
+//     other ID), and the create ID, the CreateIDLabel every such create carries, by
+//     which Read, Update and Delete find what a pending ID stands for
+//     (kindClient.locate and findCreated, store_cluster.go).
 
 // ambiguous tells whether a failed write may have taken effect anyway: the request
 // may have reached the server, but no definite answer came back (the connection

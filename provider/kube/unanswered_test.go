@@ -319,6 +319,8 @@ func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
 	}
 }
 
+// Lost answers.
+
 // Only objects whose name the server generates get a create ID; a given one is kept,
 // and the state records it where createIDOf finds it.
 func TestLabelCreate(t *testing.T) {

@@ -17,9 +17,9 @@ import (
 )
 
 // What the user is warned of, in one place: the API server's warnings, shown once per
-// operation (warningLogger, Kubernetes.WarningScope), and the objects a Kubernetes controller
-// will overwrite or delete (warnControllers for slices, warnEndpoints for Endpoints),
-// below.
+// operation (warningLogger, Kubernetes.WarningScope), and the objects a Kubernetes
+// controller will overwrite or delete (warnControllers for slices, warnEndpoints for
+// Endpoints), below.
 
 // warningLogger passes the API server's warnings (deprecations, ignored fields) on to
 // the user through the engine, attached to the resource being worked on. Within one

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -112,6 +114,79 @@ func TestManagedByWarning(t *testing.T) {
 				t.Errorf("warning %q, want one saying %q", got, tt.want)
 			case tt.want != "" && !strings.Contains(got, "EndpointSlice n/web-*"):
 				t.Errorf("warning %q does not name the slice n/web-*", got)
+			}
+		})
+	}
+}
+
+// shownWarnings collects what the API server's warnings show the user (the engine's
+// log, which is slog's without a host) while it runs; not for parallel tests.
+func shownWarnings(t *testing.T, run func()) []string {
+	t.Helper()
+	var shown shownLog
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(&shown))
+	run()
+	return shown.texts
+}
+
+type shownLog struct{ texts []string }
+
+func (*shownLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *shownLog) Handle(_ context.Context, r slog.Record) error {
+	if text, ok := strings.CutPrefix(r.Message, "kubernetes API server: "); ok && r.Level == slog.LevelWarn {
+		l.texts = append(l.texts, text)
+	}
+	return nil
+}
+func (l *shownLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *shownLog) WithGroup(string) slog.Handler      { return l }
+
+// The API server's warnings within Kubernetes.WarningScope: each once per operation;
+// that an API version is deprecated once per provider, only by the operations that may
+// show it, and never with the suppressDeprecationWarnings setting in force.
+//
+//nolint:paralleltest // it swaps slog's default logger, where warnings go without an engine
+func TestWarningScope(t *testing.T) {
+	const (
+		deprecated = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+		field      = "spec.endpoints[0].addresses: FQDN endpoints are deprecated"
+	)
+	send := func(ctx context.Context, texts ...string) {
+		for _, text := range texts {
+			warningLogger{}.HandleWarningHeaderWithContext(ctx, 299, "-", text)
+		}
+	}
+	withAdvice := deprecated + endpointsAdvice(deprecated)
+	suppressed := New(Config{})
+	suppressed.Configure(Config{SuppressDeprecationWarnings: true})
+	for _, tt := range []struct {
+		name string
+		run  func(ctx context.Context)
+		want []string
+	}{
+		{"each once per operation", func(ctx context.Context) {
+			k := New(Config{})
+			send(k.WarningScope(ctx, true), deprecated, field, deprecated, field)
+		}, []string{withAdvice, field}},
+		{"a deprecation once per provider, other warnings once per operation", func(ctx context.Context) {
+			k := New(Config{})
+			send(k.WarningScope(ctx, true), deprecated, field)
+			send(k.WarningScope(ctx, true), deprecated, field)
+		}, []string{withAdvice, field, field}},
+		{"no deprecation from an operation that may not show it (a preview, a delete)", func(ctx context.Context) {
+			k := New(Config{})
+			send(k.WarningScope(ctx, false), deprecated, field)
+			send(k.WarningScope(ctx, true), deprecated)
+		}, []string{field, withAdvice}},
+		{"no deprecation with suppressDeprecationWarnings in force", func(ctx context.Context) {
+			send(suppressed.WarningScope(ctx, true), deprecated, field)
+		}, []string{field}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := shownWarnings(t, func() { tt.run(t.Context()) })
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("warnings shown (-want +got):\n%s", diff)
 			}
 		})
 	}
