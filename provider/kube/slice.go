@@ -17,13 +17,21 @@ import (
 type EndpointSlice struct{ clusterResource }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
-// namespace included, offline, and applies defaults.
+// namespace included, offline, and applies defaults. The inputs' warnings are shown
+// once, not again when the engine checks a replacement a second time.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
 	r.inState.note(req.Urn, req.State)
+	replaced := r.inState.replaced(req.Urn, req.State)
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
-		r.inState.replaced(req.Urn, req.State))
-	inputs, failures := checkResult(ctx, validate.EndpointSlice(named))
+		replaced)
+	res := validate.EndpointSlice(named)
+	if replaced != "" {
+		// The engine checks a replacement again without its previous inputs; the first
+		// Check has shown the same inputs' warnings.
+		res.Warnings = nil
+	}
+	inputs, failures := checkResult(ctx, res)
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
 			failures[i].Reason += fmt.Sprintf(" (the name was generated for the resource %q; set metadata.name "+

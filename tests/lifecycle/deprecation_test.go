@@ -111,3 +111,30 @@ func TestDeprecationWarningSuppressed(t *testing.T) {
 		t.Errorf("with suppressDeprecationWarnings the server's FQDN warning was shown %d times, want once", len(got))
 	}
 }
+
+// A replacement shows the warnings of its inputs once, though the engine checks it
+// twice: with the previous inputs, then again without them.
+func TestReplacementWarnsOnce(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(spec.EndpointSliceToken, "toFqdn-"+ns)
+	inputs := check(t, srv, u, property.Map{}, sliceInputs(ns, "IPv4", "10.0.0.1", 80))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fqdn := sliceInputs(ns, "FQDN", "web.example.com", 80)
+	news := check(t, srv, u, inputs, fqdn)
+	d, err := srv.Diff(p.DiffRequest{ID: created.ID, Urn: u, OldInputs: inputs, State: created.Properties, Inputs: news})
+	if err != nil || d.DetailedDiff["addressType"].Kind != p.UpdateReplace {
+		t.Fatalf("Diff of a new addressType: %+v, %v; want a replacement", d, err)
+	}
+	replacement := check(t, srv, u, property.Map{}, fqdn)
+	if replacement.Get("metadata").AsMap().Get("name").AsString() == created.Properties.Get("metadata").AsMap().Get("name").AsString() {
+		t.Fatal("the second Check kept the replaced object's name")
+	}
+	if got := logs.Lines("WARN", "FQDN endpoints are deprecated by Kubernetes", string(u)); len(got) != 1 {
+		t.Errorf("the replacement's Checks showed the FQDN warning %d times, want once:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}
