@@ -121,17 +121,13 @@ func mapOrEmpty(v property.Value) property.Map {
 
 // Diff reports item and metadata changes as updates, in canonical form (items are a set
 // identified by namespace and name): the set is never replaced; items that come and
-// go are created and deleted by Update. Items that a controller will overwrite draw a
-// warning (on a cluster). With no change to the inputs, an item whose copy in the
-// store must be written again (a render directory's manifest missing or edited) is a
-// change, which Update writes.
+// go are created and deleted by Update. With no change to the inputs, an item whose
+// copy in the store must be written again (a render directory's manifest missing or
+// edited) is a change, which Update writes.
 func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := listInputsDiff(req)
 	st := r.open(req.Urn)
-	switch {
-	case d.HasChanges:
-		st.warnItems(ctx, req.Inputs, req.OldInputs, false)
-	case !hasUnknowns(req.Inputs):
+	if !d.HasChanges && !hasUnknowns(req.Inputs) {
 		for _, it := range itemsOf(req.Inputs) {
 			if st.stale(ctx, r.kind.object(it.inputs), "") {
 				d.HasChanges = true
@@ -235,11 +231,14 @@ func itemPath(i int) string { return fmt.Sprintf("items[%d]", i) }
 // otherwise (see kindClient.update), items it lost are deleted (after the writes, so a
 // failed write deletes nothing). The writes go as Create's do. On a failure the
 // partial state is the set as it is: every item written, and none of those deleted.
+// The items it writes that a controller will overwrite or delete draw a warning (on a
+// cluster), as at Create: a preview leaves out the Services that do not exist yet.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
+	st := r.open(req.Urn)
+	st.warnItems(ctx, req.Inputs, req.OldInputs, req.DryRun)
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	st := r.open(req.Urn)
 	if err := st.ready(ctx); err != nil {
 		return p.UpdateResponse{}, err
 	}

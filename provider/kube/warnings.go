@@ -161,7 +161,8 @@ func warnControllers(ctx context.Context, k kind, objs []*unstructured.Unstructu
 // error (no permission, no cluster) draws no warning, only a debug message. A namespace
 // that holds enough of the objects has its Services listed (see by_namespace.go). In a
 // preview, Endpoints without a Service of their name draw no warning: the program may
-// create the Service in the same run (the update's create warns if it still has none).
+// create the Service in the same run (the write of `pulumi up` warns if it still has
+// none).
 func warnEndpoints(ctx context.Context, c *Client, objs []*unstructured.Unstructured, preview bool) {
 	log := p.GetLogger(ctx)
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)

@@ -259,7 +259,7 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	}
 
 	// Endpoints written first, then a Service with a selector takes the name: the next
-	// change warns at preview (Diff).
+	// change warns at preview (the Update the engine previews).
 	u2 := urn(spec.EndpointsListToken, "later-"+ns)
 	olds := check(t, srv, u2, property.Map{}, items(endpointsItem(ns, "late", "10.0.4.2", 80)))
 	noService := "there is no Service " + ns + "/late (yet), and the Kubernetes endpoints controller deletes"
@@ -286,6 +286,10 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	if err != nil || !d.HasChanges {
 		t.Fatalf("Diff = %+v, %v; want changes", d, err)
 	}
+	change := p.UpdateRequest{ID: created.ID, Urn: u2, State: created.Properties, OldInputs: olds, Inputs: news, DryRun: true}
+	if _, err := srv.Update(change); err != nil {
+		t.Logf("preview Update (the controller may have written Endpoints late): %v", err)
+	}
 	if got := logs.Lines("WARN", string(u2), warning, "Endpoints "+ns+"/late"); len(got) != 1 {
 		t.Errorf("preview of a change: %d warnings naming Endpoints %s/late, want 1", len(got), ns)
 	}
@@ -299,9 +303,9 @@ func TestControllerOwnedEndpointsAreWarnedAbout(t *testing.T) {
 	}
 	limited := newProvider(t, kubeconfig, nil)
 	u3 := urn(spec.EndpointsListToken, "unlooked-"+ns)
-	if _, err := limited.Diff(p.DiffRequest{ID: created.ID, Urn: u3, OldInputs: olds, State: created.Properties,
-		Inputs: news}); err != nil {
-		t.Errorf("Diff with no right to read Services: %v", err)
+	change.Urn = u3
+	if _, err := limited.Update(change); err != nil && strings.Contains(err.Error(), "services") {
+		t.Errorf("preview Update with no right to read Services: %v", err)
 	}
 	if got := logs.Lines("WARN", string(u3)); len(got) != 0 {
 		t.Errorf("a failed Service lookup was not silent:\n%s", strings.Join(got, "\n"))
@@ -555,5 +559,41 @@ func TestListItemWarningsInACrowdedNamespace(t *testing.T) {
 	}
 	if got := logs.Lines("WARN", string(u), "WARN Endpoints "); len(got) != 1 || !strings.Contains(got[0], "there is no Service "+ns+"/orphan") {
 		t.Errorf("warnings about items %q, want one, that there is no Service %s/orphan", got, ns)
+	}
+}
+
+// TestListUpdateWarnsOfAMissingServiceAtUpOnly: an item added by a change, whose
+// Service the program may create in the same run, draws no warning at preview (Diff,
+// then the Update the engine previews) and one at the update of `pulumi up`.
+func TestListUpdateWarnsOfAMissingServiceAtUpOnly(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	createService(t, ns, "web", nil)
+	u := urn(spec.EndpointsListToken, "addedItem-"+ns)
+	olds := check(t, srv, u, property.Map{}, items(endpointsItem(ns, "web", "10.0.8.1", 80)))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: olds})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	news := check(t, srv, u, olds, items(endpointsItem(ns, "web", "10.0.8.1", 80), endpointsItem(ns, "api", "10.0.8.2", 80)))
+	noService := "there is no Service " + ns + "/api (yet)"
+	update := p.UpdateRequest{ID: created.ID, Urn: u, State: created.Properties, OldInputs: olds, Inputs: news, DryRun: true}
+	for _, phase := range []string{"preview", "up"} {
+		d, err := srv.Diff(p.DiffRequest{ID: created.ID, Urn: u, OldInputs: olds, State: created.Properties, Inputs: news})
+		if err != nil || !d.HasChanges {
+			t.Fatalf("%s: Diff = %+v, %v; want changes", phase, d, err)
+		}
+		update.DryRun = phase == "preview"
+		if _, err := srv.Update(update); err != nil {
+			t.Fatalf("%s: Update: %v", phase, err)
+		}
+		want := map[string]int{"preview": 0, "up": 1}[phase]
+		if got := logs.Lines("WARN", string(u), noService); len(got) != want {
+			t.Errorf("after the %s: %d warnings saying %q, want %d", phase, len(got), noService, want)
+		}
+	}
+	if got := logs.Lines("WARN", string(u), "Endpoints "+ns+"/web"); len(got) != 0 {
+		t.Errorf("the item with its Service drew warnings: %q", got)
 	}
 }
