@@ -154,13 +154,13 @@ func recordedNameTaken(k kind, id objectID, going bool, taken error) error {
 }
 
 // importHint says how to bring the existing object id under a stack: an EndpointSlice by
-// its own ID; an Endpoints object as part of an EndpointsList, whose import ID selects
-// the objects of a namespace by label.
+// its own ID; an Endpoints object as an EndpointsList, whose import ID selects the
+// objects of a namespace, here by the object's name (a label selector takes several).
 func (k kind) importHint(id objectID) string {
 	if k.token == spec.EndpointsListToken {
-		return fmt.Sprintf("label it (`kubectl label endpoints -n %s %s <key>=<value>`) and import it into an "+
-			"EndpointsList with `pulumi import %s <name> '%s?labelSelector=<key>%%3D<value>'`",
-			id.namespace, id.name, k.token, id.namespace)
+		return fmt.Sprintf("import it as an EndpointsList with `pulumi import %s <name> "+
+			"'%s?fieldSelector=metadata.name%%3D%s'` (a labelSelector instead of the fieldSelector imports "+
+			"several Endpoints as one list)", k.token, id.namespace, id.name)
 	}
 	return fmt.Sprintf("import it with `pulumi import %s <name> %s`", k.token, id)
 }

@@ -128,9 +128,10 @@ func TestAPIErrorMessages(t *testing.T) {
 	}
 }
 
-// An Endpoints object of an EndpointsList item whose name is taken is imported into an
-// EndpointsList, whose import ID is a namespace and a label selector: the hint says
-// that ID, never the object's namespace/name, which that import rejects.
+// An Endpoints object of an EndpointsList item whose name is taken is imported as an
+// EndpointsList, whose import ID is a namespace and a selector: the hint says that ID,
+// selecting the object by name, never the object's namespace/name, which that import
+// rejects.
 func TestAPIErrorEndpointsNameTakenHintsTheListImport(t *testing.T) {
 	t.Parallel()
 	id := objectID{namespace: "apps", name: "web-legacy"}
@@ -138,10 +139,9 @@ func TestAPIErrorEndpointsNameTakenHintsTheListImport(t *testing.T) {
 	got := apiError("create", endpointsKind, id, err)
 	wantMessage(t, got, []string{
 		"Endpoints apps/web-legacy already exists (409)",
-		"`kubectl label endpoints -n apps web-legacy <key>=<value>`",
-		"`pulumi import " + spec.EndpointsListToken + " <name> 'apps?labelSelector=<key>%3D<value>'`",
+		"`pulumi import " + spec.EndpointsListToken + " <name> 'apps?fieldSelector=metadata.name%3Dweb-legacy'`",
 	}, []string{"<name> apps/web-legacy"})
-	if _, _, parseErr := parseImportID("apps?labelSelector=team%3Dweb", "default"); parseErr != nil {
+	if _, _, parseErr := parseImportID("apps?fieldSelector=metadata.name%3Dweb-legacy", "default"); parseErr != nil {
 		t.Errorf("the hinted ID's form does not parse as an EndpointsList import ID: %v", parseErr)
 	}
 }

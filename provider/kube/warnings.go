@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -99,6 +100,27 @@ func (warningLogger) HandleWarningHeaderWithContext(ctx context.Context, _ int, 
 // MovingOffEndpointsGuide is the guide to moving the Services of an EndpointsList to
 // EndpointSlices without dropping a request.
 const MovingOffEndpointsGuide = "https://github.com/endpoints-provider/pulumi-endpoints/blob/main/docs/guides/moving-off-endpoints.md"
+
+// ReplacingASliceGuide is the guide's section on what replacing a slice costs the
+// requests in flight, and how to replace one without a gap.
+const ReplacingASliceGuide = "https://github.com/endpoints-provider/pulumi-endpoints/blob/main/docs/guides/traffic.md#replacing-a-slice"
+
+// replacedInPlaceWarning is the warning for a slice id that a change d replaces under
+// the same name: the engine deletes it before it creates the replacement, so the
+// Service has none of its endpoints in between.
+func replacedInPlaceWarning(id objectID, d p.DiffResponse) string {
+	var props []string
+	for prop, c := range d.DetailedDiff {
+		if Replaces(c.Kind) {
+			props = append(props, prop)
+		}
+	}
+	slices.Sort(props)
+	return fmt.Sprintf("EndpointSlice %s is replaced (%s changes) and keeps its name, so the old slice is deleted "+
+		"before the new one is created: its Service has none of these endpoints in between. To create the new "+
+		"slice first, give it a new metadata.name in the same change, or let it be autonamed (%s)",
+		id, strings.Join(props, ", "), ReplacingASliceGuide)
+}
 
 // endpointsAdvice is what the provider adds to the API server's warning text: for the
 // deprecation of v1 Endpoints, where to read how to move off it; nothing otherwise.

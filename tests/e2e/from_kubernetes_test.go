@@ -238,7 +238,7 @@ resources:
 				t.Errorf("pulumi %s of a program that claims pulumi-kubernetes' web-b: %v; want %q:\n%s", args[0], err, want, out)
 			}
 		}
-		legacyHint := "pulumi import " + spec.EndpointsListToken + " <name> '" + ns + "?labelSelector=<key>%3D<value>'"
+		legacyHint := "pulumi import " + spec.EndpointsListToken + " <name> '" + ns + "?fieldSelector=metadata.name%3Dweb-legacy'"
 		if args[0] == "up" && (!strings.Contains(out, "Endpoints "+ns+"/web-legacy already exists (409)") ||
 			!strings.Contains(out, legacyHint)) {
 			t.Errorf("pulumi up of a program that claims pulumi-kubernetes' Endpoints web-legacy: want the 409 and %q:\n%s",

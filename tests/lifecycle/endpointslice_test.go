@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -163,20 +164,36 @@ func TestEndpointSliceLifecycle(t *testing.T) {
 	}
 }
 
-// A fixed name can't be created before the old object is deleted.
+// A fixed name can't be created before the old object is deleted, and the Diff (so the
+// preview and the up) says what that costs and how to avoid it; a replacement under a
+// new name says nothing.
 func TestEndpointSliceFixedNameReplacesDeleteFirst(t *testing.T) {
 	t.Parallel()
 	srv := newProvider(t, nil, nil)
 	ns := newNamespace(t)
-	u := urn(spec.EndpointSliceToken, "fixed")
-	withName := func(in property.Map) property.Map {
-		return in.Set("metadata", property.New(obj("namespace", ns, "name", "fixed")))
+	u := urn(spec.EndpointSliceToken, "dbSlice-"+ns)
+	withName := func(in property.Map, name string) property.Map {
+		return in.Set("metadata", property.New(obj("namespace", ns, "name", name)))
 	}
-	olds := check(t, srv, u, property.Map{}, withName(sliceInputs(ns, "IPv4", "10.0.0.1", 80)))
-	news := check(t, srv, u, olds, withName(sliceInputs(ns, "IPv6", "fd00::1", 80)))
+	olds := check(t, srv, u, property.Map{}, withName(sliceInputs(ns, "IPv4", "10.0.0.1", 80), "db"))
+	news := check(t, srv, u, olds, withName(sliceInputs(ns, "IPv6", "fd00::1", 80), "db"))
 	d, _ := srv.Diff(p.DiffRequest{Urn: u, OldInputs: olds, Inputs: news})
 	if !d.DeleteBeforeReplace {
 		t.Errorf("DeleteBeforeReplace = false for a fixed-name replacement: %+v", d)
+	}
+	want := "EndpointSlice " + ns + "/db is replaced (addressType changes) and keeps its name, so the old slice " +
+		"is deleted before the new one is created"
+	if got := logs.Lines("WARN", string(u), want, "give it a new metadata.name", kube.ReplacingASliceGuide); len(got) != 1 {
+		t.Errorf("%d warnings %q naming the guide, want 1; all for the resource:\n%s", len(got), want,
+			strings.Join(logs.Lines("WARN", string(u)), "\n"))
+	}
+
+	renamed := check(t, srv, u, olds, withName(sliceInputs(ns, "IPv6", "fd00::1", 80), "db-v6"))
+	if d, _ := srv.Diff(p.DiffRequest{Urn: u, OldInputs: olds, Inputs: renamed}); d.DeleteBeforeReplace || !d.HasChanges {
+		t.Errorf("a replacement with a new name: %+v, want create-first", d)
+	}
+	if got := logs.Lines("WARN", string(u), "keeps its name"); len(got) != 1 {
+		t.Errorf("a replacement with a new name warned; all the warnings:\n%s", strings.Join(got, "\n"))
 	}
 }
 

@@ -192,7 +192,7 @@ type providerArgs struct {
 	RequestTimeout *string `pulumi:"requestTimeout"`
 	// When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 	SkipUpdateUnreachable *bool `pulumi:"skipUpdateUnreachable"`
-	// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+	// When true, the Kubernetes API server's warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
 	SuppressDeprecationWarnings *bool `pulumi:"suppressDeprecationWarnings"`
 	// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
 	UserProjectOverride *bool `pulumi:"userProjectOverride"`
@@ -244,7 +244,7 @@ type ProviderArgs struct {
 	RequestTimeout pulumi.StringPtrInput
 	// When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 	SkipUpdateUnreachable pulumi.BoolPtrInput
-	// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+	// When true, the Kubernetes API server's warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
 	SuppressDeprecationWarnings pulumi.BoolPtrInput
 	// When true, the lookups charge their quota to `billingProject` (sent as the `X-Goog-User-Project` header) instead of the project of the credentials. Default `false`; when unset, the `USER_PROJECT_OVERRIDE` environment variable is used.
 	UserProjectOverride pulumi.BoolPtrInput

@@ -277,7 +277,7 @@ func GetSkipUpdateUnreachable(ctx *pulumi.Context) bool {
 	return value
 }
 
-// When true, the Kubernetes API server's deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+// When true, the Kubernetes API server's warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
 func GetSuppressDeprecationWarnings(ctx *pulumi.Context) bool {
 	v, err := config.TryBool(ctx, "endpoints:suppressDeprecationWarnings")
 	if err == nil {

@@ -168,7 +168,7 @@ public final class Config {
         return Codegen.booleanProp("skipUpdateUnreachable").config(config).env("PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE").def(false).get();
     }
 /**
- * When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+ * When true, the Kubernetes API server&#39;s warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
  * 
  */
     public Optional<Boolean> suppressDeprecationWarnings() {

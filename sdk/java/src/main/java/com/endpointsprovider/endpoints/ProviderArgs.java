@@ -350,14 +350,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+     * When true, the Kubernetes API server&#39;s warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
      * 
      */
     @Import(name="suppressDeprecationWarnings", json=true)
     private @Nullable Output<Boolean> suppressDeprecationWarnings;
 
     /**
-     * @return When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+     * @return When true, the Kubernetes API server&#39;s warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
      * 
      */
     public Optional<Output<Boolean>> suppressDeprecationWarnings() {
@@ -889,7 +889,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
          * 
          * @return builder
          * 
@@ -900,7 +900,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s deprecation warnings (such as the deprecation of v1 Endpoints, which an EndpointsList writes) are not shown; other warnings of the server still are. Without it, each deprecation warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
+         * @param suppressDeprecationWarnings When true, the Kubernetes API server&#39;s warnings that an API version is deprecated (such as v1 Endpoints, which an EndpointsList writes) are not shown; its other warnings still are, the deprecation of `addressType: FQDN` included. Without it, each such warning is shown at most once per command, and never by `pulumi destroy`. Default `false`; when unset, the `PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS` environment variable is used.
          * 
          * @return builder
          * 
