@@ -66,7 +66,11 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	checked, failures := checkResult(ctx, validate.EndpointsList(inputs, namespace))
+	res := validate.EndpointsList(inputs, namespace)
+	if req.State.Len() > 0 && len(res.Warnings) > 0 {
+		res.Warnings = newWarnings(res.Warnings, validate.EndpointsList(req.State, namespace).Warnings)
+	}
+	checked, failures := checkResult(ctx, res)
 	failures = append(failures, reservedItemKeyFailures(checked)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }

@@ -17,8 +17,8 @@ import (
 type EndpointSlice struct{ clusterResource }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
-// namespace included, offline, and applies defaults. The inputs' warnings are shown
-// once, not again when the engine checks a replacement a second time.
+// namespace included, offline, and applies defaults. It warns of what the change brings
+// (see newWarnings), and not again when the engine checks a replacement a second time.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
 	r.inState.note(req.Urn, req.State)
@@ -26,10 +26,13 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
 		replaced)
 	res := validate.EndpointSlice(named)
-	if replaced != "" {
+	switch {
+	case replaced != "":
 		// The engine checks a replacement again without its previous inputs; the first
 		// Check has shown the same inputs' warnings.
 		res.Warnings = nil
+	case req.State.Len() > 0 && len(res.Warnings) > 0:
+		res.Warnings = newWarnings(res.Warnings, validate.EndpointSlice(req.State).Warnings)
 	}
 	inputs, failures := checkResult(ctx, res)
 	for i, f := range failures {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,6 +217,19 @@ func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.Ch
 		failures = append(failures, p.CheckFailure{Property: f.Path, Reason: f.Reason})
 	}
 	return res.Inputs, failures
+}
+
+// newWarnings are the warnings of Check's new inputs that the previous inputs did not
+// draw: Check warns of what a change brings, so a program left as it is previews and
+// runs quietly, as the API server's warnings come only with the writes.
+func newWarnings(news, olds []string) []string {
+	var out []string
+	for _, w := range news {
+		if !slices.Contains(olds, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // engineTimeout converts an engine timeout in seconds (0: none given).

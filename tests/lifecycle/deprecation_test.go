@@ -138,3 +138,41 @@ func TestReplacementWarnsOnce(t *testing.T) {
 		t.Errorf("the replacement's Checks showed the FQDN warning %d times, want once:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
+
+// Check warns of what a change brings: a program left as it is previews quietly, and a
+// change that adds something to warn of draws that warning alone.
+func TestCheckWarnsOfWhatTheChangeBrings(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	srv := newProvider(t, nil, nil)
+	u := urn(spec.EndpointSliceToken, "cdnEdge-"+ns)
+	fqdn := "FQDN endpoints are deprecated by Kubernetes"
+	first := check(t, srv, u, property.Map{}, sliceInputs(ns, "FQDN", "edge.example.com", 80))
+	if got := logs.Lines("WARN", string(u), fqdn); len(got) != 1 {
+		t.Fatalf("the first Check: %d FQDN warnings, want 1", len(got))
+	}
+	again := check(t, srv, u, first, sliceInputs(ns, "FQDN", "edge.example.com", 80))
+	if got := logs.Lines("WARN", string(u)); len(got) != 1 {
+		t.Errorf("a Check of the same inputs warned again:\n%s", strings.Join(got, "\n"))
+	}
+	grown := sliceInputs(ns, "FQDN", "edge.example.com", 80)
+	grown = grown.Set("ports", property.New([]property.Value{val(obj("name", "http", "port", 80)),
+		val(obj("name", "grpc", "port", 8080, "appProtocol", "kubernetes.io/grpc"))}))
+	check(t, srv, u, again, grown)
+	got := logs.Lines("WARN", string(u))
+	if len(got) != 2 || !strings.Contains(got[1], "ports[1].appProtocol") || strings.Contains(got[1], fqdn) {
+		t.Errorf("a change adding a port with a reserved appProtocol: warnings %q, want the FQDN one, then one for "+
+			"ports[1].appProtocol", got)
+	}
+
+	// An EndpointsList likewise.
+	lu := urn(spec.EndpointsListToken, "legacyApi-"+ns)
+	both := obj("items", list(obj("metadata", obj("namespace", ns, "name", "legacy-api"),
+		"subsets", list(obj("addresses", list(obj("ip", "10.0.9.1")), "notReadyAddresses", list(obj("ip", "10.0.9.1")),
+			"ports", list(obj("port", 80)))))))
+	listed := check(t, srv, lu, property.Map{}, both)
+	check(t, srv, lu, listed, both)
+	if got := logs.Lines("WARN", string(lu), "is also listed as ready"); len(got) != 1 {
+		t.Errorf("an EndpointsList checked twice as it is: %d warnings, want 1 (the first Check's)", len(got))
+	}
+}
