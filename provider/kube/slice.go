@@ -46,21 +46,22 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 }
 
 // Diff compares old and new inputs. A slice that changes and that a Kubernetes
-// controller will take for its own draws a warning, and so does, on a cluster, a
-// replacement that keeps the slice's name (its endpoints are gone in between). With no
+// controller will take for its own draws a warning on a cluster (as at Create), and so
+// does a replacement that keeps the slice's name (its endpoints are gone in between). With no
 // change to the inputs, a copy in the store that must be written again (a render
 // directory's manifest missing or edited) is a change, which Update writes.
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
+	st := r.open(req.Urn)
 	if d.HasChanges {
-		warnControllers(ctx, endpointSliceKind, []*unstructured.Unstructured{endpointSliceKind.object(req.Inputs)})
+		st.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Inputs)})
 		if d.DeleteBeforeReplace && !r.options().Render.Rendering() {
 			p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(req.OldInputs), d))
 		}
 		return d, nil
 	}
 	if !hasUnknowns(req.Inputs) {
-		d.HasChanges = r.open(req.Urn).stale(ctx, r.kind.object(req.Inputs), req.ID)
+		d.HasChanges = st.stale(ctx, r.kind.object(req.Inputs), req.ID)
 	}
 	return d, nil
 }

@@ -597,3 +597,29 @@ func TestListUpdateWarnsOfAMissingServiceAtUpOnly(t *testing.T) {
 		t.Errorf("the item with its Service drew warnings: %q", got)
 	}
 }
+
+// TestRenderModeWarnsOfNoControllers: a render directory reaches no cluster, so a slice
+// labelled as a controller's own draws no controller warning there, at its create nor
+// at a change (Diff).
+func TestRenderModeWarnsOfNoControllers(t *testing.T) {
+	t.Parallel()
+	srv := renderProvider(t, t.TempDir(), nil)
+	u := urn(spec.EndpointSliceToken, "claimedRender")
+	labelled := func(address string) property.Map {
+		return sliceInputs("apps", "IPv4", address, 80).Set("metadata", property.New(obj("namespace", "apps",
+			"name", "claimed", "labels", obj(kube.ManagedByLabel, sliceManager, discoveryv1.LabelServiceName, "web"))))
+	}
+	olds := check(t, srv, u, property.Map{}, labelled("10.0.5.1"))
+	created, err := srv.Create(p.CreateRequest{Urn: u, Properties: olds})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	news := check(t, srv, u, olds, labelled("10.0.5.2"))
+	d, err := srv.Diff(p.DiffRequest{ID: created.ID, Urn: u, OldInputs: olds, State: created.Properties, Inputs: news})
+	if err != nil || !d.HasChanges {
+		t.Fatalf("Diff = %+v, %v; want changes", d, err)
+	}
+	if got := logs.Lines("WARN", string(u), "will overwrite or delete it"); len(got) != 0 {
+		t.Errorf("render mode warned about controllers:\n%s", strings.Join(got, "\n"))
+	}
+}
