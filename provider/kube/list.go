@@ -66,11 +66,8 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	res := validate.EndpointsList(inputs, namespace)
-	if req.State.Len() > 0 && len(res.Warnings) > 0 {
-		res.Warnings = newWarnings(res.Warnings, validate.EndpointsList(req.State, namespace).Warnings)
-	}
-	checked, failures := checkResult(ctx, res)
+	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace) }
+	checked, failures := checkResult(ctx, check(inputs), req.State, check)
 	failures = append(failures, reservedItemKeyFailures(checked)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }

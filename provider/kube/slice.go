@@ -18,23 +18,20 @@ type EndpointSlice struct{ clusterResource }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
 // namespace included, offline, and applies defaults. It warns of what the change brings
-// (see newWarnings), and not again when the engine checks a replacement a second time.
+// (see checkResult), and not again when the engine checks a replacement a second time.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
 	r.inState.note(req.Urn, req.State)
 	replaced := r.inState.replaced(req.Urn, req.State)
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
 		replaced)
-	res := validate.EndpointSlice(named)
-	switch {
-	case replaced != "":
+	shown := req.State
+	if replaced != "" {
 		// The engine checks a replacement again without its previous inputs; the first
-		// Check has shown the same inputs' warnings.
-		res.Warnings = nil
-	case req.State.Len() > 0 && len(res.Warnings) > 0:
-		res.Warnings = newWarnings(res.Warnings, validate.EndpointSlice(req.State).Warnings)
+		// Check, with them, has shown these inputs' warnings.
+		shown = named
 	}
-	inputs, failures := checkResult(ctx, res)
+	inputs, failures := checkResult(ctx, validate.EndpointSlice(named), shown, validate.EndpointSlice)
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
 			failures[i].Reason += fmt.Sprintf(" (the name was generated for the resource %q; set metadata.name "+

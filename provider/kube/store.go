@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -206,30 +205,32 @@ func (b clusterResource) defaultNamespace(ctx context.Context) string {
 	return c.Namespace
 }
 
-// checkResult turns a validation result into Check's answer, logging its warnings.
-func checkResult(ctx context.Context, res validate.Result) (property.Map, []p.CheckFailure) {
+// checkResult turns a validation result into Check's answer, logging the warnings of
+// what the change brings: those that shown, inputs whose warnings were shown already
+// (the previous inputs), draw as well when checked the same way are left out, so a
+// program left as it is previews and runs quietly, as the API server's warnings come
+// only with the writes. shown is validated only when there is a warning to weigh.
+func checkResult(ctx context.Context, res validate.Result, shown property.Map,
+	check func(property.Map) validate.Result,
+) (property.Map, []p.CheckFailure) {
+	var before map[string]bool
+	if shown.Len() > 0 && len(res.Warnings) > 0 {
+		before = map[string]bool{}
+		for _, w := range check(shown).Warnings {
+			before[w] = true
+		}
+	}
 	log := p.GetLogger(ctx)
 	for _, w := range res.Warnings {
-		log.Warning(w)
+		if !before[w] {
+			log.Warning(w)
+		}
 	}
 	failures := make([]p.CheckFailure, 0, len(res.Failures))
 	for _, f := range res.Failures {
 		failures = append(failures, p.CheckFailure{Property: f.Path, Reason: f.Reason})
 	}
 	return res.Inputs, failures
-}
-
-// newWarnings are the warnings of Check's new inputs that the previous inputs did not
-// draw: Check warns of what a change brings, so a program left as it is previews and
-// runs quietly, as the API server's warnings come only with the writes.
-func newWarnings(news, olds []string) []string {
-	var out []string
-	for _, w := range news {
-		if !slices.Contains(olds, w) {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // engineTimeout converts an engine timeout in seconds (0: none given).

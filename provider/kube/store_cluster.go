@@ -304,8 +304,9 @@ func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
 // adopt takes over the object that holds obj's name when the owner's create made it
 // (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
 // the answer is the object as a create would have answered it. When it is the owner's
-// object that the state records (see recorded), ours is true with an error that says so and wraps taken, the create's 409. When
-// another made it, or it is gone or going, ours is false and nothing is written.
+// object that the state records (see recorded), ours is true with an error that says
+// so and wraps taken, the create's 409. When another made it, or it is gone or going,
+// ours is false and nothing is written.
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, taken error) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
