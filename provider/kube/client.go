@@ -127,6 +127,10 @@ type Client struct {
 	unreachable unreachableOnce
 	// reads are the lists that Reads arriving together share (see read_lists.go).
 	reads sharedReads
+	// serverVersion is the API server's version, asked once (see version.go), and
+	// outsideWindow says once that it is outside the supported minors.
+	serverVersion serverVersion
+	outsideWindow sync.Once
 }
 
 // NewClient builds a client from the configuration. It reads the kubeconfig but makes

@@ -66,7 +66,8 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace) }
+	server := r.server(ctx)
+	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace, server) }
 	checked, failures := checkResult(ctx, check(inputs), req.State, check)
 	failures = append(failures, reservedItemKeyFailures(checked)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil

@@ -31,7 +31,9 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		// Check, with them, has shown these inputs' warnings.
 		shown = named
 	}
-	inputs, failures := checkResult(ctx, validate.EndpointSlice(named), shown, validate.EndpointSlice)
+	server := r.server(ctx)
+	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server) }
+	inputs, failures := checkResult(ctx, check(named), shown, check)
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
 			failures[i].Reason += fmt.Sprintf(" (the name was generated for the resource %q; set metadata.name "+

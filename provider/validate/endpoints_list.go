@@ -10,8 +10,8 @@ import (
 )
 
 // EndpointsList rules. The list itself is not a Kubernetes object: each item is a v1
-// Endpoints object, checked as kube-apiserver 1.34 validates Endpoints on create
-// (ValidateEndpointsCreate), and no two items may name the same object.
+// Endpoints object, checked as kube-apiserver validates Endpoints on create
+// (ValidateEndpointsCreate; where the rules differ by minor, minors.go decides), and no two items may name the same object.
 
 const (
 	endpointsListResource = spec.EndpointsListToken
@@ -24,16 +24,17 @@ const (
 const DefaultNamespace = "default"
 
 // EndpointsList validates the inputs of an endpoints:core/v1:EndpointsList resource
-// and returns them normalized. Items without metadata.namespace are taken to be in
+// for the server they will be written to (nil: Newest) and returns them normalized.
+// Items without metadata.namespace are taken to be in
 // namespace, the provider's default namespace ("" means "default"), when checking that
 // no two items name the same object.
 //
 // An empty items list is valid: the resource then manages no objects.
-func EndpointsList(inputs property.Map, namespace string) Result {
+func EndpointsList(inputs property.Map, namespace string, srv Server) Result {
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
-	c := &checker{}
+	c := &checker{server: newServer(srv)}
 	w := walker{checker: c, pkg: spec.MustLoad()}
 	normalized := w.resource(endpointsListResource, inputs)
 

@@ -31,6 +31,7 @@ func TestEndpointsListRules(t *testing.T) {
 	const port0 = "items[0].subsets[0].ports[0]"
 	tests := []struct {
 		name     string
+		minor    int // the server's minor; 0: Newest
 		doc      string
 		failures []want
 		warnings []want
@@ -103,9 +104,27 @@ func TestEndpointsListRules(t *testing.T) {
 		{name: "IPv4", doc: withAddress(`{"ip":"10.0.0.1"}`)},
 		{name: "IPv6", doc: withAddress(`{"ip":"2001:db8::1"}`)},
 		{
-			name:     "leading zeros warn",
+			name:     "leading zeros warn before 1.36",
+			minor:    35,
 			doc:      withAddress(`{"ip":"010.0.0.1"}`),
-			warnings: []want{{ip0, `non-standard IP address "010.0.0.1" will be considered invalid in a future Kubernetes release: use "10.0.0.1"`}},
+			warnings: []want{{ip0, `non-standard IP address "010.0.0.1" is refused from Kubernetes 1.36: use "10.0.0.1"`}},
+		},
+		{
+			name:     "leading zeros are refused from 1.36",
+			doc:      withAddress(`{"ip":"010.0.0.1"}`),
+			failures: []want{{ip0, `010.0.0.1 must not have leading zeros in its octets (Kubernetes 1.37 refuses them): use "10.0.0.1"`}},
+		},
+		{
+			name:     "IPv4-mapped IPv6 is refused from 1.36",
+			minor:    36,
+			doc:      withAddress(`{"ip":"::ffff:10.0.0.1"}`),
+			failures: []want{{ip0, `must not be an IPv4-mapped IPv6 address (Kubernetes 1.36 refuses them)`}},
+		},
+		{
+			name:     "IPv4-mapped IPv6 warns on 1.32",
+			minor:    OldestMinor,
+			doc:      withAddress(`{"ip":"::ffff:10.0.0.1"}`),
+			warnings: []want{{ip0, `non-standard IP address "::ffff:10.0.0.1" is refused from Kubernetes 1.36`}},
 		},
 		{
 			name:     "non-canonical IPv6 warns",
@@ -230,7 +249,7 @@ func TestEndpointsListRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			checkResult(t, EndpointsList(inputs(t, tt.doc), ""), tt.failures, tt.warnings)
+			checkResult(t, EndpointsList(inputs(t, tt.doc), "", minorOr(tt.minor)), tt.failures, tt.warnings)
 		})
 	}
 }
@@ -238,10 +257,10 @@ func TestEndpointsListRules(t *testing.T) {
 func TestEndpointsListNamespace(t *testing.T) {
 	t.Parallel()
 	doc := `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":"prod"}},{"metadata":{"name":"a","namespace":"default"}}]}`
-	checkResult(t, EndpointsList(inputs(t, doc), "prod"), []want{
+	checkResult(t, EndpointsList(inputs(t, doc), "prod", nil), []want{
 		{"items[1].metadata.name", "items[0] and items[1] both name the Endpoints object prod/a"},
 	}, nil)
-	checkResult(t, EndpointsList(inputs(t, doc), ""), []want{
+	checkResult(t, EndpointsList(inputs(t, doc), "", nil), []want{
 		{"items[2].metadata.name", "items[0] and items[2] both name the Endpoints object default/a"},
 	}, nil)
 }
@@ -250,7 +269,8 @@ func TestEndpointsListNormalizes(t *testing.T) {
 	t.Parallel()
 	r := EndpointsList(inputs(t, `{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a","uid":"u"},
 		"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80},{"name":"x","port":81,"protocol":""},
-		{"$secret":{"name":"y","port":82}}]}]}]}`), "")
+		{"$secret":{"name":"y","port":82}}]}]}]}`), "", nil)
+
 	wantInputs := inputs(t, `{"metadata":{},"items":[{"metadata":{"name":"a"},
 		"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80,"protocol":"TCP"},{"name":"x","port":81,"protocol":"TCP"},
 		{"$secret":{"name":"y","port":82,"protocol":"TCP"}}]}]}]}`)
@@ -271,6 +291,6 @@ func TestEndpointsListManyItems(t *testing.T) {
 		items[i] = fmt.Sprintf(`{"metadata":{"name":"ep-%d"},"subsets":[{"addresses":[{"ip":"10.0.%d.%d"}],"ports":[{"port":80}]}]}`,
 			i, i/250, i%250+1)
 	}
-	r := EndpointsList(inputs(t, `{"items":[`+strings.Join(items, ",")+`]}`), "")
+	r := EndpointsList(inputs(t, `{"items":[`+strings.Join(items, ",")+`]}`), "", nil)
 	checkResult(t, r, nil, nil)
 }

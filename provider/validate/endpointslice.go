@@ -8,8 +8,9 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
-// EndpointSlice rules, as kube-apiserver 1.34 validates discovery.k8s.io/v1
-// EndpointSlice on create (pkg/apis/discovery/validation and the registry strategy).
+// EndpointSlice rules, as kube-apiserver validates discovery.k8s.io/v1 EndpointSlice
+// on create (pkg/apis/discovery/validation and the registry strategy); where the rules
+// differ by minor, minors.go decides.
 
 const (
 	sliceResource         = spec.EndpointSliceToken
@@ -47,11 +48,12 @@ const (
 )
 
 // EndpointSlice validates the inputs of an endpoints:discovery.k8s.io/v1:EndpointSlice
-// resource and returns them normalized.
-func EndpointSlice(inputs property.Map) Result {
-	c := &checker{}
+// resource for the server they will be written to (nil: Newest), and returns them
+// normalized.
+func EndpointSlice(inputs property.Map, srv Server) Result {
+	c := &checker{server: newServer(srv)}
 	w := walker{checker: c, pkg: spec.MustLoad()}
-	normalized := w.resource(sliceResource, inputs)
+	normalized := w.resource(sliceResource, c.dropNodeHints(inputs))
 
 	root := rootNode(normalized)
 	c.objectMeta(root.get("metadata"))
@@ -108,6 +110,39 @@ func (c *checker) sliceEndpoint(e node, addressType string) {
 			c.reject(name.path, "node name %s (got %s)", dnsSubdomainRule, name.quote(s))
 		}
 	})
+}
+
+// dropNodeHints removes hints.forNodes from every endpoint, with a warning, where the
+// server drops them (see server.nodeHints): what it drops it neither validates nor
+// stores, so Check does not either, and a refresh reads back what Check passed on.
+// The server is asked only when an endpoint sets node hints.
+func (c *checker) dropNodeHints(inputs property.Map) property.Map {
+	endpoints := inputs.Get("endpoints")
+	if !endpoints.IsArray() {
+		return inputs
+	}
+	out, changed := make([]property.Value, 0, endpoints.AsArray().Len()), false
+	for i, e := range endpoints.AsArray().All {
+		var hints property.Value
+		if e.IsMap() {
+			hints = e.AsMap().Get("hints")
+		}
+		if !hints.IsMap() || hints.AsMap().Get("forNodes").IsNull() {
+			out = append(out, e)
+			continue
+		}
+		why := c.server.nodeHints()
+		if why == "" {
+			return inputs
+		}
+		c.warn(path{}.key("endpoints").index(i).key("hints").key("forNodes"), "%s", why)
+		kept := property.WithGoValue(hints, hints.AsMap().Delete("forNodes"))
+		out, changed = append(out, property.WithGoValue(e, e.AsMap().Set("hints", kept))), true
+	}
+	if !changed {
+		return inputs
+	}
+	return inputs.Set("endpoints", property.WithGoValue(endpoints, property.NewArray(out)))
 }
 
 // hintNames checks the entries of hints.forZones or hints.forNodes: at most

@@ -40,6 +40,7 @@ func TestEndpointSliceRules(t *testing.T) {
 	const addr0 = "endpoints[0].addresses[0]"
 	tests := []struct {
 		name     string
+		minor    int // the server's minor; 0: Newest
 		doc      string
 		failures []want
 		warnings []want
@@ -95,20 +96,45 @@ func TestEndpointSliceRules(t *testing.T) {
 			failures: []want{{addr0, "0.0.0.0 is the unspecified address"}},
 		},
 		{
-			name:     "IPv4 leading zeros are accepted with a warning",
+			name:     "IPv4 leading zeros are accepted with a warning before 1.36",
+			minor:    35,
 			doc:      sliceOf("IPv4", "010.1.2.3"),
-			warnings: []want{{addr0, `non-standard IP address "010.1.2.3" will be considered invalid in a future Kubernetes release: use "10.1.2.3"`}},
+			warnings: []want{{addr0, `non-standard IP address "010.1.2.3" is refused from Kubernetes 1.36: use "10.1.2.3"`}},
 		},
 		{
-			name:     "IPv4-mapped IPv6 in an IPv4 slice is accepted with a warning",
+			name:     "IPv4 leading zeros are accepted with a warning on 1.32",
+			minor:    OldestMinor,
+			doc:      sliceOf("IPv4", "010.1.2.3"),
+			warnings: []want{{addr0, `non-standard IP address "010.1.2.3" is refused from Kubernetes 1.36`}},
+		},
+		{
+			name:     "IPv4 leading zeros are refused from 1.36",
+			minor:    36,
+			doc:      sliceOf("IPv4", "010.1.2.3"),
+			failures: []want{{addr0, `010.1.2.3 must not have leading zeros in its octets (Kubernetes 1.36 refuses them): use "10.1.2.3"`}},
+		},
+		{
+			name:     "IPv4-mapped IPv6 in an IPv4 slice is accepted with a warning before 1.36",
+			minor:    33,
 			doc:      sliceOf("IPv4", "::ffff:10.1.2.3"),
 			warnings: []want{{addr0, `use "10.1.2.3"`}},
 		},
 		{
-			name:     "IPv4-mapped loopback",
+			name:     "IPv4-mapped IPv6 in an IPv4 slice is refused from 1.36",
+			doc:      sliceOf("IPv4", "::ffff:10.1.2.3"),
+			failures: []want{{addr0, `::ffff:10.1.2.3 must not be an IPv4-mapped IPv6 address (Kubernetes 1.37 refuses them): use "10.1.2.3"`}},
+		},
+		{
+			name:     "IPv4-mapped loopback before 1.36",
+			minor:    35,
 			doc:      sliceOf("IPv4", "::ffff:127.0.0.1"),
 			failures: []want{{addr0, "is a loopback address"}},
 			warnings: []want{{addr0, "non-standard IP address"}},
+		},
+		{
+			name:     "IPv4-mapped loopback from 1.36",
+			doc:      sliceOf("IPv4", "::ffff:127.0.0.1"),
+			failures: []want{{addr0, "must not be an IPv4-mapped IPv6 address"}},
 		},
 		{
 			name:     "IPv6 in an IPv4 slice",
@@ -139,6 +165,24 @@ func TestEndpointSliceRules(t *testing.T) {
 			name:     "IPv6 not canonical (zeros)",
 			doc:      sliceOf("IPv6", "2001:db8:0:0::1"),
 			failures: []want{{addr0, `canonical form (RFC 5952): "2001:db8::1"`}},
+		},
+		{
+			name:     "IPv6 not canonical is refused from 1.33",
+			minor:    33,
+			doc:      sliceOf("IPv6", "2001:db8:0:0:0:0:0:1"),
+			failures: []want{{addr0, `canonical form (RFC 5952): "2001:db8::1"`}},
+		},
+		{
+			name:     "IPv6 not canonical is accepted with a warning on 1.32",
+			minor:    OldestMinor,
+			doc:      sliceOf("IPv6", "2001:db8:0:0:0:0:0:1"),
+			warnings: []want{{addr0, `IPv6 address "2001:db8:0:0:0:0:0:1" is refused from Kubernetes 1.33, which requires the canonical form (RFC 5952): use "2001:db8::1"`}},
+		},
+		{
+			name:     "IPv4-mapped IPv6 in an IPv6 slice on 1.32",
+			minor:    OldestMinor,
+			doc:      sliceOf("IPv6", "::ffff:10.0.0.1"),
+			failures: []want{{addr0, "is an IPv4-mapped IPv6 address, which an IPv6 slice may not hold"}},
 		},
 		{
 			name:     "IPv6 loopback",
@@ -178,7 +222,7 @@ func TestEndpointSliceRules(t *testing.T) {
 		{
 			name:     "IPv4 with leading zeros in an IPv6 slice",
 			doc:      sliceOf("IPv6", "010.0.0.1"),
-			failures: []want{{addr0, "octets must not have leading zeros"}},
+			failures: []want{{addr0, "010.0.0.1 is not an IPv6 address"}},
 		},
 		{
 			name:     "IPv6 with a zone",
@@ -394,7 +438,7 @@ func TestEndpointSliceRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			checkResult(t, EndpointSlice(inputs(t, tt.doc)), tt.failures, tt.warnings)
+			checkResult(t, EndpointSlice(inputs(t, tt.doc), minorOr(tt.minor)), tt.failures, tt.warnings)
 		})
 	}
 }
@@ -470,7 +514,7 @@ func TestEndpointSliceNormalizes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := EndpointSlice(inputs(t, tt.doc))
+			r := EndpointSlice(inputs(t, tt.doc), nil)
 			if diff := cmp.Diff(inputs(t, tt.want), r.Inputs, propertytest.Values); diff != "" {
 				t.Errorf("inputs (-want +got):\n%s", diff)
 			}
@@ -497,7 +541,7 @@ func TestEndpointSliceUnknownValues(t *testing.T) {
 	for _, doc := range docs {
 		t.Run(doc, func(t *testing.T) {
 			t.Parallel()
-			r := EndpointSlice(inputs(t, doc))
+			r := EndpointSlice(inputs(t, doc), nil)
 			checkResult(t, r, nil, nil)
 		})
 	}
@@ -507,14 +551,15 @@ func TestEndpointSliceSecrets(t *testing.T) {
 	t.Parallel()
 	r := EndpointSlice(inputs(t, `{"metadata":{"name":{"$secret":"Web"},"labels":{"$secret":{"k":"bad value"}}},
 		"addressType":"IPv4","endpoints":[{"addresses":[{"$secret":"127.0.0.1"},{"$secret":"010.0.0.1"}]}],
-		"ports":[{"$secret":{"name":"http","port":80}},{"name":{"$secret":"http"}}]}`))
+		"ports":[{"$secret":{"name":"http","port":80}},{"name":{"$secret":"http"}}]}`), Minor(35))
+
 	checkResult(t, r, []want{
 		{"endpoints[0].addresses[0]", "[secret] is a loopback address"},
 		{"metadata.labels.k", "label value must be empty or at most 63"},
 		{"metadata.name", "must be a DNS subdomain"},
 		{"ports[1].name", `ports[0] has the same name`},
 	}, []want{
-		{"endpoints[0].addresses[1]", "non-standard IP address [secret] will be considered invalid in a future Kubernetes release: use [secret]"},
+		{"endpoints[0].addresses[1]", "non-standard IP address [secret] is refused from Kubernetes 1.36: use [secret]"},
 	})
 	all := strings.Join(r.Warnings, "\n")
 	for _, f := range r.Failures {
@@ -544,7 +589,7 @@ func TestEndpointSliceKeepsDependencies(t *testing.T) {
 		"endpoints":   property.New([]property.Value{}),
 		"ports":       property.New([]property.Value{port}),
 	})
-	got := EndpointSlice(in).Inputs.Get("ports").AsArray().Get(0)
+	got := EndpointSlice(in, nil).Inputs.Get("ports").AsArray().Get(0)
 	wantPort := property.New(map[string]property.Value{
 		"port": property.New(80.0), "name": property.New(""), "protocol": property.New("TCP"),
 	}).WithDependencies(deps)

@@ -68,20 +68,21 @@ func (c *checker) checkDNSSubdomain(n node) {
 type ipKind int
 
 const (
-	// legacyIP is the validation of Endpoints' ip and of IPv4 slices: any form that
-	// Kubernetes' sloppy parser reads, including IPv4 octets with leading zeros and
-	// IPv4-mapped IPv6 addresses (the StrictIPCIDRValidation feature gate is off by
-	// default in 1.34), with a warning for non-standard forms.
+	// legacyIP is the validation of Endpoints' ip: any form that Kubernetes' sloppy
+	// parser reads, but for what the server's minor refuses (see strictLegacyIPs), with
+	// a warning for non-standard forms.
 	legacyIP ipKind = iota
-	// legacyIPv4 is legacyIP that must also be an IPv4 address.
+	// legacyIPv4 is legacyIP that must also be an IPv4 address: the addresses of IPv4
+	// slices.
 	legacyIPv4
-	// strictIPv6 is the validation of IPv6 slices: an IPv6 address in canonical
-	// form (RFC 5952).
+	// strictIPv6 is the validation of IPv6 slices: an IPv6 address, in canonical form
+	// (RFC 5952) where the server's minor requires it (see canonicalIPv6Slices).
 	strictIPv6
 )
 
-// checkEndpointIP checks an endpoint address the way the API server does for the
-// given form, then rejects the ranges that endpoints may not use.
+// checkEndpointIP checks an endpoint address the way the API server of c's minor does
+// for the given form, then rejects the ranges that endpoints may not use. The minor is
+// asked only for an address in a non-standard form.
 func (c *checker) checkEndpointIP(n node, kind ipKind) {
 	s, ok := n.str()
 	if !ok {
@@ -93,32 +94,45 @@ func (c *checker) checkEndpointIP(n node, kind ipKind) {
 		return
 	}
 	addr, err := netip.ParseAddr(s)
+	nonStandard := err != nil || addr.Is4In6()
 	switch kind {
 	case legacyIP, legacyIPv4:
+		if nonStandard && c.server.strictLegacyIPs() {
+			if err != nil {
+				c.reject(n.path, "%s must not have leading zeros in its octets (%s refuses them): use %s",
+					n.show(s), c.server.named(), n.quote(ip.String()))
+			} else {
+				c.reject(n.path, "%s must not be an IPv4-mapped IPv6 address (%s refuses them): use %s",
+					n.show(s), c.server.named(), n.quote(ip.String()))
+			}
+			return
+		}
 		if kind == legacyIPv4 && ip.To4() == nil {
 			c.reject(n.path, "%s is not an IPv4 address, as the slice's addressType IPv4 requires", n.show(s))
 			return
 		}
-		if err != nil || addr.Is4In6() {
-			c.warn(n.path, "non-standard IP address %s will be considered invalid in a future Kubernetes release: use %s",
+		if nonStandard {
+			c.warn(n.path, "non-standard IP address %s is refused from Kubernetes 1.36: use %s",
 				n.quote(s), n.quote(ip.String()))
 		} else if addr.Is6() && addr.String() != s {
 			c.warn(n.path, "IPv6 address %s should be in RFC 5952 canonical form (%s)", n.quote(s), n.quote(addr.String()))
 		}
 	case strictIPv6:
-		switch {
-		case err != nil:
-			c.reject(n.path, "%s is not a valid IP address: octets must not have leading zeros", n.show(s))
-			return
-		case addr.Is4In6():
+		if addr.Is4In6() {
 			c.reject(n.path, "%s is an IPv4-mapped IPv6 address, which an IPv6 slice may not hold", n.show(s))
 			return
-		case ip.String() != s:
-			c.reject(n.path, "%s must be written in canonical form (RFC 5952): %s", n.show(s), n.quote(ip.String()))
-			return
-		case ip.To4() != nil:
+		}
+		if ip.To4() != nil {
 			c.reject(n.path, "%s is not an IPv6 address, as the slice's addressType IPv6 requires", n.show(s))
 			return
+		}
+		if ip.String() != s {
+			if c.server.canonicalIPv6Slices() {
+				c.reject(n.path, "%s must be written in canonical form (RFC 5952): %s", n.show(s), n.quote(ip.String()))
+				return
+			}
+			c.warn(n.path, "IPv6 address %s is refused from Kubernetes 1.33, which requires the canonical form "+
+				"(RFC 5952): use %s", n.quote(s), n.quote(ip.String()))
 		}
 	}
 	if why := forbiddenEndpointIP(ip); why != "" {

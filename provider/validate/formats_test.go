@@ -22,20 +22,32 @@ var ipSamples = []string{
 	"1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::", "::ffff:010.0.0.1", "0:0:0:0:0:ffff:10.0.0.1",
 }
 
-// serverAccepts is what the API server decides for an address of the given form,
-// from its own functions (k8s.io/apimachinery) and the range rules of its
-// ValidateEndpointIP (which lives in k8s.io/kubernetes, written out here).
-func serverAccepts(kind ipKind, s string) bool {
+// serverAccepts is what the API server of the minor decides for an address of the
+// given form, from its own functions (k8s.io/apimachinery, whose IsValidIPForLegacyField
+// takes the StrictIPCIDRValidation gate as an argument) and the range rules of its
+// ValidateEndpointIP (which lives in k8s.io/kubernetes, written out here). 1.32's
+// IsValidIPv4Address and IsValidIPv6Address, since replaced, are written out too.
+func serverAccepts(minor int, kind ipKind, s string) bool {
 	var errs field.ErrorList
-	switch kind {
-	case legacyIP:
-		errs = validation.IsValidIPForLegacyField(field.NewPath("ip"), s, false, nil)
-	case legacyIPv4:
-		errs = validation.IsValidIPForLegacyField(field.NewPath("ip"), s, false, nil)
+	strict := minor >= 36
+	ip := netutils.ParseIPSloppy(s)
+	switch {
+	case minor <= 32 && kind == legacyIPv4:
+		if ip == nil || ip.To4() == nil {
+			return false
+		}
+	case minor <= 32 && kind == strictIPv6:
+		if ip == nil || ip.To4() != nil {
+			return false
+		}
+	case kind == legacyIP:
+		errs = validation.IsValidIPForLegacyField(field.NewPath("ip"), s, strict, nil)
+	case kind == legacyIPv4:
+		errs = validation.IsValidIPForLegacyField(field.NewPath("ip"), s, strict, nil)
 		if len(errs) == 0 && !netutils.IsIPv4String(s) {
 			return false
 		}
-	case strictIPv6:
+	case kind == strictIPv6:
 		errs = validation.IsValidIP(field.NewPath("ip"), s)
 		if len(errs) == 0 && !netutils.IsIPv6String(s) {
 			return false
@@ -44,29 +56,38 @@ func serverAccepts(kind ipKind, s string) bool {
 	if len(errs) > 0 {
 		return false
 	}
-	ip := netutils.ParseIPSloppy(s)
 	return ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast()
 }
 
-func checkIP(kind ipKind, s string, secret bool) *checker {
-	c := &checker{}
+func checkIP(kind ipKind, s string, secret bool) *checker { return checkIPOn(Newest, kind, s, secret) }
+
+func checkIPOn(srv Server, kind ipKind, s string, secret bool) *checker {
+	c := &checker{server: newServer(srv)}
 	v := property.New(s).WithSecret(secret)
 	c.checkEndpointIP(node{path: path{}.key("ip"), v: v, secret: secret}, kind)
 	return c
 }
 
+// TestEndpointIPMatchesServer holds Check's verdict on every sample address, in every
+// form, to the server's of each minor of the window; and from 1.33, where the server
+// warns of non-standard addresses, Check's warnings too. (1.32 does not warn; Check
+// does, of what later minors refuse.)
 func TestEndpointIPMatchesServer(t *testing.T) {
 	t.Parallel()
-	for _, s := range ipSamples {
-		for _, kind := range []ipKind{legacyIP, legacyIPv4, strictIPv6} {
-			c := checkIP(kind, s, false)
-			if got, want := len(c.failures) == 0, serverAccepts(kind, s); got != want {
-				t.Errorf("%q as %v: Check accepts = %v, the server accepts = %v (failures %v)", s, kind, got, want, c.failures)
-			}
-			if kind != strictIPv6 && len(c.failures) == 0 {
-				serverWarns := len(validation.GetWarningsForIP(field.NewPath("ip"), s)) > 0
-				if got := len(c.warnings) > 0; got != serverWarns {
-					t.Errorf("%q as %v: Check warns = %v, the server warns = %v (%v)", s, kind, got, serverWarns, c.warnings)
+	for minor := OldestMinor; minor <= NewestMinor; minor++ {
+		for _, s := range ipSamples {
+			for _, kind := range []ipKind{legacyIP, legacyIPv4, strictIPv6} {
+				c := checkIPOn(Minor(minor), kind, s, false)
+				if got, want := len(c.failures) == 0, serverAccepts(minor, kind, s); got != want {
+					t.Errorf("1.%d: %q as %v: Check accepts = %v, the server accepts = %v (failures %v)",
+						minor, s, kind, got, want, c.failures)
+				}
+				if minor >= 33 && kind != strictIPv6 && len(c.failures) == 0 {
+					serverWarns := len(validation.GetWarningsForIP(field.NewPath("ip"), s)) > 0
+					if got := len(c.warnings) > 0; got != serverWarns {
+						t.Errorf("1.%d: %q as %v: Check warns = %v, the server warns = %v (%v)",
+							minor, s, kind, got, serverWarns, c.warnings)
+					}
 				}
 			}
 		}
@@ -78,9 +99,12 @@ func FuzzEndpointIP(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, kind := range []ipKind{legacyIP, legacyIPv4, strictIPv6} {
-			if got, want := len(checkIP(kind, s, false).failures) == 0, serverAccepts(kind, s); got != want {
-				t.Errorf("%q as %v: Check accepts = %v, the server accepts = %v", s, kind, got, want)
+		for _, minor := range []int{OldestMinor, 33, 35, 36, NewestMinor} {
+			for _, kind := range []ipKind{legacyIP, legacyIPv4, strictIPv6} {
+				got := len(checkIPOn(Minor(minor), kind, s, false).failures) == 0
+				if want := serverAccepts(minor, kind, s); got != want {
+					t.Errorf("1.%d: %q as %v: Check accepts = %v, the server accepts = %v", minor, s, kind, got, want)
+				}
 			}
 		}
 	})

@@ -31,10 +31,18 @@ var fuzzSeeds = []string{
 	`[1,2,3]`,
 }
 
-func FuzzEndpointSlice(f *testing.F) { fuzzValidation(f, EndpointSlice) }
+func FuzzEndpointSlice(f *testing.F) {
+	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Newest) })
+}
+
+// FuzzEndpointSliceOldest holds the oldest minor's rules (node hints dropped, IPv6 in
+// any form) to the same invariants.
+func FuzzEndpointSliceOldest(f *testing.F) {
+	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Minor(OldestMinor)) })
+}
 
 func FuzzEndpointsList(f *testing.F) {
-	fuzzValidation(f, func(in property.Map) Result { return EndpointsList(in, "") })
+	fuzzValidation(f, func(in property.Map) Result { return EndpointsList(in, "", Newest) })
 }
 
 // fuzzValidation seeds f and checks the invariants of validate's Result for every

@@ -170,7 +170,7 @@ func TestObjectMetadata(t *testing.T) {
 				run    func() Result
 			}{
 				{"metadata.", func() Result {
-					return EndpointSlice(inputs(t, `{"metadata":`+tt.meta+`,"addressType":"IPv4","endpoints":[]}`))
+					return EndpointSlice(inputs(t, `{"metadata":`+tt.meta+`,"addressType":"IPv4","endpoints":[]}`), nil)
 				}},
 				{"items[0].metadata.", func() Result {
 					// Items need a name (their identity); the slice form covers its absence.
@@ -185,7 +185,7 @@ func TestObjectMetadata(t *testing.T) {
 						}
 						meta = string(b)
 					}
-					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`), "")
+					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`), "", nil)
 				}},
 			} {
 				prefixed := func(ws []want) []want {

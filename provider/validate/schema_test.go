@@ -154,9 +154,9 @@ func TestSchemaRules(t *testing.T) {
 			t.Parallel()
 			var r Result
 			if tt.kind == "slice" {
-				r = EndpointSlice(inputs(t, tt.doc))
+				r = EndpointSlice(inputs(t, tt.doc), nil)
 			} else {
-				r = EndpointsList(inputs(t, tt.doc), "")
+				r = EndpointsList(inputs(t, tt.doc), "", nil)
 			}
 			checkResult(t, r, tt.failures, tt.warnings)
 		})

@@ -162,6 +162,8 @@ type note struct {
 type checker struct {
 	failures []note
 	warnings []note
+	// server is the API server whose rules apply where they differ by minor.
+	server *server
 }
 
 // reject records a failure: the input at p is not accepted, for the reason given.

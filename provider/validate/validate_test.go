@@ -146,7 +146,7 @@ func TestFailuresSortedNumerically(t *testing.T) {
 	for i := range eps {
 		eps[i] = `{"addresses":["127.0.0.1"]}`
 	}
-	r := EndpointSlice(inputs(t, `{"addressType":"IPv4","endpoints":[`+strings.Join(eps, ",")+`]}`))
+	r := EndpointSlice(inputs(t, `{"addressType":"IPv4","endpoints":[`+strings.Join(eps, ",")+`]}`), nil)
 	var paths []string
 	for _, f := range r.Failures {
 		paths = append(paths, f.Path)
@@ -165,9 +165,9 @@ func TestDeterministic(t *testing.T) {
 	doc := `{"metadata":{"name":"X","labels":{"b":"x y","a":"-"},"annotations":{"bad key":"1","also bad":"2"}},
 		"addressType":"IPv4","endpoints":[{"addresses":["127.0.0.1","0.0.0.0"],"zz":1,"aa":2}],
 		"ports":[{"port":1.5},{"protocol":"x"}],"extra":true}`
-	first := EndpointSlice(inputs(t, doc))
+	first := EndpointSlice(inputs(t, doc), nil)
 	for range 20 {
-		again := EndpointSlice(inputs(t, doc))
+		again := EndpointSlice(inputs(t, doc), nil)
 		if diff := cmp.Diff(first.Failures, again.Failures); diff != "" {
 			t.Fatalf("failures differ between runs (-first +again):\n%s", diff)
 		}
@@ -190,4 +190,12 @@ func TestPathExtensionsShareTheirPrefix(t *testing.T) {
 			t.Errorf("String() = %q, want %q", got, tt.want)
 		}
 	}
+}
+
+// minorOr is the Server of a test case's minor; 0 is Newest.
+func minorOr(minor int) Server {
+	if minor == 0 {
+		return Newest
+	}
+	return Minor(minor)
 }
