@@ -68,7 +68,11 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	}
 	server := r.server(ctx)
 	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace, server) }
-	checked, failures := checkResult(ctx, check(inputs), req.State, check)
+	res := check(inputs)
+	if len(res.Failures) > 0 && req.State.Len() > 0 {
+		res = validate.ListUpdate(res, req.State, namespace, server)
+	}
+	checked, failures := checkResult(ctx, res, req.State, check)
 	failures = append(failures, reservedItemKeyFailures(checked)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
 }

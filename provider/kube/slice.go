@@ -17,7 +17,9 @@ import (
 type EndpointSlice struct{ clusterResource }
 
 // Check assigns the namespace and name, then validates the inputs, the final name and
-// namespace included, offline, and applies defaults. It warns of what the change brings
+// namespace included, offline, for the cluster's Kubernetes minor, and applies defaults;
+// an update keeps endpoints the server keeps because they are unchanged
+// (validate.SliceUpdate). It warns of what the change brings
 // (see checkResult), and not again when the engine checks a replacement a second time.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	namespace := r.defaultNamespace(ctx)
@@ -33,7 +35,11 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	}
 	server := r.server(ctx)
 	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server) }
-	inputs, failures := checkResult(ctx, check(named), shown, check)
+	res := check(named)
+	if len(res.Failures) > 0 && req.State.Len() > 0 && !replaces(endpointSliceKind, req.State, res.Inputs) {
+		res = validate.SliceUpdate(res, req.State, server)
+	}
+	inputs, failures := checkResult(ctx, res, shown, check)
 	for i, f := range failures {
 		if autonamed && f.Property == "metadata.name" {
 			failures[i].Reason += fmt.Sprintf(" (the name was generated for the resource %q; set metadata.name "+

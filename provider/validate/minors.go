@@ -2,7 +2,10 @@ package validate
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // The rules that differ by Kubernetes minor, in one place. Every other rule in this
@@ -112,4 +115,96 @@ func (s *server) nodeHints() (dropped string) {
 		return fmt.Sprintf("%s does not know node hints (new in Kubernetes 1.33, on by default from 1.34) and drops "+
 			"them, so they are left out of the slice", s.named())
 	}
+}
+
+// keepsUnchanged reports whether an update keeps what the server would refuse in a
+// slice's endpoints (an Endpoints object's subsets) when they are unchanged: from
+// 1.33, ValidateEndpointSlice and ValidateEndpoints (pkg/apis/discovery/validation,
+// pkg/apis/core/validation) drop those errors when the old object's are semantically
+// equal, since an older minor accepted them. 1.32 judges every update as a create.
+func (s *server) keepsUnchanged() bool { return s.rulesMinor() >= 33 }
+
+// SliceUpdate is r for an update of a slice whose previous inputs are previous: where
+// the server keeps unchanged endpoints (see keepsUnchanged) and the endpoints are as
+// they were, their failures become warnings, as the server accepts the update. The
+// server is asked only when there is such a failure.
+func SliceUpdate(r Result, previous property.Map, srv Server) Result {
+	return keptUnchanged(r, newServer(srv), func(p string) (property.Value, property.Value, bool) {
+		if !under(p, "endpoints") {
+			return property.Value{}, property.Value{}, false
+		}
+		return previous.Get("endpoints"), r.Inputs.Get("endpoints"), true
+	})
+}
+
+// ListUpdate is SliceUpdate for the items of an EndpointsList: an item whose object
+// (namespace and name; namespace defaulting to namespace) the previous inputs hold
+// too, with the same subsets, keeps them.
+func ListUpdate(r Result, previous property.Map, namespace string, srv Server) Result {
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	key := func(item property.Value) (string, bool) {
+		if !item.IsMap() || !item.AsMap().Get("metadata").IsMap() {
+			return "", false
+		}
+		meta := item.AsMap().Get("metadata").AsMap()
+		name, ns := meta.Get("name"), meta.Get("namespace")
+		if !name.IsString() || name.AsString() == "" || !(ns.IsNull() || ns.IsString()) {
+			return "", false
+		}
+		if ns.IsString() && ns.AsString() != "" {
+			return ns.AsString() + "/" + name.AsString(), true
+		}
+		return namespace + "/" + name.AsString(), true
+	}
+	before := map[string]property.Value{}
+	if items := previous.Get("items"); items.IsArray() {
+		for _, item := range items.AsArray().All {
+			if k, ok := key(item); ok {
+				before[k] = item.AsMap().Get("subsets")
+			}
+		}
+	}
+	items := r.Inputs.Get("items")
+	return keptUnchanged(r, newServer(srv), func(p string) (property.Value, property.Value, bool) {
+		if !items.IsArray() {
+			return property.Value{}, property.Value{}, false
+		}
+		for i, item := range items.AsArray().All {
+			if !under(p, fmt.Sprintf("items[%d].subsets", i)) {
+				continue
+			}
+			k, ok := key(item)
+			old, existed := before[k]
+			if !ok || !existed {
+				return property.Value{}, property.Value{}, false
+			}
+			return old, item.AsMap().Get("subsets"), true
+		}
+		return property.Value{}, property.Value{}, false
+	})
+}
+
+// keptUnchanged turns into warnings the failures whose path part names an old and a
+// new value that are equal, where the server keeps unchanged values.
+func keptUnchanged(r Result, s *server, part func(path string) (old, cur property.Value, ok bool)) Result {
+	var kept []Failure
+	for _, f := range r.Failures {
+		old, cur, ok := part(f.Path)
+		if ok && !old.IsNull() && old.Equals(cur) && s.keepsUnchanged() {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s; %s keeps it in this update, as it is unchanged, "+
+				"but refuses it in a change to it or in a new object", f.Path, f.Reason, s.named()))
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Failures = kept
+	return r
+}
+
+// under reports whether the property path p is part or within it.
+func under(p, part string) bool {
+	rest, ok := strings.CutPrefix(p, part)
+	return ok && (rest == "" || rest[0] == '[' || rest[0] == '.')
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // countingServer is a Server of a minor that counts the times Check asks it.
@@ -100,5 +102,57 @@ func TestMinorsOutsideTheWindow(t *testing.T) {
 	newer := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(40))
 	if len(newer.Failures) != 1 {
 		t.Errorf("1.40: %v; want the leading zeros refused, as 1.37 does", newer.Failures)
+	}
+}
+
+// TestUnchangedEndpointsAreKeptOnUpdate checks the update rule of 1.33 and later: a
+// slice's endpoints (an Endpoints item's subsets) that the server would refuse now are
+// kept when unchanged, as an older minor accepted them; changed, or on 1.32, they fail.
+func TestUnchangedEndpointsAreKeptOnUpdate(t *testing.T) {
+	t.Parallel()
+	old := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(35))
+	if len(old.Failures) != 0 {
+		t.Fatalf("1.35 refuses %v", old.Failures)
+	}
+	relabelled := inputs(t, `{"metadata":{"labels":{"team":"a"}},"addressType":"IPv4","endpoints":[{"addresses":["010.0.0.1"]}]}`)
+	changed := inputs(t, slice4(`{"addresses":["010.0.0.1","10.0.0.2"]}`))
+	for _, tt := range []struct {
+		name     string
+		news     property.Map
+		minor    int
+		failures int
+	}{
+		{"unchanged on 1.36", relabelled, 36, 0},
+		{"unchanged on 1.37", relabelled, NewestMinor, 0},
+		{"changed on 1.37", changed, NewestMinor, 1},
+	} {
+		r := SliceUpdate(EndpointSlice(tt.news, Minor(tt.minor)), old.Inputs, Minor(tt.minor))
+		if len(r.Failures) != tt.failures {
+			t.Errorf("%s: failures %v, want %d", tt.name, r.Failures, tt.failures)
+		}
+		if tt.failures == 0 && !strings.Contains(strings.Join(r.Warnings, "\n"), "keeps it in this update, as it is unchanged") {
+			t.Errorf("%s: warnings %v; want the kept address said", tt.name, r.Warnings)
+		}
+	}
+
+	// 1.32 has no such rule: what it refuses, it refuses in any update.
+	v6 := inputs(t, sliceOf("IPv6", "::ffff:10.0.0.1"))
+	if r := SliceUpdate(EndpointSlice(v6, Minor(OldestMinor)), v6, Minor(OldestMinor)); len(r.Failures) != 1 {
+		t.Errorf("1.32: failures %v, want the IPv4-mapped address refused", r.Failures)
+	}
+
+	list := `{"items":[{"metadata":{"name":"a"},"subsets":[{"addresses":[{"ip":"010.0.0.1"}]}]},` +
+		`{"metadata":{"name":"b","namespace":"default"},"subsets":[{"addresses":[{"ip":"010.0.0.2"}]}]}]}`
+	previous := EndpointsList(inputs(t, list), "", Minor(35)).Inputs
+	grown := `{"items":[{"metadata":{"name":"a","namespace":"default"},"subsets":[{"addresses":[{"ip":"010.0.0.1"}]}]},` +
+		`{"metadata":{"name":"b"},"subsets":[{"addresses":[{"ip":"010.0.0.2"},{"ip":"10.0.0.3"}]}]},` +
+		`{"metadata":{"name":"c"},"subsets":[{"addresses":[{"ip":"010.0.0.4"}]}]}]}`
+	r := ListUpdate(EndpointsList(inputs(t, grown), "", Newest), previous, "", Newest)
+	var paths []string
+	for _, f := range r.Failures {
+		paths = append(paths, f.Path)
+	}
+	if want := "items[1].subsets[0].addresses[0].ip items[2].subsets[0].addresses[0].ip"; strings.Join(paths, " ") != want {
+		t.Errorf("failures at %v; want %s (item a is unchanged, b changed, c new)", paths, want)
 	}
 }
