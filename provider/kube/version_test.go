@@ -18,19 +18,8 @@ import (
 // its version; and a second such Check asks no more.
 func TestCheckFollowsTheClustersMinor(t *testing.T) {
 	t.Parallel()
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/version" {
-			http.NotFound(w, r)
-			return
-		}
-		asked.Add(1)
-		fmt.Fprint(w, `{"major":"1","minor":"32+","gitVersion":"v1.32.13-gke.1000"}`)
-	}))
-	t.Cleanup(srv.Close)
-	slice := New(Config{Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
-"clusters": [{"name": "c", "cluster": {"server": %q}}],
-"contexts": [{"name": "x", "context": {"cluster": "c"}}], "current-context": "x"}`, srv.URL)}).EndpointSlice()
+	k, asked := clusterOfVersion(t, `{"major":"1","minor":"32+","gitVersion":"v1.32.13-gke.1000"}`)
+	slice := k.EndpointSlice()
 	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:discovery.k8s.io/v1:EndpointSlice::webSlice")
 
 	plain := inputsOf(t, `{"metadata":{"name":"web"},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`)
@@ -55,6 +44,50 @@ func TestCheckFollowsTheClustersMinor(t *testing.T) {
 	}
 	if n := asked.Load(); n != 1 {
 		t.Errorf("two Checks asked the server's version %d times, want 1", n)
+	}
+}
+
+// clusterOfVersion is the package's resources configured for an API server that
+// answers GET /version with info, and the count of those requests.
+func clusterOfVersion(t *testing.T, info string) (*Kubernetes, *atomic.Int32) {
+	t.Helper()
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/version" {
+			http.NotFound(w, r)
+			return
+		}
+		asked.Add(1)
+		fmt.Fprint(w, info)
+	}))
+	t.Cleanup(srv.Close)
+	return New(Config{Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
+"clusters": [{"name": "c", "cluster": {"server": %q}}],
+"contexts": [{"name": "x", "context": {"cluster": "c"}}], "current-context": "x"}`, srv.URL)}), &asked
+}
+
+// TestUpdateKeepsUnchangedEndpoints checks that a slice created with an address in a
+// form 1.35 accepts (010.0.0.1) still checks, with a warning, when its cluster runs
+// 1.36 and the program changes only its labels, as the API server keeps unchanged
+// endpoints on an update; a change to its endpoints fails.
+func TestUpdateKeepsUnchangedEndpoints(t *testing.T) {
+	t.Parallel()
+	k, _ := clusterOfVersion(t, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
+	slice := k.EndpointSlice()
+	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:discovery.k8s.io/v1:EndpointSlice::legacySlice")
+	olds := inputsOf(t, `{"metadata":{"name":"legacy","namespace":"default"},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["010.0.0.1"]}],"ports":[]}`)
+	relabelled := inputsOf(t, `{"metadata":{"name":"legacy","labels":{"team":"a"}},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["010.0.0.1"]}],"ports":[]}`)
+	resp, err := slice.Check(t.Context(), p.CheckRequest{Urn: urn, State: olds, Inputs: relabelled})
+	if err != nil || len(resp.Failures) != 0 {
+		t.Errorf("a label change of a slice with unchanged endpoints: failures %v, %v; want none", resp.Failures, err)
+	}
+	moved := inputsOf(t, `{"metadata":{"name":"legacy"},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["010.0.0.1","10.0.0.2"]}],"ports":[]}`)
+	resp, err = slice.Check(t.Context(), p.CheckRequest{Urn: urn, State: olds, Inputs: moved})
+	if err != nil || len(resp.Failures) != 1 || resp.Failures[0].Property != "endpoints[0].addresses[0]" {
+		t.Errorf("a change to the endpoints: failures %v, %v; want endpoints[0].addresses[0] refused", resp.Failures, err)
 	}
 }
 
