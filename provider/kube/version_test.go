@@ -58,7 +58,7 @@ func clusterOfVersion(t *testing.T, info string) (*Kubernetes, *atomic.Int32) {
 			return
 		}
 		asked.Add(1)
-		fmt.Fprint(w, info)
+		_, _ = fmt.Fprint(w, info)
 	}))
 	t.Cleanup(srv.Close)
 	return New(Config{Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",

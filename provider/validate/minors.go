@@ -150,7 +150,7 @@ func ListUpdate(r Result, previous property.Map, namespace string, srv Server) R
 		}
 		meta := item.AsMap().Get("metadata").AsMap()
 		name, ns := meta.Get("name"), meta.Get("namespace")
-		if !name.IsString() || name.AsString() == "" || !(ns.IsNull() || ns.IsString()) {
+		if !name.IsString() || name.AsString() == "" || !ns.IsNull() && !ns.IsString() {
 			return "", false
 		}
 		if ns.IsString() && ns.AsString() != "" {
