@@ -28,6 +28,7 @@ modver = $(shell sed -nE 's#^[[:space:]]*(require )?$(1) (v[^ ]+).*#\2#p' tools/
 PULUMI_VERSION      := $(call modver,github.com/pulumi/pulumi/pkg/v3,pulumi)
 PULUMI_YAML_VERSION := $(call modver,github.com/pulumi/pulumi-yaml,pulumi-yaml)
 KUBE_VERSION        := $(call modver,k8s.io/kubernetes,kube)
+KUBE_OLDEST_VERSION := $(call modver,k8s.io/kubernetes,kube-oldest)
 ETCD_VERSION        := $(call modver,go.etcd.io/etcd/server/v3,etcd)
 GOLANGCI_VERSION    := $(call modver,github.com/golangci/golangci-lint/v2,golangci-lint)
 
@@ -36,23 +37,28 @@ PULUMI_LANGUAGE_YAML    := $(CACHE)/pulumi-yaml-$(PULUMI_YAML_VERSION)/pulumi-la
 KUBE_APISERVER          := $(CACHE)/kube-$(KUBE_VERSION)/kube-apiserver
 KUBE_CONTROLLER_MANAGER := $(CACHE)/kube-$(KUBE_VERSION)/kube-controller-manager
 KUBECTL                 := $(CACHE)/kube-$(KUBE_VERSION)/kubectl
+KUBE_APISERVER_OLDEST   := $(CACHE)/kube-$(KUBE_OLDEST_VERSION)/kube-apiserver
 ETCD                    := $(CACHE)/etcd-$(ETCD_VERSION)/etcd
 GOLANGCI_LINT           := $(CACHE)/golangci-lint-$(GOLANGCI_VERSION)/golangci-lint
 
 # The Kubernetes binaries report the version they were built from (a module build
-# otherwise says v0.0.0-master).
-KUBE_MINOR   := $(word 2,$(subst ., ,$(KUBE_VERSION)))
-KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
-	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(KUBE_MINOR) \
+# otherwise says v0.0.0-master): $(call kube_ldflags,v1.37.2) sets gitVersion v1.37.2,
+# gitMajor 1 and gitMinor 37, which GET /version answers.
+kube_ldflags = -X k8s.io/component-base/version.gitVersion=$(1) \
+	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(1))) \
 	-X k8s.io/component-base/version.gitTreeState=clean
+KUBE_LDFLAGS        := $(call kube_ldflags,$(KUBE_VERSION))
+KUBE_OLDEST_LDFLAGS := $(call kube_ldflags,$(KUBE_OLDEST_VERSION))
 
-TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) $(ETCD)
+TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBECTL) \
+	$(KUBE_APISERVER_OLDEST) $(ETCD)
 
 # What the tests are told: the tools and the binary under test.
 TEST_ENV := \
 	TEST_ASSET_ETCD=$(ETCD) \
 	TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
 	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER) \
+	TEST_ASSET_KUBE_APISERVER_OLDEST=$(KUBE_APISERVER_OLDEST) \
 	TEST_ASSET_KUBECTL=$(KUBECTL) \
 	TEST_ASSET_PULUMI=$(PULUMI) \
 	TEST_ASSET_PULUMI_LANGUAGE_YAML=$(PULUMI_LANGUAGE_YAML) \
@@ -130,7 +136,7 @@ install: $(PLUGIN_TARBALL) $(PULUMI) ## Install the plugin tarball with `pulumi 
 	$(PULUMI) plugin install resource endpoints $(VERSION) --file $(PLUGIN_TARBALL) --reinstall
 
 .PHONY: tools
-tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, etcd, kube-proxy, CoreDNS, pulumi-kubernetes) into the cache.
+tools: $(TOOLS) ## Build the pinned tools (pulumi, YAML host, kube-apiserver, controller manager, kubectl, the oldest supported minor's kube-apiserver, etcd, kube-proxy, CoreDNS, pulumi-kubernetes) into the cache.
 
 # Tool binaries are keyed by version in their path: they depend on their module only
 # for existence, so a fresh clone does not rebuild what the cache already holds.
@@ -148,7 +154,7 @@ $(PULUMI_LANGUAGE_YAML): | tools/pulumi-yaml/go.mod
 	mv $@.tmp $@
 
 $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) &: | tools/kube/go.mod
-	@echo "building kube-apiserver and kube-controller-manager $(KUBE_VERSION) (about 8 minutes)"
+	@echo "building kube-apiserver and kube-controller-manager $(KUBE_VERSION) (about 12 minutes on 2 busy cores)"
 	mkdir -p $(@D)/.tmp
 	cd tools/kube && go build -trimpath -ldflags "$(KUBE_LDFLAGS)" -o $(@D)/.tmp/ \
 		k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
@@ -156,10 +162,19 @@ $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) &: | tools/kube/go.mod
 	mv $(@D)/.tmp/kube-controller-manager $(KUBE_CONTROLLER_MANAGER)
 	rmdir $(@D)/.tmp
 
+# The kube-apiserver of the oldest Kubernetes minor the provider supports, alone, from
+# its own module (tools/kube-oldest): the tests run against it beside the newest
+# control plane (TEST_ASSET_KUBE_APISERVER_OLDEST).
+$(KUBE_APISERVER_OLDEST): | tools/kube-oldest/go.mod
+	@echo "building kube-apiserver $(KUBE_OLDEST_VERSION) (about 4 minutes)"
+	mkdir -p $(@D)
+	cd tools/kube-oldest && go build -trimpath -ldflags "$(KUBE_OLDEST_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kube-apiserver
+	mv $@.tmp $@
+
 # kubectl, at the API server's version, for the tests that run the examples' README
 # steps as a user types them.
 $(KUBECTL): | tools/kube/go.mod
-	@echo "building kubectl $(KUBE_VERSION) (about 2 minutes)"
+	@echo "building kubectl $(KUBE_VERSION) (about 1 minute once kube-apiserver is built)"
 	mkdir -p $(@D)
 	cd tools/kube && go build -trimpath -ldflags "$(KUBE_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kubectl
 	mv $@.tmp $@

@@ -5,7 +5,7 @@
 KUBE_PROXY := $(CACHE)/kube-$(KUBE_VERSION)/kube-proxy
 
 $(KUBE_PROXY): | tools/kube/go.mod
-	@echo "building kube-proxy $(KUBE_VERSION) (about 5 minutes)"
+	@echo "building kube-proxy $(KUBE_VERSION) (under a minute once kube-apiserver is built)"
 	mkdir -p $(@D)
 	cd tools/kube && go build -trimpath -ldflags "$(KUBE_LDFLAGS)" -o $@.tmp k8s.io/kubernetes/cmd/kube-proxy
 	mv $@.tmp $@

@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,17 +17,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// controllersSyncedLogs are, for a control plane with every controller, the
-// kube-controller-manager log lines that say the controllers acting on Services,
-// Endpoints and EndpointSlices have synced their caches: each inner list holds
-// the forms one of them may take.
-var controllersSyncedLogs = [][]string{
-	{`"Caches are synced" controller="endpoint"`},
-	{`"Caches are synced" controller="endpoint_slice"`},
-	{`"Caches are synced" controller="endpoint_slice_mirroring"`},
-}
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // serviceAccountKeyFile is the RSA key that signs ServiceAccount tokens: the API
 // server checks them with it and the controller manager's token controller signs
@@ -100,6 +95,74 @@ func (c *ControlPlane) writeSigningCA() (certFile, keyFile string, err error) {
 		return "", "", fmt.Errorf("write the cluster signing key: %w", err)
 	}
 	return certFile, keyFile, nil
+}
+
+// probeNamespacePrefix starts the name of the namespace in which Start, with every
+// controller, waits for the endpoints, EndpointSlice and mirroring controllers.
+const probeNamespacePrefix = "controlplane-ready-"
+
+// waitEndpointControllers waits until the endpoints, EndpointSlice and mirroring
+// controllers act, or p, the controller manager, exits: in a namespace of its own it
+// creates a Service with a selector, for which the first two write Endpoints and a
+// slice, and a selectorless Service with Endpoints, which the third mirrors into a
+// slice; then it deletes the namespace. Their log no longer tells (from 1.37 the
+// "Caches are synced" lines of their informers name no controller), and what they
+// do is what the tests wait for.
+func (c *ControlPlane) waitEndpointControllers(ctx context.Context, p *process) error {
+	cs := c.clientset
+	created, err := cs.CoreV1().Namespaces().Create(ctx,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: probeNamespacePrefix}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create a namespace to see the controllers act in: %w", err)
+	}
+	ns := created.Name
+	port := []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+	services := []*corev1.Service{
+		{ObjectMeta: metav1.ObjectMeta{Name: "selected", Namespace: ns},
+			Spec: corev1.ServiceSpec{Ports: port, Selector: map[string]string{"app": "selected"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "mirrored", Namespace: ns}, Spec: corev1.ServiceSpec{Ports: port}},
+	}
+	for _, svc := range services {
+		if _, err := cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create Service %s/%s: %w", ns, svc.Name, err)
+		}
+	}
+	endpoints := &corev1.Endpoints{
+		ObjectMeta: metav1.ObjectMeta{Name: "mirrored", Namespace: ns},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: "192.0.2.10"}},
+			Ports:     []corev1.EndpointPort{{Name: "http", Port: 80}},
+		}},
+	}
+	if _, err := cs.CoreV1().Endpoints(ns).Create(ctx, endpoints, metav1.CreateOptions{}); err != nil { //nolint:staticcheck // the mirroring controller reads v1 Endpoints
+		return fmt.Errorf("create Endpoints %s/mirrored: %w", ns, err)
+	}
+	slicesBy := map[string]string{"selected": "endpointslice-controller.k8s.io", "mirrored": "endpointslicemirroring-controller.k8s.io"}
+	err = waitReady(ctx, p, "the endpoints, EndpointSlice and mirroring controllers to write the Endpoints and slices of two Services in namespace "+ns,
+		func(ctx context.Context) error {
+			if _, err := cs.CoreV1().Endpoints(ns).Get(ctx, "selected", metav1.GetOptions{}); err != nil { //nolint:staticcheck // what the endpoints controller writes
+				return fmt.Errorf("no Endpoints of Service selected from the endpoints controller: %w", err)
+			}
+			for svc, manager := range slicesBy {
+				l, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
+					LabelSelector: discoveryv1.LabelServiceName + "=" + svc + "," + discoveryv1.LabelManagedBy + "=" + manager,
+				})
+				if err != nil {
+					return err
+				}
+				if len(l.Items) == 0 {
+					return fmt.Errorf("no slice of Service %s from %s yet", svc, manager)
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("delete namespace %s: %w", ns, err)
+	}
+	return nil
 }
 
 // logSays tells whether log holds, for every group of lines, one of them.

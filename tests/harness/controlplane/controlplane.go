@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -32,6 +34,9 @@ const (
 	EnvEtcd                  = "TEST_ASSET_ETCD"
 	EnvKubeAPIServer         = "TEST_ASSET_KUBE_APISERVER"
 	EnvKubeControllerManager = "TEST_ASSET_KUBE_CONTROLLER_MANAGER"
+	// EnvKubeAPIServerOldest names the kube-apiserver of the oldest Kubernetes minor
+	// the provider supports, which StartOldest and SharedOldest run.
+	EnvKubeAPIServerOldest = "TEST_ASSET_KUBE_APISERVER_OLDEST"
 )
 
 // ServiceCIDR is the range the API server gives Services their cluster IPs from.
@@ -65,15 +70,25 @@ type Options struct {
 	// default (endpoints, EndpointSlice, EndpointSlice mirroring, service
 	// accounts, ...), as a real cluster does, instead of only the garbage
 	// collector and the namespace controller. Start then also waits until the
-	// endpoints, EndpointSlice and mirroring controllers have synced.
+	// endpoints, EndpointSlice and mirroring controllers act (see
+	// waitEndpointControllers).
 	AllControllers bool
 	// DurableEtcd runs etcd with fsync on, as every real cluster does. By
 	// default etcd runs with --unsafe-no-fsync: tests do not need their writes
 	// to survive a power cut, and skipping fsync makes every write cheaper.
 	DurableEtcd bool
+	// APIServer, when not empty, is the path of the kube-apiserver binary to run
+	// instead of the one TEST_ASSET_KUBE_APISERVER names (another minor's, say).
+	APIServer string
+	// NoControllerManager starts etcd and the API server alone: no controller
+	// runs (no garbage collector, no namespace controller), so a foreground delete
+	// or a namespace's deletion never finishes, and TEST_ASSET_KUBE_CONTROLLER_MANAGER
+	// is not needed. It cannot be given with AllControllers.
+	NoControllerManager bool
 }
 
-// ControlPlane is a running etcd, kube-apiserver and kube-controller-manager.
+// ControlPlane is a running etcd, kube-apiserver and kube-controller-manager (etcd
+// and kube-apiserver alone with Options.NoControllerManager).
 // Its methods are safe for concurrent use.
 type ControlPlane struct {
 	dir string
@@ -86,7 +101,11 @@ type ControlPlane struct {
 	restConfig     *rest.Config
 	clientset      *kubernetes.Clientset
 
-	procs    []*process           // in start order: etcd, kube-apiserver, kube-controller-manager
+	// minor and gitVersion are the API server's version, as GET /version says.
+	minor      int
+	gitVersion string
+
+	procs    []*process           // in start order: etcd, kube-apiserver, kube-controller-manager (if any)
 	reserved []*ports.Reservation // the ports of etcd and the API servers
 
 	// apiServerOut is where the API server's output went besides its log, to
@@ -126,11 +145,12 @@ func StartTWith(t testing.TB, opts Options) *ControlPlane {
 }
 
 // Start starts etcd, kube-apiserver and kube-controller-manager and returns
-// once the API server is ready and the garbage collector has synced. ctx
-// bounds the start-up only: the processes run until Stop. On error nothing is
-// left running.
+// once the API server is ready and the garbage collector has synced (with
+// Options.NoControllerManager, etcd and the API server only, once the API server
+// is ready). ctx bounds the start-up only: the processes run until Stop. On error
+// nothing is left running.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
-	c, bins, portNums, err := newControlPlane(3)
+	c, bins, portNums, err := newControlPlane(3, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +167,12 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, portNums[2], opts.Output); err != nil {
 		return nil, err
 	}
+	if err := c.readVersion(ctx); err != nil {
+		return nil, err
+	}
+	if opts.NoControllerManager {
+		return c, nil
+	}
 	if err := c.startControllerManager(ctx, bins.controllerManager, opts); err != nil {
 		return nil, err
 	}
@@ -154,12 +180,15 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 }
 
 // newControlPlane prepares the start of a control plane (one or HA): it finds the
-// binaries, removes stale directories, creates the control plane's directory, owned
-// by this process, and reserves nPorts free ports until Stop (see package ports: an
-// API server or etcd member that stops leaves its port refusing connections, and
-// starts again on it). On error nothing is left behind.
-func newControlPlane(nPorts int) (_ *ControlPlane, _ binaries, portNums []int, err error) {
-	bins, err := lookupBinaries()
+// binaries opts asks for, removes stale directories, creates the control plane's
+// directory, owned by this process, and reserves nPorts free ports until Stop (see
+// package ports: an API server or etcd member that stops leaves its port refusing
+// connections, and starts again on it). On error nothing is left behind.
+func newControlPlane(nPorts int, opts Options) (_ *ControlPlane, _ binaries, portNums []int, err error) {
+	if opts.NoControllerManager && opts.AllControllers {
+		return nil, binaries{}, nil, errors.New("cannot start a control plane: Options.AllControllers needs the controller manager that Options.NoControllerManager leaves out")
+	}
+	bins, err := lookupBinaries(opts)
 	if err != nil {
 		return nil, binaries{}, nil, err
 	}
@@ -200,6 +229,30 @@ func (c *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(c.rest
 
 // Clientset returns an admin clientset.
 func (c *ControlPlane) Clientset() kubernetes.Interface { return c.clientset }
+
+// Version returns the API server's version as its GET /version said when it
+// started: the minor (37 for v1.37.2) and the gitVersion ("v1.37.2").
+func (c *ControlPlane) Version() (minor int, gitVersion string) { return c.minor, c.gitVersion }
+
+// readVersion asks the API server its version (GET /version) for Version.
+func (c *ControlPlane) readVersion(ctx context.Context) error {
+	data, err := c.clientset.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("read the API server's version (GET /version): %w", err)
+	}
+	var info version.Info
+	if err := json.Unmarshal(data, &info); err != nil {
+		return fmt.Errorf("the API server's version (GET /version): %w: %s", err, data)
+	}
+	// Builds of a release say "37"; some builds add "+" to it.
+	minor, err := strconv.Atoi(strings.TrimRight(info.Minor, "+"))
+	if err != nil || info.Major != "1" {
+		return fmt.Errorf("the API server's version: unexpected major %q, minor %q (gitVersion %q): "+
+			"its binary must be built with the version ldflags (`make tools` does)", info.Major, info.Minor, info.GitVersion)
+	}
+	c.minor, c.gitVersion = minor, info.GitVersion
+	return nil
+}
 
 // Stop ends kube-controller-manager, kube-apiserver and etcd, in that order
 // (SIGTERM, then SIGKILL after a few seconds), waits for them and removes the
@@ -301,7 +354,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	certFile := filepath.Join(certDir, "apiserver.crt")
 	err = waitReady(ctx, p, "GET "+c.server+"/readyz", func(ctx context.Context) error {
 		if c.clientset == nil {
-			ca, err := readCertChain(certFile)
+			ca, err := readCA(certFile)
 			if err != nil {
 				return err
 			}
@@ -315,7 +368,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 		return err
 	}
 	// Read the certificate again, in case the first read raced its writing.
-	ca, err := readCertChain(certFile)
+	ca, err := readCA(certFile)
 	if err != nil {
 		return err
 	}
@@ -364,6 +417,14 @@ func apiServerArgs(etcdServers string, port int, tokenFile, keyFile string) []st
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--permit-port-sharing", // the port is reserved (package ports)
+		// A reconciler would keep the kubernetes Service's Endpoints in default at the
+		// advertised address, which is loopback here and which Endpoints may not hold:
+		// kube-apiserver 1.37 refuses to start with a loopback address and a reconciler;
+		// earlier minors start and fail the write every 10 s, so those Endpoints never
+		// existed here. Without one the Service exists with no endpoints. (In an HA
+		// control plane both API servers at 127.0.0.1 would also overwrite each other's
+		// port.)
+		"--endpoint-reconciler-type=none",
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
@@ -419,25 +480,28 @@ func (c *ControlPlane) startControllerManager(ctx context.Context, path string, 
 		"--kube-api-burst=1000",
 		"--v=0",
 	}
-	synced := [][]string{{gcSyncedLog1, gcSyncedLog2}}
 	if opts.AllControllers {
 		var err error
 		if args, err = c.allControllersArgs(args); err != nil {
 			return err
 		}
-		synced = append(synced, controllersSyncedLogs...)
 	}
 	p, err := c.start("kube-controller-manager", path, args, opts.Output)
 	if err != nil {
 		return err
 	}
-	return waitReady(ctx, p, "its controllers to sync (its log to say "+strconv.Quote(gcSyncedLog1)+" and, with every controller, that their caches are synced)", func(context.Context) error {
+	synced := [][]string{{gcSyncedLog1, gcSyncedLog2}}
+	err = waitReady(ctx, p, "the garbage collector to sync (its log to say "+strconv.Quote(gcSyncedLog1)+")", func(context.Context) error {
 		data, err := os.ReadFile(p.logPath)
 		if err != nil {
 			return err
 		}
 		return logSays(data, synced)
 	})
+	if err != nil || !opts.AllControllers {
+		return err
+	}
+	return c.waitEndpointControllers(ctx, p)
 }
 
 // start starts a process and records it for Stop.
@@ -475,36 +539,57 @@ func waitReady(ctx context.Context, p *process, what string, probe func(context.
 	}
 }
 
-// lookupBinaries reads the binaries' paths from the environment and checks
-// that they are executable files.
-func lookupBinaries() (binaries, error) {
+// lookupBinaries reads the paths of the binaries opts needs from the environment
+// (the API server's from opts.APIServer when set) and checks that they are
+// executable files.
+func lookupBinaries(opts Options) (binaries, error) {
 	var errs []error
 	lookup := func(env, name string) string {
-		path := os.Getenv(env)
-		if path == "" {
-			errs = append(errs, fmt.Errorf("%s is not set: it must name the %s binary", env, name))
-			return ""
-		}
-		info, err := os.Stat(path)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s binary (%s=%s): %w", name, env, path, err))
-		case info.IsDir() || info.Mode().Perm()&0o111 == 0:
-			errs = append(errs, fmt.Errorf("%s binary (%s=%s) is not an executable file", name, env, path))
+		path, err := lookupBinary(env, os.Getenv(env), name)
+		if err != nil {
+			errs = append(errs, err)
 		}
 		return path
 	}
-	bins := binaries{
-		etcd:              lookup(EnvEtcd, "etcd"),
-		apiServer:         lookup(EnvKubeAPIServer, "kube-apiserver"),
-		controllerManager: lookup(EnvKubeControllerManager, "kube-controller-manager"),
+	bins := binaries{etcd: lookup(EnvEtcd, "etcd")}
+	if opts.APIServer != "" {
+		var err error
+		if bins.apiServer, err = lookupBinary("Options.APIServer", opts.APIServer, "kube-apiserver"); err != nil {
+			errs = append(errs, err)
+		}
+	} else {
+		bins.apiServer = lookup(EnvKubeAPIServer, "kube-apiserver")
+	}
+	if !opts.NoControllerManager {
+		bins.controllerManager = lookup(EnvKubeControllerManager, "kube-controller-manager")
 	}
 	if len(errs) > 0 {
-		return binaries{}, fmt.Errorf("cannot start a control plane: %w; "+
-			"run `make tools` to build the binaries and `make test` to run the tests with these variables set",
-			errors.Join(errs...))
+		return binaries{}, missingBinaries(errs...)
 	}
 	return bins, nil
+}
+
+// lookupBinary checks that path, which source gave (an environment variable or
+// Options.APIServer), is an executable file, the binary name.
+func lookupBinary(source, path, name string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("%s is not set: it must name the %s binary", source, name)
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s binary (%s=%s): %w", name, source, path, err)
+	case info.IsDir() || info.Mode().Perm()&0o111 == 0:
+		return "", fmt.Errorf("%s binary (%s=%s) is not an executable file", name, source, path)
+	}
+	return path, nil
+}
+
+// missingBinaries is the error of a start that lacks binaries, saying what to do.
+func missingBinaries(errs ...error) error {
+	return fmt.Errorf("cannot start a control plane: %w; "+
+		"run `make tools` to build the binaries and `make test` to run the tests with these variables set",
+		errors.Join(errs...))
 }
 
 // writeRSAKey writes a new RSA private key, in PEM, to path.
@@ -545,6 +630,33 @@ func readCertChain(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: no complete certificate chain yet", path)
 	}
 	return data, nil
+}
+
+// readCA reads the API server's self-signed certificate chain (see readCertChain)
+// and returns the CA certificates in it: what clients trust and what the
+// controller manager publishes as the cluster's CA (kube-root-ca.crt, and from
+// 1.37 the kube-apiserver-serving ClusterTrustBundle, which takes CA certificates
+// only). A chain without one is returned whole.
+func readCA(path string) ([]byte, error) {
+	chain, err := readCertChain(path)
+	if err != nil {
+		return nil, err
+	}
+	var cas []byte
+	for rest := chain; ; {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		rest = r
+		if cert, err := x509.ParseCertificate(block.Bytes); err == nil && cert.IsCA {
+			cas = append(cas, pem.EncodeToMemory(block)...)
+		}
+	}
+	if len(cas) == 0 {
+		return chain, nil
+	}
+	return cas, nil
 }
 
 // buildKubeconfig returns a kubeconfig for server, trusting ca, that

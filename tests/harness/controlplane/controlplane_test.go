@@ -580,6 +580,7 @@ func TestStartRequiresBinaries(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		name, env, value string
+		oldest           bool // StartOldest, not Start
 		want             []string
 	}{
 		{
@@ -594,11 +595,19 @@ func TestStartRequiresBinaries(t *testing.T) {
 			name: "directory", env: controlplane.EnvKubeControllerManager, value: dir,
 			want: []string{"TEST_ASSET_KUBE_CONTROLLER_MANAGER=" + dir, "not an executable file", "make tools"},
 		},
+		{
+			name: "oldest unset", env: controlplane.EnvKubeAPIServerOldest, value: "", oldest: true,
+			want: []string{"TEST_ASSET_KUBE_APISERVER_OLDEST is not set", "make tools", "make test"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(tt.env, tt.value)
-			cp, err := controlplane.Start(t.Context(), controlplane.Options{})
+			start := controlplane.Start
+			if tt.oldest {
+				start = controlplane.StartOldest
+			}
+			cp, err := start(t.Context(), controlplane.Options{})
 			if err == nil {
 				_ = cp.Stop()
 				t.Fatalf("Start with %s=%q succeeded, want an error", tt.env, tt.value)

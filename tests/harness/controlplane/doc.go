@@ -16,6 +16,18 @@
 // sets them after `make tools` has built the binaries; when one is missing,
 // Start fails and says so. Tests never skip for want of a control plane.
 //
+// Options.APIServer runs another kube-apiserver binary, and
+// Options.NoControllerManager starts etcd and the API server alone. StartOldest
+// (StartOldestT, and SharedOldest for a package's shared one) combines both for
+// the oldest Kubernetes minor the provider supports, whose API server
+// TEST_ASSET_KUBE_APISERVER_OLDEST names: a package runs its tests over the newest
+// control plane (Shared) and that one. Version tells a control plane's minor and
+// gitVersion, as GET /version said.
+//
+// No API server reconciles the kubernetes Service's endpoints
+// (--endpoint-reconciler-type=none): it advertises 127.0.0.1, which Endpoints may
+// not hold. The Service exists in default, without Endpoints or EndpointSlice.
+//
 // The API server authenticates an admin by a static token in group
 // system:masters, authorizes with RBAC, signs ServiceAccount tokens (the
 // TokenRequest API works), and runs the OwnerReferencesPermissionEnforcement

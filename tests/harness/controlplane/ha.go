@@ -94,7 +94,7 @@ func StartHAT(t testing.TB, opts Options) *HA {
 // both API servers ready behind the load balancer and the controllers synced. ctx
 // bounds the start-up only. On error nothing is left running.
 func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
-	c, bins, portNums, err := newControlPlane(2*haEtcdMembers + haAPIServers)
+	c, bins, portNums, err := newControlPlane(2*haEtcdMembers+haAPIServers, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +109,12 @@ func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
 	}
 	if err := h.startAPIServers(ctx, bins.apiServer, portNums[2*haEtcdMembers:], opts.Output); err != nil {
 		return nil, err
+	}
+	if err := h.readVersion(ctx); err != nil {
+		return nil, err
+	}
+	if opts.NoControllerManager {
+		return h, nil
 	}
 	if err := h.startControllerManager(ctx, bins.controllerManager, opts); err != nil {
 		return nil, err
@@ -173,9 +179,6 @@ func (h *HA) startAPIServers(ctx context.Context, path string, ports []int, out 
 		args := append(apiServerArgs(strings.Join(h.etcdClientURLs, ","), port, tokenFile, keyFile),
 			"--tls-cert-file="+certFile,
 			"--tls-private-key-file="+keyPEMFile,
-			// Both advertise 127.0.0.1: their leases for the kubernetes Service's
-			// endpoints would take turns in overwriting each other's port.
-			"--endpoint-reconciler-type=none",
 		)
 		if _, err := h.start(string(APIServerN(i)), path, args, out); err != nil {
 			return err
