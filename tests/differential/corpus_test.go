@@ -8,9 +8,11 @@ import (
 )
 
 // The hand-written corpus: edge cases for every rule, at and around each boundary.
-// Each case documents what kube-apiserver 1.34 does with it (accept, accept while
-// Check warns, reject); the differential test checks both Check and the server
-// against that.
+// Each case documents what the API server does with it (accept, accept while Check
+// warns, reject): one verdict for every minor of the window, or, for the rules that
+// differ by minor (provider/validate/minors.go), a fromMinor that gives each minor's;
+// the differential test checks both Check and each server against the verdict of
+// that server's minor.
 
 // corpus collects cases.
 type corpus struct {
@@ -20,12 +22,12 @@ type corpus struct {
 
 // slice adds an EndpointSlice case from the JSON of its inputs. Unless the inputs
 // set metadata.name or metadata.generateName, the slice is named "diff-slice".
-func (c *corpus) slice(w want, name, doc string) {
+func (c *corpus) slice(w expectation, name, doc string) {
 	c.tb.Helper()
 	c.sliceObj(w, name, decodeJSON(c.tb, doc))
 }
 
-func (c *corpus) sliceObj(w want, name string, obj map[string]any) {
+func (c *corpus) sliceObj(w expectation, name string, obj map[string]any) {
 	ensureName(obj, "diff-slice")
 	c.cases = append(c.cases, testCase{name: name, kind: sliceKind, inputs: fromPlain(obj).AsMap(), want: w})
 }
@@ -33,7 +35,7 @@ func (c *corpus) sliceObj(w want, name string, obj map[string]any) {
 // sliceAs adds an EndpointSlice case whose inputs are taken as they are (no name is
 // added: a slice without name and generateName is autonamed), for the resource name
 // logical ("" for the default), checked by the provider configured as v.
-func (c *corpus) sliceAs(w want, name, logical string, v variant, doc string) {
+func (c *corpus) sliceAs(w expectation, name, logical string, v variant, doc string) {
 	c.tb.Helper()
 	c.cases = append(c.cases, testCase{name: name, kind: sliceKind, inputs: fromPlain(decodeJSON(c.tb, doc)).AsMap(),
 		want: w, logical: logical, variant: v})
@@ -41,7 +43,7 @@ func (c *corpus) sliceAs(w want, name, logical string, v variant, doc string) {
 
 // listAs adds an EndpointsList case whose items are taken as they are (no name is
 // added), checked by the provider configured as v.
-func (c *corpus) listAs(w want, name string, v variant, doc string) {
+func (c *corpus) listAs(w expectation, name string, v variant, doc string) {
 	c.tb.Helper()
 	c.cases = append(c.cases, testCase{name: name, kind: listKind, inputs: fromPlain(decodeJSON(c.tb, doc)).AsMap(),
 		want: w, variant: v})
@@ -49,12 +51,12 @@ func (c *corpus) listAs(w want, name string, v variant, doc string) {
 
 // list adds an EndpointsList case from the JSON of its inputs. Items that set
 // neither metadata.name nor metadata.generateName are named "diff-ep-<index>".
-func (c *corpus) list(w want, name, doc string) {
+func (c *corpus) list(w expectation, name, doc string) {
 	c.tb.Helper()
 	c.listObj(w, name, decodeJSON(c.tb, doc))
 }
 
-func (c *corpus) listObj(w want, name string, obj map[string]any) {
+func (c *corpus) listObj(w expectation, name string, obj map[string]any) {
 	if items, ok := obj["items"].([]any); ok {
 		for i, item := range items {
 			if item, ok := item.(map[string]any); ok {
@@ -151,11 +153,13 @@ func handWrittenCases(tb testing.TB) []testCase {
 	sliceEndpointCases(c)
 	slicePortCases(c)
 	forNodesCases(c)
+	nonStandardIPCases(c)
 	metadataCases(c)
 	listCases(c)
 	itemNameCases(c)
 	namespaceDefaultCases(c)
 	autonameCases(c)
+	checkExpectations(tb, c.cases)
 	return c.cases
 }
 
@@ -194,7 +198,7 @@ func sliceAddressCases(c *corpus) {
 		c.slice(accept, "IPv4 "+a, v4(a))
 	}
 	for _, a := range []string{"010.0.0.1", "10.000.0.1", "::ffff:10.0.0.1"} {
-		c.slice(acceptWarn, "non-standard IPv4 "+a, v4(a))
+		c.slice(nonStandardIPv4, "non-standard IPv4 "+a, v4(a))
 	}
 	for _, a := range []string{"127.0.0.1", "127.255.255.254", "169.254.0.1", "169.254.255.255", "224.0.0.1",
 		"224.0.0.255", "0.0.0.0", "::ffff:127.0.0.1", "2001:db8::1", "::1", "10.0.0", "10.0.0.256", "", " 10.0.0.1",
@@ -205,9 +209,11 @@ func sliceAddressCases(c *corpus) {
 		"2001:db8::ffff:0:1"} {
 		c.slice(accept, "IPv6 "+a, v6(a))
 	}
-	for _, a := range []string{"2001:DB8::1", "2001:db8:0:0:0:0:0:1", "2001:db8::01", "::1", "fe80::1", "febf::1",
-		"ff02::1", "ff12::1", "ff32::1", "::", "1.2.3.4", "::ffff:1.2.3.4", "fe80::1%eth0", "010.0.0.1",
-		"64:ff9b::1.2.3.4", "2001:db8::1/64", "[2001:db8::1]", "2001:db8::g"} {
+	for _, a := range []string{"2001:DB8::1", "2001:db8:0:0:0:0:0:1", "2001:db8::01", "64:ff9b::1.2.3.4"} {
+		c.slice(nonCanonicalIPv6Slice, "non-canonical IPv6 "+a, v6(a))
+	}
+	for _, a := range []string{"::1", "fe80::1", "febf::1", "ff02::1", "ff12::1", "ff32::1", "::", "1.2.3.4",
+		"::ffff:1.2.3.4", "fe80::1%eth0", "010.0.0.1", "2001:db8::1/64", "[2001:db8::1]", "2001:db8::g"} {
 		c.slice(reject, "IPv6 slice with "+q(a), v6(a))
 	}
 	for _, a := range []string{"example.com", "example.com.", "a.b", "web-0.svc.cluster.local", "10.0.0.1",
@@ -462,7 +468,7 @@ func listCases(c *corpus) {
 	c.list(reject, "second subset without addresses", listSubsets(`[{"addresses":[{"ip":"10.0.0.1"}]},{"ports":[{"port":80}]}]`))
 	c.list(acceptWarn, "address both ready and not ready (the server accepts it)",
 		listSubsets(`[{"addresses":[{"ip":"10.0.0.1"}],"notReadyAddresses":[{"ip":"10.0.0.1"}]}]`))
-	c.list(acceptWarn, "address both ready and not ready, spelled differently",
+	c.list(nonStandardIPv4, "address both ready and not ready, spelled differently",
 		listSubsets(`[{"addresses":[{"ip":"10.0.0.1"}],"notReadyAddresses":[{"ip":"010.0.0.1"}]}]`))
 	c.list(accept, "same address ready in one subset, not ready in another",
 		listSubsets(`[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80}]},{"notReadyAddresses":[{"ip":"10.0.0.1"}],"ports":[{"port":81}]}]`))
@@ -471,8 +477,11 @@ func listCases(c *corpus) {
 	for _, ip := range []string{"10.0.0.1", "2001:db8::1", "fd00::1", "224.0.1.1", "100.64.0.1", "255.255.255.255"} {
 		c.list(accept, "ip "+ip, listIP(ip))
 	}
-	for _, ip := range []string{"010.0.0.1", "::ffff:10.0.0.1", "2001:DB8::1", "2001:db8:0:0:0:0:0:1"} {
-		c.list(acceptWarn, "non-standard ip "+ip, listIP(ip))
+	for _, ip := range []string{"010.0.0.1", "::ffff:10.0.0.1"} {
+		c.list(nonStandardIPv4, "non-standard ip "+ip, listIP(ip))
+	}
+	for _, ip := range []string{"2001:DB8::1", "2001:db8:0:0:0:0:0:1"} {
+		c.list(acceptWarn, "non-canonical ip "+ip, listIP(ip))
 	}
 	for _, ip := range []string{"127.0.0.1", "127.1.2.3", "::1", "169.254.0.1", "fe80::1", "febf:ffff::1", "224.0.0.251",
 		"ff02::fb", "ff12::1", "0.0.0.0", "::", "not-an-ip", "", "10.0.0.1/32", "::ffff:169.254.0.1", "fe80::1%eth0",

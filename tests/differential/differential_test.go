@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,10 +28,15 @@ import (
 )
 
 const (
-	// minCases is the least number of cases the corpus must hold.
-	minCases = 841
-	// parallelism bounds the concurrent requests to the API server.
+	// wantCases is the number of cases in the corpus, which runs whole against each
+	// API server: the test fails when the corpus changes and this does not.
+	wantCases = 1282
+	// parallelism bounds the concurrent requests to each API server.
 	parallelism = 8
+	// nodeHintsFrom is the first minor whose API server keeps an endpoint's
+	// hints.forNodes: earlier ones drop them (1.33 by its feature gate, off by
+	// default; 1.32 because it does not know the field), so Check leaves them out.
+	nodeHintsFrom = 34
 	// otherNamespace is a second namespace that the corpus may use.
 	otherNamespace = "diff-other"
 	// scratchNamespace is where an object whose namespace does not exist is judged
@@ -51,8 +59,8 @@ func (k kind) String() string {
 	return "EndpointsList"
 }
 
-// want is what a hand-written case documents about the server (and so expects of
-// Check). Generated cases leave it unspecified.
+// want is what a hand-written case documents about an API server (and so expects of
+// Check applying that server's rules). Generated cases leave it unspecified.
 type want int
 
 const (
@@ -77,17 +85,58 @@ func (w want) String() string {
 		"accept in a namespace that does not exist"}[w]
 }
 
+// expectation is what a hand-written case documents: a want, the same on every minor
+// of the window, or a fromMinor, for a case whose verdict differs by minor.
+type expectation interface {
+	at(minor int) want
+	String() string
+}
+
+func (w want) at(int) want { return w }
+
+// fromMinor documents a case whose verdict differs by minor: each entry holds from its
+// minor until the next entry's. Its first entry is the oldest minor of the window
+// (validate.OldestMinor), so every minor of the window has a verdict.
+type fromMinor map[int]want
+
+func (f fromMinor) at(minor int) want {
+	from, w := -1, unspecified
+	for m, e := range f {
+		if m <= minor && m > from {
+			from, w = m, e
+		}
+	}
+	return w
+}
+
+func (f fromMinor) String() string {
+	parts := make([]string, 0, len(f))
+	for _, m := range slices.Sorted(maps.Keys(f)) {
+		parts = append(parts, fmt.Sprintf("from 1.%d %v", m, f[m]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // testCase is one input of the corpus: the inputs the engine would send to Check.
 type testCase struct {
 	name   string
 	kind   kind
 	inputs property.Map
-	want   want
+	// want is what the case documents (nil for generated cases).
+	want expectation
 	// logical is the resource name in the URN ("" for defaultLogicalName), from which
 	// the provider autonames.
 	logical string
 	// variant is the provider configuration the case is checked under.
 	variant variant
+}
+
+// wantAt is what the case documents about an API server of the minor.
+func (c testCase) wantAt(minor int) want {
+	if c.want == nil {
+		return unspecified
+	}
+	return c.want.at(minor)
 }
 
 func (c testCase) String() string {
@@ -120,20 +169,50 @@ type judged struct {
 	missing []string
 }
 
+// ends are the API servers the corpus runs against, both ends of the window of minors
+// the provider supports: the newest (the package's shared control plane, with its
+// controller manager) and the oldest (etcd and its API server alone). name tells them
+// apart where their versions may not (see caseURN).
+var ends = []struct {
+	name  string
+	plane func(testing.TB) *controlplane.ControlPlane
+}{
+	{"newest", controlplane.Shared},
+	{"oldest", controlplane.SharedOldest},
+}
+
 func TestDifferential(t *testing.T) {
 	t.Parallel()
 	cases := append(handWrittenCases(t), generatedCases(t)...)
 	cases = append(cases, generatedNameCases(t)...)
-	if len(cases) < minCases {
-		t.Fatalf("the corpus holds %d cases; it must hold at least %d", len(cases), minCases)
+	if len(cases) != wantCases {
+		t.Fatalf("the corpus holds %d cases; wantCases says %d: update it, and the number the README quotes",
+			len(cases), wantCases)
 	}
+	for _, end := range ends {
+		cp := end.plane(t)
+		_, version := cp.Version()
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			runCorpus(t, end.name, cp, cases)
+		})
+	}
+}
 
-	cp := controlplane.Shared(t)
+// runCorpus judges every case by the provider's Check, configured for the control
+// plane cp (so it learns the server's version itself, as it would from a cluster), and
+// by cp's API server, and holds them to agree. end names the end of the window.
+func runCorpus(t *testing.T, end string, cp *controlplane.ControlPlane, cases []testCase) {
+	minor, version := cp.Version()
 	srv := newServer(t, cp.RESTConfig())
-	ps := newProviders(t, cp.Kubeconfig())
+	ps := newProviders(t, end, cp.Kubeconfig())
 
 	ours := make([]checked, len(cases))
 	theirs := make([]judged, len(cases))
+	// dropped are, on a server that drops node hints, its verdicts on the inputs Check
+	// returned with the program's node hints put back (see server.withNodeHints).
+	dropped := make([]*judged, len(cases))
+	var ran atomic.Int64
 	indexes := make(chan int)
 	var wg sync.WaitGroup
 	for range parallelism {
@@ -141,6 +220,10 @@ func TestDifferential(t *testing.T) {
 			for i := range indexes {
 				ours[i] = ps.check(t, i, cases[i])
 				theirs[i] = srv.verdict(t.Context(), cases[i], serverInputs(cases[i], ours[i]))
+				if minor < nodeHintsFrom && ours[i].accepted && wellTypedNodeHints(cases[i].inputs) {
+					dropped[i] = srv.withNodeHints(t.Context(), cases[i], ours[i].inputs)
+				}
+				ran.Add(1)
 			}
 		})
 	}
@@ -153,8 +236,11 @@ func TestDifferential(t *testing.T) {
 	if t.Failed() {
 		return // the server could not be asked
 	}
+	if n := ran.Load(); n != wantCases {
+		t.Errorf("%d cases ran against kube-apiserver %s; want %d", n, version, wantCases)
+	}
 
-	var n struct{ agree, accepted, warned, missing, compared int }
+	var n struct{ agree, accepted, warned, missing, compared, hintsDropped, hintsGiven int }
 	for i, c := range cases {
 		o, s := ours[i], theirs[i]
 		if o.accepted {
@@ -169,13 +255,13 @@ func TestDifferential(t *testing.T) {
 		if o.accepted == s.accepted {
 			n.agree++
 		} else {
-			t.Errorf("case %d %v disagrees: Check %s, the API server %s\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
-				i, c, acceptance(o.accepted), acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
+			t.Errorf("case %d %v disagrees: Check %s, the API server %s %s\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
+				i, c, acceptance(o.accepted), version, acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
 				o.detail, o.warnings, s.detail)
 		}
 		if !o.accepted && !s.accepted && len(s.fields) > 0 && !samePlace(o.fields, s.fields) {
-			t.Errorf("case %d %v: Check and the API server reject it for different fields\nCheck: %s\nserver: %s",
-				i, c, o.detail, s.detail)
+			t.Errorf("case %d %v: Check and the API server %s reject it for different fields\nCheck: %s\nserver: %s",
+				i, c, version, o.detail, s.detail)
 		}
 		if o.accepted {
 			for _, problem := range namingProblems(c, o.inputs) {
@@ -186,26 +272,36 @@ func TestDifferential(t *testing.T) {
 		if o.accepted && s.accepted {
 			n.compared += len(s.stored)
 			for _, diff := range storedDifferences(c, o.inputs, s) {
-				t.Errorf("case %d %v: the API server stores something else than Check returned; "+
-					"canonical forms differ %s\ninputs: %s", i, c, diff, abbreviate(inputsJSON(c.inputs)))
+				t.Errorf("case %d %v: the API server %s stores something else than Check returned; "+
+					"canonical forms differ %s\ninputs: %s", i, c, version, diff, abbreviate(inputsJSON(c.inputs)))
 			}
 		}
-		checkDocumented(t, i, c, o.verdict, s)
+		if minor < nodeHintsFrom && o.accepted && hasNodeHints(c.inputs) {
+			n.hintsDropped++
+			if dropped[i] != nil {
+				n.hintsGiven++
+			}
+			checkDroppedNodeHints(t, i, c, version, o, s, dropped[i])
+		}
+		checkDocumented(t, i, c, minor, version, o.verdict, s)
 	}
-	t.Logf("differential: %d/%d cases agree (Check accepts %d, %d of them with warnings; rejects %d); "+
-		"%d in a missing namespace; %d objects the server would store compared with Check's inputs; %v",
-		n.agree, len(cases), n.accepted, n.warned, len(cases)-n.accepted, n.missing, n.compared,
-		time.Since(began).Round(time.Millisecond))
+	t.Logf("differential, kube-apiserver %s: ran %d cases (wantCases %d); %d agree (Check accepts %d, %d of them "+
+		"with warnings; rejects %d); %d in a missing namespace; %d objects the server would store compared with "+
+		"Check's inputs; node hints left out in %d (and dropped by the server when given back in %d); %v",
+		version, ran.Load(), wantCases, n.agree, n.accepted, n.warned, len(cases)-n.accepted, n.missing, n.compared,
+		n.hintsDropped, n.hintsGiven, time.Since(began).Round(time.Millisecond))
 }
 
-// checkDocumented holds Check and the server to what a hand-written case documents.
-func checkDocumented(t *testing.T, i int, c testCase, o verdict, s judged) {
+// checkDocumented holds Check and the server of the minor to what a hand-written case
+// documents for that minor.
+func checkDocumented(t *testing.T, i int, c testCase, minor int, version string, o verdict, s judged) {
 	t.Helper()
-	if len(s.missing) > 0 && c.want != missingNS && c.want != reject {
+	documented := c.wantAt(minor)
+	if len(s.missing) > 0 && documented != missingNS && documented != reject {
 		t.Errorf("case %d %v: corpus error: the namespaces %q do not exist; only cases documented as %v "+
 			"(or rejected for another reason) may name them", i, c, s.missing, missingNS)
 	}
-	if c.want == unspecified {
+	if documented == unspecified {
 		return
 	}
 	got := reject
@@ -215,7 +311,7 @@ func checkDocumented(t *testing.T, i int, c testCase, o verdict, s judged) {
 	case o.accepted:
 		got = accept
 	}
-	switch c.want {
+	switch documented {
 	case acceptEither:
 		if !o.accepted {
 			got = reject
@@ -225,20 +321,112 @@ func checkDocumented(t *testing.T, i int, c testCase, o verdict, s judged) {
 	case missingNS:
 		if !o.accepted || len(s.missing) == 0 || !s.accepted {
 			t.Errorf("case %d %v: the case documents that Check accepts it and the server finds its namespace "+
-				"missing and accepts it elsewhere; Check %s, missing namespaces %q, server %s\ninputs: %s\nCheck: %s\nserver: %s",
-				i, c, acceptance(o.accepted), s.missing, acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
+				"missing and accepts it elsewhere; Check %s, missing namespaces %q, server %s %s\ninputs: %s\nCheck: %s\nserver: %s",
+				i, c, acceptance(o.accepted), s.missing, version, acceptance(s.accepted), abbreviate(inputsJSON(c.inputs)),
 				o.detail, s.detail)
 		}
 		return
 	}
-	if got != c.want {
-		t.Errorf("case %d %v: Check's verdict is %v, the case documents %v\ninputs: %s\nCheck: %s\nwarnings: %q\nserver: %s",
-			i, c, got, c.want, abbreviate(inputsJSON(c.inputs)), o.detail, o.warnings, s.detail)
+	if got != documented {
+		t.Errorf("case %d %v: on kube-apiserver %s Check's verdict is %v, the case documents %v (%v)\ninputs: %s\n"+
+			"Check: %s\nwarnings: %q\nserver: %s",
+			i, c, version, got, documented, c.want, abbreviate(inputsJSON(c.inputs)), o.detail, o.warnings, s.detail)
 	}
-	if serverAccepts := c.want != reject; s.accepted != serverAccepts {
-		t.Errorf("case %d %v: the server %s it, the case documents %v\nserver: %s",
-			i, c, acceptance(s.accepted), c.want, s.detail)
+	if serverAccepts := documented != reject; s.accepted != serverAccepts {
+		t.Errorf("case %d %v: the server %s %s it, the case documents %v (%v)\nserver: %s",
+			i, c, version, acceptance(s.accepted), documented, c.want, s.detail)
 	}
+}
+
+// checkDroppedNodeHints holds Check, on a server that drops node hints (before
+// nodeHintsFrom), to what that server does with a case that sets them: Check accepted
+// it and left them out of the inputs it returned, with a warning naming the field and
+// the server's version; the server stored none; and given the program's node hints
+// (in dropped, when the case's node hints are of types the server can decode), the
+// server accepts them and stores none either, which is why Check may leave them out.
+func checkDroppedNodeHints(t *testing.T, i int, c testCase, version string, o checked, s judged, dropped *judged) {
+	t.Helper()
+	if hasNodeHints(o.inputs) {
+		t.Errorf("case %d %v: kube-apiserver %s drops node hints, but Check returned them\nCheck returned: %s",
+			i, c, version, abbreviate(inputsJSON(o.inputs)))
+	}
+	if !slices.ContainsFunc(o.warnings, func(w string) bool {
+		return strings.Contains(w, "hints.forNodes") && strings.Contains(w, version)
+	}) {
+		t.Errorf("case %d %v: Check left node hints out without a warning that names hints.forNodes and "+
+			"kube-apiserver %s\nwarnings: %q", i, c, version, o.warnings)
+	}
+	for _, stored := range s.stored {
+		if hasNodeHints(fromJSONObject(stored)) {
+			t.Errorf("case %d %v: kube-apiserver %s stored node hints from inputs that hold none: %s",
+				i, c, version, abbreviate(mustJSON(stored)))
+		}
+	}
+	if dropped == nil {
+		return
+	}
+	if !dropped.accepted {
+		t.Errorf("case %d %v: kube-apiserver %s rejects the program's node hints, which it should drop: %s",
+			i, c, version, dropped.detail)
+	}
+	for _, stored := range dropped.stored {
+		if hasNodeHints(fromJSONObject(stored)) {
+			t.Errorf("case %d %v: kube-apiserver %s stored the program's node hints, which Check left out: %s",
+				i, c, version, abbreviate(mustJSON(stored)))
+		}
+	}
+}
+
+// hasNodeHints reports whether a slice's inputs (or the object the server stored) set
+// hints.forNodes on an endpoint, to a value other than null: what Check leaves out
+// where the server drops it.
+func hasNodeHints(obj property.Map) bool {
+	plain, _ := validate.Plain(property.New(obj)).(map[string]any)
+	endpoints, _ := plain["endpoints"].([]any)
+	for _, e := range endpoints {
+		e, _ := e.(map[string]any)
+		hints, _ := e["hints"].(map[string]any)
+		if v, ok := hints["forNodes"]; ok && v != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wellTypedNodeHints reports whether a slice's inputs set node hints that every
+// minor's API server can decode, given fieldValidation=Ignore: lists of objects
+// whose names are strings. (1.32 ignores the field whatever it holds; 1.33 knows it,
+// so a name that is a number fails decoding there.)
+func wellTypedNodeHints(obj property.Map) bool {
+	if !hasNodeHints(obj) {
+		return false
+	}
+	plain, _ := validate.Plain(property.New(obj)).(map[string]any)
+	endpoints, _ := plain["endpoints"].([]any)
+	for _, e := range endpoints {
+		e, _ := e.(map[string]any)
+		hints, _ := e["hints"].(map[string]any)
+		v, ok := hints["forNodes"]
+		if !ok || v == nil {
+			continue
+		}
+		nodes, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, node := range nodes {
+			node, ok := node.(map[string]any)
+			if !ok {
+				return false
+			}
+			if name, ok := node["name"]; ok {
+				if _, ok := name.(string); !ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // samePlace reports whether one of our failure paths and one of the server's fields
@@ -617,6 +805,13 @@ type posted struct {
 }
 
 func (s *server) post(ctx context.Context, client rest.Interface, resource, namespace string, obj map[string]any, dryRun bool) posted {
+	return s.postWith(ctx, client, resource, namespace, obj, dryRun, "Strict")
+}
+
+// postWith is post with the field validation given ("Strict", "Ignore").
+func (s *server) postWith(ctx context.Context, client rest.Interface, resource, namespace string, obj map[string]any,
+	dryRun bool, fieldValidation string,
+) posted {
 	body, err := json.Marshal(obj)
 	if err != nil {
 		s.t.Errorf("internal error: marshal %v: %v", obj, err)
@@ -624,7 +819,7 @@ func (s *server) post(ctx context.Context, client rest.Interface, resource, name
 	}
 	req := client.Post().Namespace(namespace).Resource(resource).
 		SetHeader("Content-Type", "application/json").
-		Param("fieldValidation", "Strict").
+		Param("fieldValidation", fieldValidation).
 		Body(body)
 	if dryRun {
 		req = req.Param("dryRun", metav1.DryRunAll)
@@ -667,6 +862,46 @@ func (s *server) post(ctx context.Context, client rest.Interface, resource, name
 		}
 	}
 	return posted{judged: judged{verdict: verdict{detail: err.Error(), warnings: warnings, fields: fields}}, err: err}
+}
+
+// withNodeHints asks a server that drops node hints what it does with the program's:
+// a dry-run create of returned, the slice Check returned for c (without node hints),
+// with each endpoint's hints.forNodes put back as the program gave them, read with
+// fieldValidation=Ignore (strict validation would reject the field as unknown where
+// the server does not know it, which is a rule of the request, not of the object).
+func (s *server) withNodeHints(ctx context.Context, c testCase, returned property.Map) *judged {
+	obj := validate.PlainMap(returned)
+	given, _ := validate.Plain(property.New(c.inputs)).(map[string]any)
+	ours, _ := obj["endpoints"].([]any)
+	theirs, _ := given["endpoints"].([]any)
+	if len(ours) != len(theirs) {
+		s.t.Errorf("internal error: case %v: Check returned %d endpoints for %d", c, len(ours), len(theirs))
+		return nil
+	}
+	for j, e := range theirs {
+		program, _ := e.(map[string]any)
+		hints, _ := program["hints"].(map[string]any)
+		nodes, ok := hints["forNodes"]
+		endpoint, isMap := ours[j].(map[string]any)
+		if !ok || nodes == nil || !isMap {
+			continue
+		}
+		kept, _ := endpoint["hints"].(map[string]any)
+		if kept == nil {
+			kept = map[string]any{}
+			endpoint["hints"] = kept
+		}
+		kept["forNodes"] = nodes
+	}
+	obj["apiVersion"], obj["kind"] = "discovery.k8s.io/v1", "EndpointSlice"
+	namespace := variants[c.variant].namespace
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		if ns, ok := meta["namespace"].(string); ok && ns != "" {
+			namespace = ns
+		}
+	}
+	j := s.postWith(ctx, s.disc, "endpointslices", namespace, obj, true, "Ignore").judged
+	return &j
 }
 
 // namespaceNotFound tells whether err is the server's 404 for the namespace.

@@ -75,17 +75,20 @@ var variants = [variantCount]variantSpec{
 
 func (v variant) String() string { return variants[v].name }
 
-// providers holds one configured provider per variant.
+// providers holds one configured provider per variant, for one control plane.
 type providers struct {
+	// end names the end of the window of minors whose control plane the providers
+	// are configured for (see caseURN).
+	end     string
 	servers [variantCount]integration.Server
 	// configureErrs are Configure's answers: a provider that refuses its
 	// configuration checks nothing, so its cases count as rejected by Check.
 	configureErrs [variantCount]error
 }
 
-func newProviders(t *testing.T, kubeconfig []byte) *providers {
+func newProviders(t *testing.T, end string, kubeconfig []byte) *providers {
 	t.Helper()
-	ps := &providers{}
+	ps := &providers{end: end}
 	for v := range variantCount {
 		spec := variants[v]
 		config := kubeconfig
@@ -126,10 +129,11 @@ func withContextNamespace(t *testing.T, kubeconfig []byte, namespace string) []b
 	return out
 }
 
-// caseURN is the URN of case i: its stack is the case's own, so the log lines of
-// one case (which carry the URN) are told from every other's, and its name is the
+// caseURN is the URN of case i checked for the control plane at end of the window:
+// its stack is the case's own on that control plane, so the log lines of one case on
+// one server (which carry the URN) are told from every other's, and its name is the
 // case's logical name, from which the provider autonames.
-func caseURN(i int, c testCase) resource.URN {
+func caseURN(end string, i int, c testCase) resource.URN {
 	token := spec.EndpointSliceToken
 	if c.kind == listKind {
 		token = spec.EndpointsListToken
@@ -138,7 +142,7 @@ func caseURN(i int, c testCase) resource.URN {
 	if name == "" {
 		name = defaultLogicalName
 	}
-	return resource.NewURN(tokens.QName(fmt.Sprintf("case-%d", i)), "differential", "", tokens.Type(token), name)
+	return resource.NewURN(tokens.QName(fmt.Sprintf("%s-case-%d", end, i)), "differential", "", tokens.Type(token), name)
 }
 
 // checked is Check's answer to one case.
@@ -152,7 +156,7 @@ func (ps *providers) check(t *testing.T, i int, c testCase) checked {
 	if err := ps.configureErrs[c.variant]; err != nil {
 		return checked{verdict: verdict{detail: "Configure: " + err.Error(), fields: []string{"metadata.namespace"}}}
 	}
-	u := caseURN(i, c)
+	u := caseURN(ps.end, i, c)
 	resp, err := ps.servers[c.variant].Check(p.CheckRequest{Urn: u, Inputs: c.inputs})
 	if err != nil {
 		t.Errorf("case %d %q (%v): Check returned an error instead of failures: %v", i, c.name, c.kind, err)
