@@ -11,6 +11,7 @@ import (
 	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -39,12 +40,19 @@ func items(ms ...property.Map) property.Map {
 	return obj("items", arr)
 }
 
-// names lists namespace/name of the Endpoints objects in the namespaces.
+// liveEndpoints lists the Endpoints objects in the namespaces of the shared control
+// plane, sorted, each as namespace/name=ip:port (its first address and port).
 func liveEndpoints(t *testing.T, namespaces ...string) []string {
+	t.Helper()
+	return liveEndpointsIn(t, clientset(t), namespaces...)
+}
+
+// liveEndpointsIn is liveEndpoints on the API server of cs.
+func liveEndpointsIn(t *testing.T, cs kubernetes.Interface, namespaces ...string) []string {
 	t.Helper()
 	var out []string
 	for _, ns := range namespaces {
-		l, err := clientset(t).CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
+		l, err := cs.CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

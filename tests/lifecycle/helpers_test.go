@@ -13,6 +13,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
@@ -31,21 +32,79 @@ func TestMain(m *testing.M) {
 func newProvider(t *testing.T, kubeconfig []byte, extra map[string]property.Value) integration.Server {
 	t.Helper()
 	if kubeconfig == nil {
-		kubeconfig = controlplane.Shared(t).Kubeconfig()
+		return newProviderOn(t, controlplane.Shared(t), extra)
 	}
 	return inprocess.New(t, kubeconfig, extra)
 }
 
-// newNamespace creates a namespace for one test.
+// newProviderOn returns a provider configured for cp with its admin's kubeconfig.
+func newProviderOn(t *testing.T, cp *controlplane.ControlPlane, extra map[string]property.Value) integration.Server {
+	t.Helper()
+	return inprocess.New(t, cp.Kubeconfig(), extra)
+}
+
+// newNamespace creates a namespace of the shared control plane for one test.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	return controlplane.Shared(t).Namespace(t, "t")
+	return newNamespaceOn(t, controlplane.Shared(t))
+}
+
+// newNamespaceOn creates a namespace of cp for one test. (On the oldest minor's
+// control plane, which runs no namespace controller, its deletion at the end of the
+// test never finishes: it stays Terminating, which no test minds.)
+func newNamespaceOn(t *testing.T, cp *controlplane.ControlPlane) string {
+	t.Helper()
+	return cp.Namespace(t, "t")
 }
 
 func clientset(t *testing.T) kubernetes.Interface { return controlplane.Shared(t).Clientset() }
 
+// windowEnd is one end of the window of Kubernetes minors the provider supports: the
+// test binary's shared control plane of that minor.
+type windowEnd struct {
+	name  string // "newest" or "oldest"
+	minor int    // the minor its API server must run
+	plane func(testing.TB) *controlplane.ControlPlane
+}
+
+// windowEnds are both ends of the window: the newest minor's control plane, with every
+// controller (controlplane.Shared), and the oldest minor's API server alone
+// (controlplane.SharedOldest: no controller manager, so no garbage collector).
+var windowEnds = []windowEnd{
+	{"newest", validate.NewestMinor, controlplane.Shared},
+	{"oldest", validate.OldestMinor, controlplane.SharedOldest},
+}
+
+// onBothEnds runs test once per end of the window, in parallel subtests named by the
+// API server's version ("v1.37.2", "v1.32.13"), each with the end's control plane
+// (started once per test binary, shared with the other tests).
+func onBothEnds(t *testing.T, test func(t *testing.T, cp *controlplane.ControlPlane)) {
+	t.Helper()
+	for _, end := range windowEnds {
+		cp := end.plane(t)
+		minor, version := cp.Version()
+		// The oldest end is any minor of the window under `make test-minors`, which
+		// runs these tests against each; `make test` gives it the oldest.
+		if minor != end.minor && (end.name == "newest" || minor < validate.OldestMinor || minor > validate.NewestMinor) {
+			t.Fatalf("the %s end's control plane runs Kubernetes %s, want 1.%d", end.name, version, end.minor)
+		}
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			test(t, cp)
+		})
+	}
+}
+
 func urn(typ, name string) resource.URN {
 	return resource.NewURN("test", "lifecycle", "", tokens.Type(typ), name)
+}
+
+// urnOn is urn for a resource of a stack of cp's own, named by its API server's
+// version: tests that run on both ends of the window give their resources the same
+// logical names there and can still tell their log lines apart.
+func urnOn(cp *controlplane.ControlPlane, typ, name string) resource.URN {
+	_, version := cp.Version()
+	return resource.NewURN(tokens.QName("test-"+version), "lifecycle", "", tokens.Type(typ), name)
 }
 
 // obj builds a property map from alternating keys and values; values may be Go
