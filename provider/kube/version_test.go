@@ -1,9 +1,13 @@
 package kube
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -104,3 +108,56 @@ func TestLeadingNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterOutsideTheWindowIsSaid checks that a cluster older than the supported
+// window is judged by the oldest minor's rules, and that Check says so once per client;
+// its own warnings name the cluster's version.
+//
+//nolint:paralleltest // it swaps slog's default logger, where warnings go without an engine
+func TestClusterOutsideTheWindowIsSaid(t *testing.T) {
+	k, _ := clusterOfVersion(t, `{"major":"1","minor":"30","gitVersion":"v1.30.14"}`)
+	slice := k.EndpointSlice()
+	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:discovery.k8s.io/v1:EndpointSlice::oldCluster")
+	hinted := inputsOf(t, `{"metadata":{"name":"web"},"addressType":"IPv6","endpoints":[{"addresses":["2001:db8:0:0:0:0:0:1"],`+
+		`"hints":{"forNodes":[{"name":"node-a"}]}}]}`)
+	var log allWarnings
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(&log))
+	for range 2 {
+		resp, err := slice.Check(t.Context(), p.CheckRequest{Urn: urn, Inputs: hinted})
+		if err != nil || len(resp.Failures) != 0 {
+			t.Fatalf("Check: %v, %v; want the non-canonical IPv6 address accepted, as 1.32 does", resp.Failures, err)
+		}
+	}
+	said := 0
+	for _, w := range log.texts {
+		if strings.Contains(w, "the cluster runs Kubernetes v1.30.14, outside the minors this provider supports "+
+			"(1.32 to 1.37): Check applies the rules of 1.32") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the cluster outside the window was said %d times, want once: %q", said, log.texts)
+	}
+	if !strings.Contains(strings.Join(log.texts, "\n"), "endpoints[0].hints.forNodes: Kubernetes v1.30.14 does not know node hints") {
+		t.Errorf("no node hints warning naming the cluster's version: %q", log.texts)
+	}
+}
+
+// allWarnings collects every warning logged (slog's, without a host).
+type allWarnings struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (*allWarnings) Enabled(context.Context, slog.Level) bool { return true }
+func (l *allWarnings) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.texts = append(l.texts, r.Message)
+	}
+	return nil
+}
+func (l *allWarnings) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *allWarnings) WithGroup(string) slog.Handler      { return l }
