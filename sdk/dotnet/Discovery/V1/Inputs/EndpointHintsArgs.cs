@@ -20,7 +20,7 @@ namespace EndpointsProvider.Endpoints.Discovery.V1.Inputs
         private InputList<Inputs.ForNodeArgs>? _forNodes;
 
         /// <summary>
-        /// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        /// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
         /// </summary>
         public InputList<Inputs.ForNodeArgs> ForNodes
         {

@@ -357,7 +357,7 @@ func (o EndpointConditionsPtrOutput) Terminating() pulumi.BoolPtrOutput {
 
 // Routing hints for an endpoint.
 type EndpointHints struct {
-	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
 	ForNodes []ForNode `pulumi:"forNodes"`
 	// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 	ForZones []ForZone `pulumi:"forZones"`
@@ -376,7 +376,7 @@ type EndpointHintsInput interface {
 
 // Routing hints for an endpoint.
 type EndpointHintsArgs struct {
-	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+	// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
 	ForNodes ForNodeArrayInput `pulumi:"forNodes"`
 	// Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
 	ForZones ForZoneArrayInput `pulumi:"forZones"`
@@ -460,7 +460,7 @@ func (o EndpointHintsOutput) ToEndpointHintsPtrOutputWithContext(ctx context.Con
 	}).(EndpointHintsPtrOutput)
 }
 
-// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
 func (o EndpointHintsOutput) ForNodes() ForNodeArrayOutput {
 	return o.ApplyT(func(v EndpointHints) []ForNode { return v.ForNodes }).(ForNodeArrayOutput)
 }
@@ -494,7 +494,7 @@ func (o EndpointHintsPtrOutput) Elem() EndpointHintsOutput {
 	}).(EndpointHintsOutput)
 }
 
-// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+// Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
 func (o EndpointHintsPtrOutput) ForNodes() ForNodeArrayOutput {
 	return o.ApplyT(func(v *EndpointHints) []ForNode {
 		if v == nil {

@@ -285,7 +285,7 @@ class EndpointHintsArgsDict(TypedDict):
     """
     for_nodes: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgsDict']]]]]
     """
-    Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+    Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
     """
     for_zones: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['ForZoneArgsDict']]]]]
     """
@@ -300,7 +300,7 @@ class EndpointHintsArgs:
         """
         Routing hints for an endpoint.
 
-        :param pulumi.Input[Sequence[pulumi.Input['ForNodeArgs']]] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        :param pulumi.Input[Sequence[pulumi.Input['ForNodeArgs']]] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
         :param pulumi.Input[Sequence[pulumi.Input['ForZoneArgs']]] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
         if for_nodes is not None:
@@ -312,7 +312,7 @@ class EndpointHintsArgs:
     @pulumi.getter(name="forNodes")
     def for_nodes(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ForNodeArgs']]]]:
         """
-        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
         """
         return pulumi.get(self, "for_nodes")
 

@@ -233,7 +233,7 @@ class EndpointHints(dict):
         """
         Routing hints for an endpoint.
 
-        :param Sequence['ForNode'] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        :param Sequence['ForNode'] for_nodes: Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
         :param Sequence['ForZone'] for_zones: Zones that should send traffic to this endpoint, for topology-aware routing. At most 8 entries, each naming a different zone.
         """
         if for_nodes is not None:
@@ -245,7 +245,7 @@ class EndpointHints(dict):
     @pulumi.getter(name="forNodes")
     def for_nodes(self) -> Optional[Sequence['outputs.ForNode']]:
         """
-        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+        Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
         """
         return pulumi.get(self, "for_nodes")
 

@@ -22,14 +22,14 @@ public final class EndpointHintsArgs extends com.pulumi.resources.ResourceArgs {
     public static final EndpointHintsArgs Empty = new EndpointHintsArgs();
 
     /**
-     * Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+     * Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
      * 
      */
     @Import(name="forNodes")
     private @Nullable Output<List<ForNodeArgs>> forNodes;
 
     /**
-     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
      * 
      */
     public Optional<Output<List<ForNodeArgs>>> forNodes() {
@@ -77,7 +77,7 @@ public final class EndpointHintsArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
          * 
          * @return builder
          * 
@@ -88,7 +88,7 @@ public final class EndpointHintsArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
          * 
          * @return builder
          * 
@@ -98,7 +98,7 @@ public final class EndpointHintsArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+         * @param forNodes Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
          * 
          * @return builder
          * 

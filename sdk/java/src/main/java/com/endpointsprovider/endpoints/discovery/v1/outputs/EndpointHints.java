@@ -13,7 +13,7 @@ import javax.annotation.Nullable;
 @CustomType
 public final class EndpointHints {
     /**
-     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
      * 
      */
     private @Nullable List<ForNode> forNodes;
@@ -25,7 +25,7 @@ public final class EndpointHints {
 
     private EndpointHints() {}
     /**
-     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`; served since Kubernetes 1.34, beta in 1.33). At most 8 entries, each naming a different node.
+     * @return Nodes that should send traffic to this endpoint, for node-local routing (`trafficDistribution: PreferSameNode`). At most 8 entries, each naming a different node. Kept by Kubernetes 1.34 and later; Kubernetes 1.32 and 1.33 drop them, so on those clusters Check leaves them out of the slice, with a warning.
      * 
      */
     public List<ForNode> forNodes() {
