@@ -14,6 +14,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	presource "github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
+	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
@@ -55,10 +56,18 @@ type server struct {
 	functions map[tokens.Type]google.Function
 }
 
-// New returns the provider. ctx bounds its whole life: when it ends, so does every
+// New returns the gRPC server the plugin serves (Serve's: pulumi-go-provider's server
+// with what protocolServer adds), for tests and benchmarks that run the provider in
+// their own process and call it as the engine does. There is no engine: the provider
+// logs to slog's default logger. ctx bounds its whole life: when it ends, so does every
 // operation in flight.
-func New(ctx context.Context) p.Provider {
-	return newServer(ctx, os.Getenv).provider()
+func New(ctx context.Context) rpc.ResourceProviderServer {
+	srv, err := newServer(ctx, os.Getenv).rpcServer(nil)
+	if err != nil {
+		// pulumi-go-provider's server fails only to reach an engine, and there is none.
+		panic(fmt.Sprintf("the provider's gRPC server: %v", err))
+	}
+	return srv
 }
 
 func newServer(ctx context.Context, getenv func(string) string) *server {

@@ -38,20 +38,24 @@ func Serve(ctx context.Context) error {
 			}
 		}()
 	}
-	srv := newServer(ctx, os.Getenv)
-	prov := srv.provider()
+	serve := newServer(ctx, os.Getenv).rpcServer
 	// The packages' initialisation (Pulumi's schema and workspace packages compile JSON
 	// schemas) leaves megabytes of garbage. A plugin runs for the whole command, beside
 	// one of each other provider, so that memory goes back to the system, while the
 	// server starts rather than before it.
 	go debug.FreeOSMemory()
-	return comProvider.MainContext(ctx, Name, func(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
-		inner, err := p.RawServer(Name, Version, prov)(host)
-		if err != nil {
-			return nil, err
-		}
-		return srv.protocolServer(inner), nil
-	})
+	return comProvider.MainContext(ctx, Name, serve)
+}
+
+// rpcServer is the gRPC server the plugin serves, talking to the engine at host (nil:
+// none; the provider then logs to slog's default logger): pulumi-go-provider's server
+// of s, with what protocolServer adds.
+func (s *server) rpcServer(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
+	inner, err := p.RawServer(Name, Version, s.provider())(host)
+	if err != nil {
+		return nil, err
+	}
+	return s.protocolServer(inner), nil
 }
 
 // startCPUProfile starts profiling into the file at path; stop ends the profile and

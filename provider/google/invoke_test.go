@@ -27,6 +27,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
 //nolint:gosec // G101: fake tokens the doubles check
@@ -153,14 +154,10 @@ func startLookups(t *testing.T, retry google.RetryPolicy) *harness {
 	return &harness{t: t, srv: srv, double: double}
 }
 
+// newProvider starts the provider the plugin serves.
 func newProvider(t *testing.T) integration.Server {
 	t.Helper()
-	srv, err := integration.NewServer(t.Context(), "endpoints", semver.MustParse("0.1.0"),
-		integration.WithProvider(provider.New(t.Context())))
-	if err != nil {
-		t.Fatalf("starting the provider: %v", err)
-	}
-	return srv
+	return inprocess.Start(t)
 }
 
 // configure sends the provider configuration; empty values are left out.

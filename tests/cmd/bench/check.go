@@ -10,8 +10,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
 // maximalSlice is the largest EndpointSlice the API accepts: 1000 endpoints of 100
@@ -72,7 +72,7 @@ type checkFigures struct {
 
 // benchmarkCheck runs the provider's Check on inputs as a Go benchmark.
 func benchmarkCheck(ctx context.Context, token string, inputs property.Map) (testing.BenchmarkResult, error) {
-	prov := provider.New(ctx)
+	prov := inprocess.Provider(ctx)
 	urn := resource.NewURN("bench", "bench", "", resourceType(token), "r")
 	req := p.CheckRequest{Urn: urn, Inputs: inputs}
 	if resp, err := prov.Check(ctx, req); err != nil {

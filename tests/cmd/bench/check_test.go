@@ -7,15 +7,15 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
 )
 
 // The same Check benchmarks `make bench` reports, for `go test -bench` and pprof:
 //
 //	go test ./tests/cmd/bench -run '^$' -bench Check -cpuprofile cpu.out
 func goBenchmarkCheck(b *testing.B, token string, inputs property.Map) {
-	prov := provider.New(b.Context())
+	prov := inprocess.Provider(b.Context())
 	req := p.CheckRequest{Urn: resource.NewURN("bench", "bench", "", resourceType(token), "r"), Inputs: inputs}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -37,7 +37,7 @@ func BenchmarkCheckEndpointsList1000(b *testing.B) {
 // The fixtures must pass Check, or the benchmarks measure the failure path.
 func TestBenchmarkInputsAreValid(t *testing.T) {
 	t.Parallel()
-	prov := provider.New(t.Context())
+	prov := inprocess.Provider(t.Context())
 	for token, inputs := range map[string]property.Map{
 		spec.EndpointSliceToken: maximalSlice(),
 		spec.EndpointsListToken: bigList(1000),

@@ -1,6 +1,7 @@
-// Package inprocess runs the provider inside the test binary, behind
-// pulumi-go-provider's integration server, which drives it through the same gRPC
-// methods the engine calls, and records what it logs.
+// Package inprocess runs the provider inside the test binary: the gRPC server the
+// plugin serves (provider.New, what protocolServer adds included), called through
+// pulumi-go-provider's integration server with every request marshalled as the
+// engine's would be (see Provider), and records what it logs.
 //
 // Behind the integration server there is no engine to send the provider's log to:
 // what it logs through pulumi-go-provider's engine logger (p.GetLogger) goes to

@@ -11,12 +11,12 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider"
 )
 
-// Start returns the provider, not yet configured, behind an integration server that
-// lives as long as the test.
+// Start returns the provider the plugin serves (see Provider), not yet configured,
+// behind an integration server that lives as long as the test.
 func Start(t testing.TB) integration.Server {
 	t.Helper()
 	srv, err := integration.NewServer(t.Context(), provider.Name, semver.MustParse("0.1.0"),
-		integration.WithProvider(provider.New(t.Context())))
+		integration.WithProvider(Provider(t.Context())))
 	if err != nil {
 		t.Fatalf("start the provider: %v", err)
 	}
