@@ -28,18 +28,13 @@ import (
 type Config struct {
 	Kube   kube.Config
 	Google google.Config
-	// LookupTimeout is the lookupTimeout setting as given; parsed into Google.Timeout.
-	LookupTimeout string
-	// RequestTimeout is the requestTimeout setting as given; parsed into
-	// Kube.RequestTimeout.
-	RequestTimeout string
 	// Unknown lists keys whose values are not known yet (a preview whose provider
 	// configuration depends on other resources' outputs).
 	Unknown []string
 }
 
-// fields maps each configuration key to the field it sets: a *string, *float64, *int
-// or *bool, which decides the values the key accepts.
+// fields maps each configuration key to the field it sets: a *string, *float64, *int,
+// *bool or *time.Duration, which decides the values the key accepts.
 func (c *Config) fields() map[string]any {
 	return map[string]any{
 		"kubeconfig":                    &c.Kube.Kubeconfig,
@@ -50,7 +45,7 @@ func (c *Config) fields() map[string]any {
 		"renderDirectory":               &c.Kube.RenderDirectory,
 		"qps":                           &c.Kube.QPS,
 		"burst":                         &c.Kube.Burst,
-		"requestTimeout":                &c.RequestTimeout,
+		"requestTimeout":                &c.Kube.RequestTimeout,
 		"deleteUnreachable":             &c.Kube.DeleteUnreachable,
 		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
 		"suppressDeprecationWarnings":   &c.Kube.SuppressDeprecationWarnings,
@@ -61,7 +56,7 @@ func (c *Config) fields() map[string]any {
 		"impersonateServiceAccount":     &c.Google.ImpersonateServiceAccount,
 		"migrationCenterCustomEndpoint": &c.Google.MigrationCenterEndpoint,
 		"beyondcorpCustomEndpoint":      &c.Google.BeyondcorpEndpoint,
-		"lookupTimeout":                 &c.LookupTimeout,
+		"lookupTimeout":                 &c.Google.Timeout,
 		"billingProject":                &c.Google.BillingProject,
 		"userProjectOverride":           &c.Google.UserProjectOverride,
 		"requestReason":                 &c.Google.RequestReason,
@@ -142,8 +137,6 @@ func parseConfig(args property.Map, getenv func(string) string) (Config, []p.Che
 	// still comes from the environment.
 	envOverride, _ := strconv.ParseBool(strings.TrimSpace(getenv("USER_PROJECT_OVERRIDE")))
 	checkGoogleHeaders(cfg, set["userProjectOverride"] && !envOverride, fromEnv, reject)
-	cfg.Google.Timeout = parseTimeout("lookupTimeout", cfg.LookupTimeout, reject)
-	cfg.Kube.RequestTimeout = parseTimeout("requestTimeout", cfg.RequestTimeout, reject)
 	return cfg, failures, warnings
 }
 
@@ -250,6 +243,15 @@ func setField(key string, field any, value property.Value) string {
 		default:
 			return fmt.Sprintf("%s must be true or false, not %s", key, spec.KindOf(value))
 		}
+	case *time.Duration:
+		if value.IsString() && strings.TrimSpace(value.AsString()) == "" {
+			return "" // the default
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(value.AsString()))
+		if !value.IsString() || err != nil || d <= 0 {
+			return fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %s", key, shown(value))
+		}
+		*field = d
 	default:
 		return fmt.Sprintf("internal error: configuration key %s has a field of type %T", key, field)
 	}
@@ -277,18 +279,12 @@ func number(key string, value property.Value, what string) (float64, string) {
 	return v, ""
 }
 
-// parseTimeout parses a duration setting; empty means the default (0). A malformed
-// value is passed to reject with the rule it breaks.
-func parseTimeout(key, value string, reject func(key, reason string)) time.Duration {
-	if value == "" {
-		return 0
+// shown is a setting's value in a message: a string quoted, else its kind.
+func shown(value property.Value) string {
+	if value.IsString() {
+		return strconv.Quote(value.AsString())
 	}
-	d, err := time.ParseDuration(value)
-	if err != nil || d <= 0 {
-		reject(key, fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %q", key, value))
-		return 0
-	}
-	return d
+	return spec.KindOf(value)
 }
 
 // kubeconfigList splits a KUBECONFIG value into its files, as kubectl does.

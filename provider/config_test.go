@@ -108,12 +108,12 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "a lookup timeout",
 			args: map[string]property.Value{"lookupTimeout": str("90s")},
-			want: Config{LookupTimeout: "90s", Google: google.Config{Timeout: 90 * time.Second}},
+			want: Config{Google: google.Config{Timeout: 90 * time.Second}},
 		},
 		{
 			name:         "a lookup timeout that is not a duration",
 			args:         map[string]property.Value{"lookupTimeout": str("soon")},
-			want:         Config{LookupTimeout: "soon"},
+			want:         Config{},
 			wantFailures: []p.CheckFailure{{Property: "lookupTimeout", Reason: `lookupTimeout must be a positive duration such as 30s or 2m, not "soon"`}},
 		},
 		{
@@ -151,7 +151,7 @@ func TestParseConfig(t *testing.T) {
 				"deleteUnreachable": property.New(true), "skipUpdateUnreachable": property.New(false),
 				"clusterIdentifier": str("prod-eu"),
 			},
-			want: Config{RequestTimeout: "5s", Kube: kube.Config{
+			want: Config{Kube: kube.Config{
 				QPS: 50.5, Burst: 10, RequestTimeout: 5 * time.Second, DeleteUnreachable: true, ClusterIdentifier: "prod-eu",
 			}},
 		},
@@ -180,7 +180,7 @@ func TestParseConfig(t *testing.T) {
 				"PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT": "1m", "PULUMI_ENDPOINTS_DELETE_UNREACHABLE": "true",
 				"PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE": "TRUE", "PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER": "staging",
 			},
-			want: Config{RequestTimeout: "1m", Kube: kube.Config{
+			want: Config{Kube: kube.Config{
 				QPS: 75, Burst: 150, RequestTimeout: time.Minute, DeleteUnreachable: true, SkipUpdateUnreachable: true,
 				ClusterIdentifier: "staging",
 			}},
@@ -197,7 +197,7 @@ func TestParseConfig(t *testing.T) {
 				"qps": property.New(-1.0), "burst": property.New(0.0), "requestTimeout": str("soon"),
 				"deleteUnreachable": str("yes"), "skipUpdateUnreachable": property.New(1.0),
 			},
-			want: Config{RequestTimeout: "soon"},
+			want: Config{},
 			wantFailures: []p.CheckFailure{
 				{Property: "burst", Reason: "burst must be an integer of at least 1, not 0"},
 				{Property: "deleteUnreachable", Reason: `deleteUnreachable must be true or false, not "yes"`},
@@ -217,10 +217,10 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "a bad environment value names the variable",
 			env:  map[string]string{"PULUMI_ENDPOINTS_CLIENT_BURST": "0", "PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT": "-5s"},
-			want: Config{RequestTimeout: "-5s"},
+			want: Config{},
 			wantFailures: []p.CheckFailure{
 				{Property: "burst", Reason: "burst must be an integer of at least 1, not 0 (from the PULUMI_ENDPOINTS_CLIENT_BURST environment variable)"},
-				{Property: "requestTimeout", Reason: `requestTimeout must be a positive duration such as 30s or 2m, not "-5s"`},
+				{Property: "requestTimeout", Reason: `requestTimeout must be a positive duration such as 30s or 2m, not "-5s" (from the PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT environment variable)`},
 			},
 		},
 		{

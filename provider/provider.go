@@ -20,7 +20,6 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
-	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
 // Name is the package name; the plugin binary is pulumi-resource-<Name>.
@@ -74,12 +73,9 @@ func newServer(ctx context.Context, getenv func(string) string) *server {
 	s := &server{getenv: getenv, kube: kube.New(kube.Config{})}
 	s.stopped, s.cancel = context.WithCancel(ctx)
 	s.cancelling, s.startCancelling = context.WithCancel(s.stopped)
-	s.resources = resources{
-		byToken: map[tokens.Type]kube.Lifecycle{
-			spec.EndpointSliceToken: s.kube.EndpointSlice(),
-			spec.EndpointsListToken: s.kube.EndpointsList(),
-		},
-		scope: s.scope,
+	s.resources = resources{byToken: map[tokens.Type]kube.Lifecycle{}, scope: s.scope}
+	for token, r := range s.kube.Resources() {
+		s.resources.byToken[tokens.Type(token)] = r
 	}
 	s.functions = google.Functions(func() google.Config { return s.currentConfig().Google })
 	s.setConfig(Config{})

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -173,6 +174,10 @@ func NewClient(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout > 0 {
 		restConfig.Timeout = cfg.RequestTimeout
 	}
+	if restConfig.Dial == nil {
+		dialer := &net.Dialer{Timeout: dialTimeout(restConfig.Timeout), KeepAlive: 30 * time.Second}
+		restConfig.Dial = dialer.DialContext
+	}
 	namespace := cfg.Namespace
 	if namespace == "" {
 		ns, _, err := loader.Namespace()
@@ -194,6 +199,14 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
 	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace, Fallback: fallback}, nil
+}
+
+// dialTimeout bounds the making of a connection: half the request timeout, at most
+// client-go's 30 s. A dial that runs out of it fails as a dial (see notSent), so a
+// server that does not take the connection counts as unreachable, while the other
+// half is left for the answer of one that does (see clusterGone).
+func dialTimeout(request time.Duration) time.Duration {
+	return min(request/2, 30*time.Second)
 }
 
 // load resolves the kubeconfig into the client configuration.
@@ -324,6 +337,22 @@ func New(cfg Config) *Kubernetes {
 	k.slice = &EndpointSlice{newClusterResource(k, endpointSliceKind)}
 	k.list = &EndpointsList{newClusterResource(k, endpointsKind)}
 	return k
+}
+
+// resources are the package's resources by type token: the one table of them, which
+// the provider's dispatch (Resources) and List read.
+func (k *Kubernetes) resources() map[string]Resource {
+	return map[string]Resource{k.slice.kind.token: k.slice, k.list.kind.token: k.list}
+}
+
+// Resources are the package's resources as the provider serves them (see Wrap), by
+// type token.
+func (k *Kubernetes) Resources() map[string]Lifecycle {
+	out := map[string]Lifecycle{}
+	for token, r := range k.resources() {
+		out[token] = Wrap(r)
+	}
+	return out
 }
 
 // Configure installs the settings in force; the client of the previous ones is built

@@ -61,10 +61,19 @@
 // `<namespace>/<generateName>*`, with the create ID in the state's labels. Read, Update
 // and Delete find the object by that label, so the next `pulumi up` adopts it instead of
 // creating another, and the next refresh records its real ID. Once the state records
-// the generated name, they look under that name first: an update that creates a
-// deleted slice again (a new name, the same create ID) is followed there. The label is
-// the provider's own: refresh and import leave it out of the inputs, updates keep it,
-// and Check rejects a program that sets it.
+// the generated name and the UID, they look under that name, and the UID decides: a
+// slice whose label another client removed stays the resource's. The label is the
+// provider's own: refresh and import leave it out of the inputs, updates keep it, and
+// Check rejects a program that sets it, and counts the URN annotation every write adds
+// against the limit of an object's annotations.
+//
+// # Ownership
+//
+// Whose is a live object is one rule, [claim] (ownership.go): the UID the state records
+// when it has one, else its create ID, else the resource's URN. A create's adoption, an
+// update, a delete, a refresh and the search for a lost create ask it before they write,
+// delete or record an object; one it does not hold is, for the resource, not there. A
+// create refused with a 409 stays refused when the read of the holder fails.
 //
 // # Names
 //
@@ -209,6 +218,7 @@
 //     and the wait, finding a lost create, reading a list's items). store_render.go,
 //     render.go: the render directory's store, and its manifests (file names,
 //     byte-stable YAML, drift).
+//   - ownership.go: whose is a live object ([claim]).
 //   - unanswered.go: a cluster that does not answer. [Wrap], the one decorator, with
 //     the answers for a cluster that cannot be reached; and lost answers, a write whose
 //     answer never came: which failures leave it in doubt, the partial state, create IDs.

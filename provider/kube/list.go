@@ -44,7 +44,8 @@ type EndpointsList struct{ clusterResource }
 // had), so the item is updated in place rather than recreated. Items whose metadata is
 // not known yet (preview) are left as they are.
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	namespace := r.defaultNamespace(ctx)
+	st := r.open(req.Urn)
+	namespace := defaultNamespace(ctx, st)
 	r.inState.note(req.Urn, req.State)
 	inputs := req.Inputs
 	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
@@ -66,8 +67,8 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 		inputs = inputs.Set("items", property.New(out))
 	}
-	server := r.server(ctx)
-	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace, server) }
+	server, written := st.rules(ctx)
+	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace, server, written) }
 	res := check(inputs)
 	if len(res.Failures) > 0 && req.State.Len() > 0 {
 		res = validate.ListUpdate(res, req.State, namespace, server)
@@ -262,7 +263,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if failed != nil {
 		return r.partialUpdate(failed, set, req, someUnanswered(results))
 	}
-	if err := r.removeDropped(ctx, st, set, desired, req.Timeout); err != nil {
+	if err := r.removeDropped(ctx, st, set, desired, req); err != nil {
 		return r.partialUpdate(err, set, req, false)
 	}
 	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
@@ -282,7 +283,7 @@ func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, r
 		if !set.has(it.id) {
 			return createItem(ctx, st, r.kind, it, i, req.DryRun)
 		}
-		obj, err := st.update(ctx, it.id, set.get(it.id).inputs, oldInputs[it.id], it.inputs, itemPath(i), req.DryRun)
+		obj, err := st.update(ctx, it.id, set.get(it.id).output, oldInputs[it.id], it.inputs, itemPath(i), req.DryRun)
 		if err != nil {
 			return property.Map{}, err
 		}
@@ -304,13 +305,13 @@ func withOutputs(items []listItem, results []itemResult) []listItem {
 // removeDropped deletes the items of the set that are not among the desired ones, and
 // forgets those that are gone.
 func (r *EndpointsList) removeDropped(ctx context.Context, st store, set *itemSet, desired []listItem,
-	seconds float64,
+	req p.UpdateRequest,
 ) error {
 	var dropped []deleteTarget
 	for _, it := range set.dropped(desired) {
-		dropped = append(dropped, it.deleteTarget())
+		dropped = append(dropped, it.deleteTarget(req.Urn))
 	}
-	removed, err := st.removeAll(ctx, dropped, engineTimeout(seconds))
+	removed, err := st.removeAll(ctx, dropped, engineTimeout(req.Timeout))
 	for _, id := range removed {
 		set.forget(id)
 	}
@@ -333,8 +334,8 @@ func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 		return err
 	}
 	var targets []deleteTarget
-	for _, it := range itemsOf(req.Properties) {
-		targets = append(targets, it.deleteTarget())
+	for _, it := range recordedItems(req.Properties) {
+		targets = append(targets, it.deleteTarget(req.Urn))
 	}
 	_, err := st.removeAll(ctx, targets, engineTimeout(req.Timeout))
 	return err

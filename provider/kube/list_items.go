@@ -4,24 +4,37 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
-// listItem is one Endpoints object of an EndpointsList: its inputs and, once written,
-// its live outputs.
+// listItem is one Endpoints object of an EndpointsList: its inputs (read from the
+// list's inputs, see itemsOf) and its state, the live outputs once written (read from
+// the list's state, see recordedItems).
 type listItem struct {
 	id     objectID
 	inputs property.Map
 	output property.Map
 }
 
-// deleteTarget is what deleting the item deletes: read from a state, it names the UID
-// of the object written.
-func (it listItem) deleteTarget() deleteTarget {
-	return deleteTarget{id: it.id, uid: uidOf(it.inputs)}
+// deleteTarget is what deleting the item of the list owner deletes: read from a state,
+// the object its claim holds (see claim).
+func (it listItem) deleteTarget(owner resource.URN) deleteTarget {
+	return deleteTarget{id: it.id, claim: claimOf(it.output, owner)}
 }
 
-// itemsOf reads the items of an EndpointsList's inputs or state, in order.
+// recordedItems reads the items of an EndpointsList's state, in order, each with its
+// state as its outputs.
+func recordedItems(state property.Map) []listItem {
+	items := itemsOf(state)
+	for i, it := range items {
+		items[i] = listItem{id: it.id, output: it.inputs}
+	}
+	return items
+}
+
+// itemsOf reads the items of an EndpointsList's inputs, in order; those of a state
+// name the objects it records (see recordedItems for their states).
 func itemsOf(m property.Map) []listItem {
 	v, ok := m.GetOk("items")
 	if !ok || !v.IsArray() {
@@ -47,8 +60,7 @@ type itemSet struct {
 // newItemSet records the items of a state, each with the state's item as its outputs.
 func newItemSet(state property.Map) *itemSet {
 	s := &itemSet{byID: map[objectID]listItem{}}
-	for _, it := range itemsOf(state) {
-		it.output = it.inputs
+	for _, it := range recordedItems(state) {
 		s.record(it)
 	}
 	return s
@@ -123,7 +135,7 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 
 // itemResult is the outcome of one item's call: whether it was sent, and its outputs
 // or error; inDoubt says that it failed and may have taken effect all the same (see
-// the package-level inDoubt), which only a cluster's writes may.
+// mayExist), which only a cluster's writes may.
 type itemResult struct {
 	sent    bool
 	output  property.Map
@@ -156,10 +168,10 @@ func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) 
 }
 
 // judged is results with each write that failed and may have taken effect all the
-// same marked inDoubt: the calls of a cluster.
+// same marked inDoubt (see mayExist): the calls of a cluster.
 func judged(results []itemResult) []itemResult {
 	for i, res := range results {
-		results[i].inDoubt = res.sent && res.err != nil && inDoubt(res.err)
+		results[i].inDoubt = res.sent && res.err != nil && mayExist(res.err)
 	}
 	return results
 }

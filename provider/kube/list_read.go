@@ -28,7 +28,7 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if lookup(req) {
 		return r.importSet(ctx, st, req.ID)
 	}
-	recorded := itemsOf(req.Properties)
+	recorded := recordedItems(req.Properties)
 	objs, err := st.readItems(ctx, recorded) // nil: gone
 	if err != nil {
 		return p.ReadResponse{}, err
@@ -89,7 +89,9 @@ func (r *EndpointsList) importSet(ctx context.Context, st store, id string) (p.R
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	objs, resourceVersion, err := st.list(ctx, id, namespace, opts)
+	q := listQuery{kind: r.kind, namespace: namespace, labelSelector: opts.LabelSelector,
+		fieldSelector: opts.FieldSelector, includeManaged: true}
+	objs, resourceVersion, err := listAll(ctx, st, q, opts.Limit)
 	if err != nil {
 		return p.ReadResponse{}, err
 	}

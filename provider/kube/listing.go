@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -70,16 +71,12 @@ const maxListPageSize = 5000
 // List answers a List call for the resource of req.Token, from the cluster, or from the
 // manifests of the render directory in render mode.
 func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error) {
-	var r clusterResource
-	switch req.Token {
-	case spec.EndpointSliceToken:
-		r = k.slice.clusterResource
-	case spec.EndpointsListToken:
-		r = k.list.clusterResource
-	default:
-		return ListPage{}, fmt.Errorf("list: %q is not a resource of this provider that can be listed "+
-			"(%s, %s)", req.Token, spec.EndpointSliceToken, spec.EndpointsListToken)
+	resource, ok := k.resources()[req.Token]
+	if !ok {
+		return ListPage{}, fmt.Errorf("list: %q is not a resource of this provider that can be listed (%s)",
+			req.Token, strings.Join(slices.Sorted(maps.Keys(k.resources())), ", "))
 	}
+	r := resource.base()
 	if property.New(req.Query).HasComputed() {
 		return ListPage{Computed: true}, nil
 	}
@@ -98,7 +95,7 @@ func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error
 	if want == 0 {
 		return ListPage{}, nil
 	}
-	objs, next, err := listPage(ctx, r, q, want, at.Server)
+	objs, next, err := listPage(ctx, r.open(""), q, want, at.Server)
 	if err != nil {
 		return ListPage{}, err
 	}
@@ -352,37 +349,58 @@ func (q listQuery) resume(token string) (listPosition, error) {
 	return at, nil
 }
 
-// listPage lists up to limit objects of the query from the store of the target in
-// force, from the store's continue token cont, and returns the next one. A page that
-// holds only objects left out (the API server's own, see listQuery.managed) is
-// followed by the next, so that no page is empty but the last.
-func listPage(ctx context.Context, r clusterResource, q listQuery, limit int64, cont string,
+// listed is one page of a listing: the objects, the store's token that continues it
+// ("" at the end), and the version of the list ("" when the store has none).
+type listed struct {
+	objs          []*unstructured.Unstructured
+	next, version string
+}
+
+// listPage lists up to limit objects of the query from the store, from the store's
+// continue token cont, and returns the next one. A page that holds only objects left
+// out (the API server's own, see listQuery.managed) is followed by the next, so that
+// no page is empty but the last.
+func listPage(ctx context.Context, st store, q listQuery, limit int64, cont string,
 ) ([]*unstructured.Unstructured, string, error) {
 	for {
-		var (
-			objs []*unstructured.Unstructured
-			next string
-			err  error
-		)
-		if target := r.options().Render; target.Rendering() {
-			objs, next, err = renderedPage(target, q, limit, cont)
-		} else {
-			objs, next, err = clusterPage(ctx, r, q, limit, cont)
+		page, err := st.page(ctx, q, limit, cont)
+		if err != nil || len(page.objs) > 0 || page.next == "" {
+			return page.objs, page.next, err
 		}
-		if err != nil || len(objs) > 0 || next == "" {
-			return objs, next, err
-		}
-		cont = next
+		cont = page.next
 	}
 }
 
-// clusterPage lists up to limit objects of the query on the cluster, from the server's
-// continue token cont ("" for the first), and returns the server's next one.
-func clusterPage(ctx context.Context, r clusterResource, q listQuery, limit int64, cont string,
-) ([]*unstructured.Unstructured, string, error) {
-	o, err := r.connect(ctx)
+// listAll lists every object of the query from the store, limit a page, and the
+// version of the list's first page: the import of a list.
+func listAll(ctx context.Context, st store, q listQuery, limit int64) ([]*unstructured.Unstructured, string, error) {
+	var (
+		objs    []*unstructured.Unstructured
+		version string
+		cont    string
+	)
+	for {
+		page, err := st.page(ctx, q, limit, cont)
+		if err != nil {
+			return nil, "", err
+		}
+		if cont == "" {
+			version = page.version
+		}
+		objs = append(objs, page.objs...)
+		if page.next == "" {
+			return objs, version, nil
+		}
+		cont = page.next
+	}
+}
+
+// page lists up to limit objects of the query on the cluster, from the server's
+// continue token cont ("" for the first): one request of the API server's list.
+func (s clusterStore) page(ctx context.Context, q listQuery, limit int64, cont string) (listed, error) {
+	o, err := s.client(ctx)
 	if err != nil {
-		return nil, "", err
+		return listed{}, err
 	}
 	list, err := o.api(q.requestNamespace()).List(ctx, metav1.ListOptions{
 		LabelSelector: q.selector(),
@@ -391,7 +409,7 @@ func clusterPage(ctx context.Context, r clusterResource, q listQuery, limit int6
 		Continue:      cont,
 	})
 	if err != nil {
-		return nil, "", listError(o, q, err)
+		return listed{}, listError(o, q, err)
 	}
 	objs := make([]*unstructured.Unstructured, 0, len(list.Items))
 	for i := range list.Items {
@@ -399,7 +417,7 @@ func clusterPage(ctx context.Context, r clusterResource, q listQuery, limit int6
 			objs = append(objs, &list.Items[i])
 		}
 	}
-	return objs, list.GetContinue(), nil
+	return listed{objs: objs, next: list.GetContinue(), version: list.GetResourceVersion()}, nil
 }
 
 // listError says what a failed list means and what the user can do: an expired
@@ -436,12 +454,12 @@ func listError(o kindClient, q listQuery, err error) error {
 // renderedPage lists up to limit objects of the query from the manifests of the render
 // directory, in the order of their file names, from the index cont ("" for the first),
 // and returns the index after the last one it read when manifests are left.
-func renderedPage(t RenderTarget, q listQuery, limit int64, cont string) ([]*unstructured.Unstructured, string, error) {
+func renderedPage(t RenderTarget, q listQuery, limit int64, cont string) (listed, error) {
 	start := 0
 	if cont != "" {
 		n, err := strconv.Atoi(cont)
 		if err != nil || n < 0 {
-			return nil, "", fmt.Errorf("list %s: the continuation token is not one of a render directory's "+
+			return listed{}, fmt.Errorf("list %s: the continuation token is not one of a render directory's "+
 				"listing; start the listing again without it", q.kind.token)
 		}
 		start = n
@@ -449,25 +467,25 @@ func renderedPage(t RenderTarget, q listQuery, limit int64, cont string) ([]*uns
 	pattern := t.file(q.kind, objectID{namespace: "*", name: "*"})
 	files, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil, "", fmt.Errorf("listing the manifests %s: %w", pattern, err)
+		return listed{}, fmt.Errorf("listing the manifests %s: %w", pattern, err)
 	}
 	slices.Sort(files)
 	labelSel, err := labels.Parse(q.selector())
 	if err != nil {
-		return nil, "", fmt.Errorf("internal error: the label selector %q: %w", q.selector(), err)
+		return listed{}, fmt.Errorf("internal error: the label selector %q: %w", q.selector(), err)
 	}
 	fieldSel, err := fields.ParseSelector(q.fieldSelector)
 	if err != nil {
-		return nil, "", fmt.Errorf("internal error: the field selector %q: %w", q.fieldSelector, err)
+		return listed{}, fmt.Errorf("internal error: the field selector %q: %w", q.fieldSelector, err)
 	}
 	var objs []*unstructured.Unstructured
 	for i := start; i < len(files); i++ {
 		if int64(len(objs)) == limit {
-			return objs, strconv.Itoa(i), nil
+			return listed{objs: objs, next: strconv.Itoa(i)}, nil
 		}
 		obj, _, err := readManifestFile(files[i])
 		if err != nil {
-			return nil, "", err
+			return listed{}, err
 		}
 		if obj == nil || obj.GetKind() != q.kind.name || (q.namespace != "" && obj.GetNamespace() != q.namespace) ||
 			!labelSel.Matches(labels.Set(obj.GetLabels())) || !fieldSel.Matches(objectFields(obj)) || q.managed(obj) {
@@ -475,7 +493,7 @@ func renderedPage(t RenderTarget, q listQuery, limit int64, cont string) ([]*uns
 		}
 		objs = append(objs, obj)
 	}
-	return objs, "", nil
+	return listed{objs: objs}, nil
 }
 
 // objectFields are the fields a field selector reads of obj.

@@ -22,7 +22,8 @@ type EndpointSlice struct{ clusterResource }
 // (validate.SliceUpdate). It warns of what the change brings
 // (see checkResult), and not again when the engine checks a replacement a second time.
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	namespace := r.defaultNamespace(ctx)
+	st := r.open(req.Urn)
+	namespace := defaultNamespace(ctx, st)
 	r.inState.note(req.Urn, req.State)
 	replaced := r.inState.replaced(req.Urn, req.State)
 	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
@@ -33,8 +34,8 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		// Check, with them, has shown these inputs' warnings.
 		shown = named
 	}
-	server := r.server(ctx)
-	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server) }
+	server, written := st.rules(ctx)
+	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server, written) }
 	res := check(named)
 	if len(res.Failures) > 0 && req.State.Len() > 0 && !replaces(endpointSliceKind, req.State, res.Inputs) {
 		res = validate.SliceUpdate(res, req.State, server)
@@ -201,20 +202,21 @@ func (r *EndpointSlice) createAgain(ctx context.Context, st store, req p.UpdateR
 	return p.UpdateResponse{Properties: outputs(r.kind, obj)}, nil
 }
 
-// Delete deletes the slice the state records (by UID) and waits until it is gone.
+// Delete deletes the slice the state records (the object its claim holds, by UID, see
+// claim) and waits until it is gone.
 func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	st := r.open(req.Urn)
 	id, err := r.id(ctx, st, req.ID)
 	if err != nil {
 		return err
 	}
-	t := deleteTarget{id: idInState(id, req.Properties), uid: uidOf(req.Properties)}
+	t := deleteTarget{id: idInState(id, req.Properties), claim: claimOf(req.Properties, req.Urn)}
 	if unconfirmedCreate(id, req.Properties) {
 		live, err := st.locate(ctx, id, req.Properties)
 		if err != nil || live == nil {
 			return err
 		}
-		t = deleteTarget{id: idOf(live), uid: live.GetUID()}
+		t = deleteTarget{id: idOf(live), claim: claim{uid: live.GetUID()}}
 	}
 	return st.remove(ctx, t, engineTimeout(req.Timeout))
 }

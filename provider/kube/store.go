@@ -11,7 +11,6 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -41,7 +40,9 @@ type store interface {
 	// ready makes sure the store can be used: a cluster's client is built (its error
 	// is the kubeconfig's).
 	ready(ctx context.Context) error
-	// namespace is the namespace of IDs that name none.
+	// namespace is the namespace of IDs and objects that name none: the kubeconfig
+	// context's or the settings' on a cluster, the render target's in render mode (no
+	// kubeconfig is read, see RenderTarget).
 	namespace(ctx context.Context) (string, error)
 	// preview is what a preview shows of an object's outputs, or of inputs the store
 	// could not judge: what only a server would set is left unknown.
@@ -51,12 +52,10 @@ type store interface {
 	// labelCreate). createID, when given, is the one the state records.
 	name(obj *unstructured.Unstructured, createID string) (string, error)
 	// create creates obj (built from inputs, at the path at of the resource's inputs,
-	// for messages). dryRun only judges it; judged says to answer nil, without an
-	// error, for an object the store cannot judge yet (see kindClient.previewCreate).
-	create(ctx context.Context, obj *unstructured.Unstructured, inputs property.Map, at string, dryRun, judged bool,
+	// for messages). dryRun only judges it; mayDefer lets a dry run answer nil, without
+	// an error, for an object the store cannot judge yet (see kindClient.previewCreate).
+	create(ctx context.Context, obj *unstructured.Unstructured, inputs property.Map, at string, dryRun, mayDefer bool,
 	) (*unstructured.Unstructured, error)
-	// get reads the object; nil when there is none.
-	get(ctx context.Context, id objectID) (*unstructured.Unstructured, error)
 	// locate finds the object a state records under id (see kindClient.locate); nil
 	// when there is none.
 	locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error)
@@ -76,10 +75,10 @@ type store interface {
 	forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult
 	// readItems reads the objects of the items a list's state records (nil: gone).
 	readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error)
-	// list lists, for the import of a list by importID, the objects of namespace that
-	// opts select, every page, and the version of the list ("" when there is none).
-	list(ctx context.Context, importID, namespace string, opts metav1.ListOptions,
-	) ([]*unstructured.Unstructured, string, error)
+	// page lists up to limit objects that the query q selects, from the store's
+	// continue token cont ("" for the first), for List and the import of a list (see
+	// listing.go: listPage, listAll).
+	page(ctx context.Context, q listQuery, limit int64, cont string) (listed, error)
 	// notFound is the error of a get or import of id (rawID as given) that finds nothing.
 	notFound(ctx context.Context, rawID string, id objectID) error
 	// noneSelected is the error of a list import (ID id) that selects nothing.
@@ -92,8 +91,14 @@ type store interface {
 	warnItems(ctx context.Context, news, olds property.Map, preview bool)
 	// warnControllers warns about the objects a controller will overwrite or delete.
 	warnControllers(ctx context.Context, objs []*unstructured.Unstructured)
-	// mayExist tells whether a create that failed with err may have taken effect.
+	// mayExist tells whether a create that failed with err may have taken effect (on
+	// a cluster, see the package-level mayExist).
 	mayExist(err error) bool
+	// rules is what Check validates inputs for: the server whose Kubernetes minor
+	// decides the rules that differ by minor (asked only when an input's verdict
+	// depends on it), and what every write of the store adds to an object besides its
+	// inputs, which counts against the limits (see validate.Written).
+	rules(ctx context.Context) (validate.Server, validate.Written)
 }
 
 var (
@@ -142,6 +147,8 @@ type Resource interface {
 	previewOffline(inputs property.Map) property.Map
 	// shared is what the package's resources share.
 	shared() *Kubernetes
+	// base is what the resource holds (see clusterResource).
+	base() clusterResource
 }
 
 var (
@@ -163,6 +170,8 @@ func newClusterResource(k *Kubernetes, kd kind) clusterResource {
 }
 
 func (b clusterResource) shared() *Kubernetes { return b.k }
+
+func (b clusterResource) base() clusterResource { return b }
 
 // client returns the cluster client, building it on first use.
 func (b clusterResource) client(ctx context.Context) (*Client, error) { return b.k.Client(ctx) }
@@ -188,21 +197,18 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 	return kindClient{kind: b.kind, client: c}, nil
 }
 
-// defaultNamespace is the namespace for objects that name none. Check must work
-// without a reachable cluster, and even with a kubeconfig that cannot be read yet (a
-// preview whose provider configuration is unknown): then it is Kubernetes' default
-// (validate.DefaultNamespace), and Create reports the configuration problem. In
-// render mode no kubeconfig is read: the render target says (see RenderTarget).
-func (b clusterResource) defaultNamespace(ctx context.Context) string {
-	if target := b.options().Render; target.Rendering() {
-		return target.namespace()
-	}
-	c, err := b.client(ctx)
+// defaultNamespace is Check's namespace for objects that name none: the store's (see
+// store.namespace). Check must work without a reachable cluster, and even with a
+// kubeconfig that cannot be read yet (a preview whose provider configuration is
+// unknown): then it is Kubernetes' default (validate.DefaultNamespace), and Create
+// reports the configuration problem.
+func defaultNamespace(ctx context.Context, st store) string {
+	namespace, err := st.namespace(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
 		return validate.DefaultNamespace
 	}
-	return c.Namespace
+	return namespace
 }
 
 // checkResult turns a validation result into Check's answer, logging the warnings of

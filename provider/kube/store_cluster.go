@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -67,24 +68,16 @@ func (clusterStore) name(obj *unstructured.Unstructured, createID string) (strin
 }
 
 func (s clusterStore) create(ctx context.Context, obj *unstructured.Unstructured, _ property.Map, _ string,
-	dryRun, judged bool,
+	dryRun, mayDefer bool,
 ) (*unstructured.Unstructured, error) {
 	o, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if dryRun && judged {
+	if dryRun && mayDefer {
 		return o.previewCreate(ctx, obj)
 	}
 	return o.create(ctx, obj, dryRun)
-}
-
-func (s clusterStore) get(ctx context.Context, id objectID) (*unstructured.Unstructured, error) {
-	o, err := s.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return o.get(ctx, id)
 }
 
 func (s clusterStore) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
@@ -141,34 +134,6 @@ func (s clusterStore) readItems(ctx context.Context, recorded []listItem) ([]*un
 	return o.readItems(ctx, recorded)
 }
 
-func (s clusterStore) list(ctx context.Context, _, namespace string, opts metav1.ListOptions,
-) ([]*unstructured.Unstructured, string, error) {
-	o, err := s.client(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	var (
-		objs            []*unstructured.Unstructured
-		resourceVersion string
-	)
-	for {
-		list, err := o.api(namespace).List(ctx, opts)
-		if err != nil {
-			return nil, "", apiError("list", o.kind, everyObjectIn(namespace), err)
-		}
-		if resourceVersion == "" {
-			resourceVersion = list.GetResourceVersion()
-		}
-		for i := range list.Items {
-			objs = append(objs, &list.Items[i])
-		}
-		if list.GetContinue() == "" {
-			return objs, resourceVersion, nil
-		}
-		opts.Continue = list.GetContinue()
-	}
-}
-
 func (s clusterStore) notFound(ctx context.Context, rawID string, id objectID) error {
 	o, err := s.client(ctx)
 	if err != nil {
@@ -207,12 +172,13 @@ func (s clusterStore) warnControllers(ctx context.Context, objs []*unstructured.
 	warnControllers(ctx, s.b.kind, objs)
 }
 
-// mayExist tells whether a create that failed with err may have taken effect: it was
-// sent and got no definite answer (see inDoubt). A create whose connection could not
-// be made was never sent: nothing is recorded, and the next `pulumi up` creates it.
-func (clusterStore) mayExist(err error) bool {
-	return inDoubt(err) && !errors.As(err, new(noClientError))
+// rules are the cluster's minor (see checkedServer) and the owner's URN, which every
+// write puts on the object (see kindClient.marked).
+func (s clusterStore) rules(ctx context.Context) (validate.Server, validate.Written) {
+	return checkedServer{ctx, s.b}, validate.Written{Annotations: map[string]string{OwnerAnnotation: string(s.owner)}}
 }
+
+func (clusterStore) mayExist(err error) bool { return mayExist(err) }
 
 // The API calls under the cluster store, in one place: kindClient runs them for one
 // kind of object on one cluster, for one resource (owner). In order: the client; create
@@ -282,23 +248,19 @@ func (o kindClient) marked(obj *unstructured.Unstructured) *unstructured.Unstruc
 	return obj
 }
 
-// owns tells whether live carries the owner's URN: the owner's create made it.
-func (o kindClient) owns(live *unstructured.Unstructured) bool {
-	return o.owner != "" && live.GetAnnotations()[OwnerAnnotation] == string(o.owner)
-}
-
 // recorded tells whether live is the owner's object that the state records: a
 // replacement created under the name of the object it replaces meets that object,
 // which the update deletes afterwards.
 func (o kindClient) recorded(live *unstructured.Unstructured) bool {
-	return o.owns(live) && slices.Contains(o.inState, idOf(live))
+	return ownerClaim(o.owner).holds(live) && slices.Contains(o.inState, idOf(live))
 }
 
 // adoptable tells whether a create may take over live, the object that holds its name:
-// the owner's create made it, it is not recorded (see recorded), and it is not being
-// deleted (it would vanish once adopted; the name is free again when it is gone).
+// the owner's create made it (see ownerClaim), it is not recorded (see recorded), and
+// it is not being deleted (it would vanish once adopted; the name is free again when
+// it is gone).
 func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
-	return o.owns(live) && !o.recorded(live) && live.GetDeletionTimestamp() == nil
+	return ownerClaim(o.owner).holds(live) && !o.recorded(live) && live.GetDeletionTimestamp() == nil
 }
 
 // adopt takes over the object that holds obj's name when the owner's create made it
@@ -306,12 +268,19 @@ func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
 // the answer is the object as a create would have answered it. When it is the owner's
 // object that the state records (see recorded), ours is true with an error that says
 // so and wraps taken, the create's 409. When another made it, or it is gone or going,
-// ours is false and nothing is written.
+// ours is false and nothing is written. When the object cannot be read, the error is
+// taken's, the read's failure quoted: the create failed for sure, whatever the read
+// met, and nothing of it is recorded (see mayExist).
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, taken error) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
-	if err != nil || live == nil {
-		return nil, false, err
+	if err != nil {
+		//nolint:errorlint // the read's error is quoted, not wrapped (see above)
+		return nil, false, fmt.Errorf("%w; reading it to tell whether an interrupted create of this resource made "+
+			"it failed: %v", apiError("create", o.kind, id, taken), err)
+	}
+	if live == nil {
+		return nil, false, nil
 	}
 	if o.recorded(live) {
 		return nil, true, recordedNameTaken(o.kind, id, live.GetDeletionTimestamp() != nil, taken)
@@ -366,7 +335,7 @@ func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstruc
 			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
 				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
 		}
-		if getErr == nil && holder != nil && (o.owns(holder) || unmarked(holder) && writtenByUs(holder)) {
+		if getErr == nil && holder != nil && (ownerClaim(o.owner).holds(holder) || unmarked(holder) && writtenByUs(holder)) {
 			return nil, nil
 		}
 	}
@@ -450,13 +419,15 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			return nil, apiError("update", o.kind, id, err)
 		}
 	}
+	owned := claimOf(state, o.owner)
 	for attempt := 1; ; attempt++ {
 		live, err := o.get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if live == nil {
-			// Deleted behind our back, or never confirmed created: create it.
+		if live = owned.held(live); live == nil {
+			// Deleted behind our back, or never confirmed created, or the name is
+			// another's object (see claim): create it.
 			return o.create(ctx, o.kind.object(inputs), dryRun)
 		}
 		merged := o.marked(o.kind.merge(live, oldInputs, inputs))
@@ -485,16 +456,17 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errDeleteTimeout)
 	defer cancel()
-	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
-	if t.uid != "" {
-		opts.Preconditions = &metav1.Preconditions{UID: &t.uid}
+	t, ours, err := o.resolve(ctx, t)
+	if err != nil || !ours {
+		return err
 	}
+	opts := metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: &metav1.Preconditions{UID: &t.uid}}
 	for attempt := 1; ; attempt++ {
 		answer, err := o.deleteObject(ctx, t.id, opts)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil
-		case apierrors.IsConflict(err) && t.uid != "":
+		case apierrors.IsConflict(err):
 			// The UID precondition failed: the name belongs to another object now, so
 			// ours is gone; unless the conflict had another cause, then try again.
 			live, getErr := o.get(ctx, t.id)
@@ -515,13 +487,25 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 		if answer == nil || (len(answer.GetFinalizers()) == 0 && answer.GetDeletionTimestamp() == nil) {
 			return nil // deleted at once
 		}
-		if t.uid == "" {
-			t.uid = answer.GetUID()
-		}
 		wait, stop := interrupt.Waiting(ctx)
 		defer stop()
 		return o.waitGone(wait, t, timeout)
 	}
+}
+
+// resolve is the target with the UID of the object its claim holds: the UID the state
+// records, or that of the object under the name when the claim holds it (see claim).
+// ours is false when there is nothing of the resource's to delete.
+func (o kindClient) resolve(ctx context.Context, t deleteTarget) (_ deleteTarget, ours bool, _ error) {
+	if t.uid = t.claim.uid; t.uid != "" {
+		return t, true, nil
+	}
+	live, err := o.get(ctx, t.id)
+	if err != nil || !t.claim.holds(live) {
+		return t, false, err
+	}
+	t.uid = live.GetUID()
+	return t, true, nil
 }
 
 // deleteObject sends the DELETE and returns the server's answer: the object while
@@ -660,10 +644,9 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 	}
 }
 
-// locate finds the live object a state stands for: under the name it records, unless
-// the create that made it went unanswered; then, or when the object under that name is
-// gone (or is another create's), by the create ID the state records, if any. It
-// answers nil when there is none.
+// locate finds the live object a state stands for: under the name it records, if the
+// state's claim holds it (see claim), unless the create that made it went unanswered;
+// then by the create ID the state records. It answers nil when there is none.
 func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
 	return o.locateBy(ctx, id, state, o.get)
 }
@@ -672,14 +655,14 @@ func (o kindClient) locate(ctx context.Context, id objectID, state property.Map)
 func (o kindClient) locateBy(ctx context.Context, id objectID, state property.Map,
 	get func(context.Context, objectID) (*unstructured.Unstructured, error),
 ) (*unstructured.Unstructured, error) {
-	createID := createIDOf(state)
-	if !unconfirmedCreate(id, state) {
-		live, err := get(ctx, idInState(id, state))
-		if err != nil || createID == "" || live != nil && live.GetLabels()[CreateIDLabel] == createID {
-			return live, err
-		}
+	if unconfirmedCreate(id, state) {
+		return o.findCreated(ctx, id, state)
 	}
-	return o.findCreated(ctx, id, state)
+	live, err := get(ctx, idInState(id, state))
+	if err != nil {
+		return nil, err
+	}
+	return claimOf(state, o.owner).held(live), nil
 }
 
 // findCreated finds the object a pending ID stands for: the object of the namespace
@@ -769,6 +752,9 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		if res.err != nil {
 			return nil, res.err
 		}
+	}
+	for i, obj := range objs {
+		objs[i] = claimOf(recorded[i].output, o.owner).held(obj)
 	}
 	return objs, nil
 }

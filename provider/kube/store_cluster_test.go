@@ -91,8 +91,8 @@ func TestOwnerMark(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			o := kindClient{owner: tt.owner}
-			if got := o.owns(tt.live); got != tt.want {
-				t.Errorf("owns = %v, want %v", got, tt.want)
+			if got := ownerClaim(o.owner).holds(tt.live); got != tt.want {
+				t.Errorf("ownerClaim.holds = %v, want %v", got, tt.want)
 			}
 			if got := o.adoptable(tt.live); got != tt.want {
 				t.Errorf("adoptable = %v, want %v", got, tt.want)

@@ -3,15 +3,12 @@ package kube
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // renderStore is the store of render mode: one manifest per object in the render
@@ -142,37 +139,9 @@ func (s renderStore) readItems(ctx context.Context, recorded []listItem) ([]*uns
 	return objs, nil
 }
 
-// list reads the manifests of the kind in namespace that opts' label and field
-// selectors select, in the order of their file names; they have no version.
-func (s renderStore) list(_ context.Context, importID, namespace string, opts metav1.ListOptions,
-) ([]*unstructured.Unstructured, string, error) {
-	selector, err := labels.Parse(opts.LabelSelector)
-	if err != nil {
-		return nil, "", fmt.Errorf("import ID %q: the label selector: %w", importID, err)
-	}
-	fieldSel, err := fields.ParseSelector(opts.FieldSelector)
-	if err != nil {
-		return nil, "", fmt.Errorf("import ID %q: the field selector: %w", importID, err)
-	}
-	pattern := s.target.file(s.kind, objectID{namespace: "*", name: "*"})
-	files, err := filepath.Glob(pattern)
-	if err != nil {
-		return nil, "", fmt.Errorf("listing the manifests %s: %w", pattern, err)
-	}
-	slices.Sort(files)
-	var objs []*unstructured.Unstructured
-	for _, file := range files {
-		obj, _, err := readManifestFile(file)
-		if err != nil {
-			return nil, "", err
-		}
-		if obj == nil || obj.GetKind() != s.kind.name || obj.GetNamespace() != namespace ||
-			!selector.Matches(labels.Set(obj.GetLabels())) || !fieldSel.Matches(objectFields(obj)) {
-			continue
-		}
-		objs = append(objs, obj)
-	}
-	return objs, "", nil
+// page reads the manifests of the render directory (see renderedPage).
+func (s renderStore) page(_ context.Context, q listQuery, limit int64, cont string) (listed, error) {
+	return renderedPage(s.target, q, limit, cont)
 }
 
 func (s renderStore) notFound(_ context.Context, _ string, id objectID) error {
@@ -205,3 +174,9 @@ func (renderStore) warnControllers(context.Context, []*unstructured.Unstructured
 
 // mayExist: a file write that failed wrote nothing.
 func (renderStore) mayExist(error) bool { return false }
+
+// rules are the newest minor's (no server reads the manifests yet), and nothing is
+// added: a manifest holds the inputs alone.
+func (renderStore) rules(context.Context) (validate.Server, validate.Written) {
+	return validate.Newest, validate.Written{}
+}

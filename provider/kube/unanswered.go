@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
@@ -78,9 +79,19 @@ func answerLost(err error) bool {
 }
 
 // clusterGone tells whether err means the cluster cannot be reached at all, the case the
-// deleteUnreachable and skipUpdateUnreachable settings are for.
+// deleteUnreachable and skipUpdateUnreachable settings are for: the connection could
+// not be made (refused, a name that does not resolve, a dial that got no answer, see
+// notSent). A connection made and then not answered within the request timeout (an
+// overloaded API server, a stuck webhook) is a cluster that is there, and so is one
+// that broke before the answer (see answerLost).
 func clusterGone(err error) bool {
-	return unreachable(err) && !answerLost(err)
+	return unreachable(err) && notSent(err)
+}
+
+// slowAnswer tells whether err is a request that was sent on a connection made and got
+// no answer in time: a cluster that is there, and slow.
+func slowAnswer(err error) bool {
+	return unreachable(err) && !clusterGone(err) && !answerLost(err)
 }
 
 // Wrap is r as the provider serves it: r, whose lifecycle runs on the store of the
@@ -150,11 +161,25 @@ func (r reachability) unreachableError(ctx context.Context, err error, hint stri
 	if c, cerr := r.k.Client(ctx); cerr == nil {
 		server = c.REST.Host
 	}
-	if answerLost(err) {
+	switch {
+	case answerLost(err):
 		return fmt.Errorf("the connection to the Kubernetes API server %s broke before its answer came: %w; "+
 			"the request may have taken effect: run `pulumi up` again, it reads the object before it writes", server, err)
+	case slowAnswer(err):
+		return fmt.Errorf("the Kubernetes API server %s took the connection but did not answer within the request "+
+			"timeout (the requestTimeout setting, %s): %w; a cluster that answers slowly is not unreachable, so "+
+			"deleteUnreachable and skipUpdateUnreachable do not apply: run the command again, or raise requestTimeout",
+			server, r.requestTimeout(ctx), err)
 	}
 	return fmt.Errorf("the Kubernetes API server %s is unreachable: %w; %s", server, err, hint)
+}
+
+// requestTimeout is the request timeout in force, for messages.
+func (r reachability) requestTimeout(ctx context.Context) time.Duration {
+	if c, err := r.k.Client(ctx); err == nil && c.REST.Timeout > 0 {
+		return c.REST.Timeout
+	}
+	return DefaultRequestTimeout()
 }
 
 // The hints of an unreachable cluster's errors. destroy and refresh configure the
@@ -338,6 +363,15 @@ func (r answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // could not be made was never sent (see notSent), so it is not in doubt.
 func inDoubt(err error) bool {
 	return ambiguous(err) && !notSent(err)
+}
+
+// mayExist tells whether a write of a cluster that failed with err may have taken
+// effect, for a slice and for a list's items alike: it was sent and got no definite
+// answer (see inDoubt). A write whose connection could not be made, or that had no
+// client to send it with (noClientError), was never sent: nothing is recorded, and
+// the next `pulumi up` makes it.
+func mayExist(err error) bool {
+	return inDoubt(err) && !errors.As(err, new(noClientError))
 }
 
 // partialFailure is the answer to a write that stopped part way, leaving an object

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,7 +154,7 @@ func TestAnswerLost(t *testing.T) {
 	}{
 		{"connection closed after the request", lost, true, true, true, true},
 		{"connection refused", refused, false, false, false, false},
-		{"a timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, false, true, true},
+		{"a timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, false, true, true, true},
 		{"an unknown host", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}, false, false, false, false},
 		{"a dial that timed out", &url.Error{Op: "Get", URL: "https://x", Err: &net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}}, false, false, false, false},
 		{"an answer from the server", apierrors.NewNotFound(schema.GroupResource{Resource: "endpointslices"}, "x"), false, true, true, false},
@@ -533,4 +535,73 @@ func TestPartialKeepsTheCause(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deleteUnreachable drops an object from the state only when the connection to its
+// API server could not be made (nothing listens there, or nothing answers the dial
+// within half the request timeout); a server that takes the
+// connection and does not answer within requestTimeout is there, slow, and the
+// refresh fails without dropping anything.
+func TestDeleteUnreachableOnlyWhenNoConnection(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	silent := tcpServer(t, func(c net.Conn) { <-ctx.Done() }) // accepted, never answered
+	state := property.NewMap(map[string]property.Value{"addressType": property.New("IPv4")})
+	req := p.ReadRequest{ID: "ns/web", Urn: "urn:pulumi:s::p::endpoints:discovery.k8s.io/v1:EndpointSlice::web",
+		Properties: state, Inputs: state}
+	for _, tc := range []struct {
+		name    string
+		addr    string
+		dropped bool
+	}{
+		{"connection refused", closedAddress(t), true},
+		{"no answer to the dial", unansweredDial(t), true},
+		{"connection made, no answer within requestTimeout", silent, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := kindClientAt(t, tc.addr, 300*time.Millisecond).client
+			slice := kubernetesWith(t, Config{DeleteUnreachable: true}, c).EndpointSlice()
+			read, err := slice.Read(t.Context(), req)
+			switch {
+			case tc.dropped && (err != nil || read.ID != ""):
+				t.Errorf("read = %q, %v; want the object dropped from the state", read.ID, err)
+			case !tc.dropped && (err == nil || read.ID != ""):
+				t.Errorf("read = %q, %v; want an error and nothing dropped", read.ID, err)
+			case !tc.dropped && (strings.Contains(err.Error(), "is unreachable") ||
+				!strings.Contains(err.Error(), "requestTimeout")):
+				t.Errorf("read: %v; want the error to say the server did not answer within requestTimeout", err)
+			}
+		})
+	}
+}
+
+// unansweredDial returns an address of 127.0.0.1 whose dials get no answer: a socket
+// that listens with a backlog of one and never accepts, its queue filled by one
+// connection, so that the kernel drops every further SYN.
+func unansweredDial(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
+	d := net.Dialer{Timeout: time.Second}
+	filler, err := d.DialContext(t.Context(), "tcp", addr)
+	if err != nil {
+		t.Fatalf("filling the backlog: %v", err)
+	}
+	t.Cleanup(func() { _ = filler.Close() })
+	return addr
 }

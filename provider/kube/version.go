@@ -62,22 +62,18 @@ func leadingNumber(s string) (int, bool) {
 	return n, err == nil
 }
 
-// checkedServer is the validate.Server of one Check: the cluster in force, asked only
-// when validate needs the minor. In render mode, and where there is no client yet (a
-// preview whose kubeconfig is an output of the same program), it is validate.Newest.
+// checkedServer is the validate.Server of one Check on a cluster (see store.rules):
+// the cluster in force, asked only when validate needs the minor. Where there is no
+// client yet (a preview whose kubeconfig is an output of the same program), it is
+// validate.Newest.
 type checkedServer struct {
 	ctx context.Context
 	b   clusterResource
 }
 
-func (b clusterResource) server(ctx context.Context) validate.Server { return checkedServer{ctx, b} }
-
 // Version implements validate.Server.
 func (s checkedServer) Version() (int, string) {
 	log := p.GetLogger(s.ctx)
-	if s.b.options().Render.Rendering() {
-		return validate.Newest.Version()
-	}
 	c, err := s.b.client(s.ctx)
 	if err != nil {
 		log.Debugf("no Kubernetes client, so Check applies the rules of Kubernetes 1.%d: %v", validate.NewestMinor, err)

@@ -24,17 +24,18 @@ const (
 const DefaultNamespace = "default"
 
 // EndpointsList validates the inputs of an endpoints:core/v1:EndpointsList resource
-// for the server they will be written to (nil: Newest) and returns them normalized.
+// for the server they will be written to (nil: Newest), as the store writes each item
+// (written: what every write adds), and returns them normalized.
 // Items without metadata.namespace are taken to be in
 // namespace, the provider's default namespace ("" means "default"), when checking that
 // no two items name the same object.
 //
 // An empty items list is valid: the resource then manages no objects.
-func EndpointsList(inputs property.Map, namespace string, srv Server) Result {
+func EndpointsList(inputs property.Map, namespace string, srv Server, written Written) Result {
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
-	c := &checker{server: newServer(srv)}
+	c := &checker{server: newServer(srv), written: written}
 	w := walker{checker: c, pkg: spec.MustLoad()}
 	normalized := w.resource(endpointsListResource, inputs)
 

@@ -249,7 +249,7 @@ func TestEndpointsListRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			checkResult(t, EndpointsList(inputs(t, tt.doc), "", minorOr(tt.minor)), tt.failures, tt.warnings)
+			checkResult(t, EndpointsList(inputs(t, tt.doc), "", minorOr(tt.minor), Written{}), tt.failures, tt.warnings)
 		})
 	}
 }
@@ -257,10 +257,10 @@ func TestEndpointsListRules(t *testing.T) {
 func TestEndpointsListNamespace(t *testing.T) {
 	t.Parallel()
 	doc := `{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a","namespace":"prod"}},{"metadata":{"name":"a","namespace":"default"}}]}`
-	checkResult(t, EndpointsList(inputs(t, doc), "prod", nil), []want{
+	checkResult(t, EndpointsList(inputs(t, doc), "prod", nil, Written{}), []want{
 		{"items[1].metadata.name", "items[0] and items[1] both name the Endpoints object prod/a"},
 	}, nil)
-	checkResult(t, EndpointsList(inputs(t, doc), "", nil), []want{
+	checkResult(t, EndpointsList(inputs(t, doc), "", nil, Written{}), []want{
 		{"items[2].metadata.name", "items[0] and items[2] both name the Endpoints object default/a"},
 	}, nil)
 }
@@ -269,7 +269,7 @@ func TestEndpointsListNormalizes(t *testing.T) {
 	t.Parallel()
 	r := EndpointsList(inputs(t, `{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a","uid":"u"},
 		"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80},{"name":"x","port":81,"protocol":""},
-		{"$secret":{"name":"y","port":82}}]}]}]}`), "", nil)
+		{"$secret":{"name":"y","port":82}}]}]}]}`), "", nil, Written{})
 
 	wantInputs := inputs(t, `{"metadata":{},"items":[{"metadata":{"name":"a"},
 		"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80,"protocol":"TCP"},{"name":"x","port":81,"protocol":"TCP"},
@@ -291,6 +291,6 @@ func TestEndpointsListManyItems(t *testing.T) {
 		items[i] = fmt.Sprintf(`{"metadata":{"name":"ep-%d"},"subsets":[{"addresses":[{"ip":"10.0.%d.%d"}],"ports":[{"port":80}]}]}`,
 			i, i/250, i%250+1)
 	}
-	r := EndpointsList(inputs(t, `{"items":[`+strings.Join(items, ",")+`]}`), "", nil)
+	r := EndpointsList(inputs(t, `{"items":[`+strings.Join(items, ",")+`]}`), "", nil, Written{})
 	checkResult(t, r, nil, nil)
 }

@@ -48,10 +48,10 @@ const (
 )
 
 // EndpointSlice validates the inputs of an endpoints:discovery.k8s.io/v1:EndpointSlice
-// resource for the server they will be written to (nil: Newest), and returns them
-// normalized.
-func EndpointSlice(inputs property.Map, srv Server) Result {
-	c := &checker{server: newServer(srv)}
+// resource for the server they will be written to (nil: Newest), as the store writes
+// them (written: what every write adds), and returns them normalized.
+func EndpointSlice(inputs property.Map, srv Server, written Written) Result {
+	c := &checker{server: newServer(srv), written: written}
 	w := walker{checker: c, pkg: spec.MustLoad()}
 	normalized := w.resource(sliceResource, c.dropNodeHints(inputs))
 

@@ -438,7 +438,7 @@ func TestEndpointSliceRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			checkResult(t, EndpointSlice(inputs(t, tt.doc), minorOr(tt.minor)), tt.failures, tt.warnings)
+			checkResult(t, EndpointSlice(inputs(t, tt.doc), minorOr(tt.minor), Written{}), tt.failures, tt.warnings)
 		})
 	}
 }
@@ -514,7 +514,7 @@ func TestEndpointSliceNormalizes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := EndpointSlice(inputs(t, tt.doc), nil)
+			r := EndpointSlice(inputs(t, tt.doc), nil, Written{})
 			if diff := cmp.Diff(inputs(t, tt.want), r.Inputs, propertytest.Values); diff != "" {
 				t.Errorf("inputs (-want +got):\n%s", diff)
 			}
@@ -541,7 +541,7 @@ func TestEndpointSliceUnknownValues(t *testing.T) {
 	for _, doc := range docs {
 		t.Run(doc, func(t *testing.T) {
 			t.Parallel()
-			r := EndpointSlice(inputs(t, doc), nil)
+			r := EndpointSlice(inputs(t, doc), nil, Written{})
 			checkResult(t, r, nil, nil)
 		})
 	}
@@ -551,7 +551,7 @@ func TestEndpointSliceSecrets(t *testing.T) {
 	t.Parallel()
 	r := EndpointSlice(inputs(t, `{"metadata":{"name":{"$secret":"Web"},"labels":{"$secret":{"k":"bad value"}}},
 		"addressType":"IPv4","endpoints":[{"addresses":[{"$secret":"127.0.0.1"},{"$secret":"010.0.0.1"}]}],
-		"ports":[{"$secret":{"name":"http","port":80}},{"name":{"$secret":"http"}}]}`), Minor(35))
+		"ports":[{"$secret":{"name":"http","port":80}},{"name":{"$secret":"http"}}]}`), Minor(35), Written{})
 
 	checkResult(t, r, []want{
 		{"endpoints[0].addresses[0]", "[secret] is a loopback address"},
@@ -589,7 +589,7 @@ func TestEndpointSliceKeepsDependencies(t *testing.T) {
 		"endpoints":   property.New([]property.Value{}),
 		"ports":       property.New([]property.Value{port}),
 	})
-	got := EndpointSlice(in, nil).Inputs.Get("ports").AsArray().Get(0)
+	got := EndpointSlice(in, nil, Written{}).Inputs.Get("ports").AsArray().Get(0)
 	wantPort := property.New(map[string]property.Value{
 		"port": property.New(80.0), "name": property.New(""), "protocol": property.New("TCP"),
 	}).WithDependencies(deps)

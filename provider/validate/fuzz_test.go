@@ -32,17 +32,17 @@ var fuzzSeeds = []string{
 }
 
 func FuzzEndpointSlice(f *testing.F) {
-	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Newest) })
+	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Newest, Written{}) })
 }
 
 // FuzzEndpointSliceOldest holds the oldest minor's rules (node hints dropped, IPv6 in
 // any form) to the same invariants.
 func FuzzEndpointSliceOldest(f *testing.F) {
-	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Minor(OldestMinor)) })
+	fuzzValidation(f, func(in property.Map) Result { return EndpointSlice(in, Minor(OldestMinor), Written{}) })
 }
 
 func FuzzEndpointsList(f *testing.F) {
-	fuzzValidation(f, func(in property.Map) Result { return EndpointsList(in, "", Newest) })
+	fuzzValidation(f, func(in property.Map) Result { return EndpointsList(in, "", Newest, Written{}) })
 }
 
 // fuzzValidation seeds f and checks the invariants of validate's Result for every

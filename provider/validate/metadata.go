@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"strings"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -132,10 +133,29 @@ func (c *checker) annotations(n node) {
 			sizeKnown = false
 		}
 	}
-	if size > maxAnnotationsBytes {
-		c.reject(n.path, "annotations may total at most 256 KiB (%d bytes of keys and values; got %d%s)",
-			maxAnnotationsBytes, size, map[bool]string{true: "", false: " or more"}[sizeKnown])
+	added := c.written.annotationsSize()
+	if size+added > maxAnnotationsBytes {
+		c.reject(n.path, "annotations may total at most 256 KiB (%d bytes of keys and values; got %d%s%s)",
+			maxAnnotationsBytes, size, map[bool]string{true: "", false: " or more"}[sizeKnown], addedNote(added))
 	}
+}
+
+// annotationsSize is the bytes of keys and values that every write adds to an
+// object's annotations.
+func (w Written) annotationsSize() int {
+	n := 0
+	for k, v := range w.Annotations {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// addedNote says what the provider's writes add to the annotations' total, if anything.
+func addedNote(added int) string {
+	if added == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", plus %d that the provider adds to every object it writes (the resource's URN)", added)
 }
 
 func (c *checker) finalizers(n node) {

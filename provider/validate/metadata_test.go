@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -170,7 +171,7 @@ func TestObjectMetadata(t *testing.T) {
 				run    func() Result
 			}{
 				{"metadata.", func() Result {
-					return EndpointSlice(inputs(t, `{"metadata":`+tt.meta+`,"addressType":"IPv4","endpoints":[]}`), nil)
+					return EndpointSlice(inputs(t, `{"metadata":`+tt.meta+`,"addressType":"IPv4","endpoints":[]}`), nil, Written{})
 				}},
 				{"items[0].metadata.", func() Result {
 					// Items need a name (their identity); the slice form covers its absence.
@@ -185,7 +186,7 @@ func TestObjectMetadata(t *testing.T) {
 						}
 						meta = string(b)
 					}
-					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`), "", nil)
+					return EndpointsList(inputs(t, `{"items":[{"metadata":`+meta+`}]}`), "", nil, Written{})
 				}},
 			} {
 				prefixed := func(ws []want) []want {
@@ -199,4 +200,22 @@ func TestObjectMetadata(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What every write adds to the annotations counts against their limit: inputs that
+// reach it only with the added annotations are refused, and the reason says so.
+func TestWrittenAnnotationsCount(t *testing.T) {
+	t.Parallel()
+	written := Written{Annotations: map[string]string{"example.com/urn": "urn:pulumi:dev::p::t::web"}}
+	added := len("example.com/urn") + len("urn:pulumi:dev::p::t::web")
+	doc := func(size int) string {
+		return `{"metadata":{"name":"web","annotations":{"a":"` + strings.Repeat("v", size-1) + `"}},` +
+			`"addressType":"IPv4","endpoints":[]}`
+	}
+	checkResult(t, EndpointSlice(inputs(t, doc(maxAnnotationsBytes-added)), nil, written), nil, nil)
+	checkResult(t, EndpointSlice(inputs(t, doc(maxAnnotationsBytes-added+1)), nil, written), []want{{
+		"metadata.annotations", fmt.Sprintf("annotations may total at most 256 KiB (262144 bytes of keys and values; "+
+			"got %d, plus %d that the provider adds to every object it writes (the resource's URN))",
+			maxAnnotationsBytes-added+1, added)}}, nil)
+	checkResult(t, EndpointSlice(inputs(t, doc(maxAnnotationsBytes)), nil, Written{}), nil, nil)
 }

@@ -41,7 +41,7 @@ func TestServerAskedOnlyWhenTheMinorMatters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := &countingServer{minor: 32, version: "v1.32.13"}
-			EndpointSlice(inputs(t, tt.doc), s)
+			EndpointSlice(inputs(t, tt.doc), s, Written{})
 			if got := s.asked.Load(); got != tt.asked {
 				t.Errorf("the server was asked %d times, want %d", got, tt.asked)
 			}
@@ -79,7 +79,7 @@ func TestNodeHintsByMinor(t *testing.T) {
 			warnings: []want{{"endpoints[0].hints.forNodes", "Kubernetes v1.30.2 does not know node hints"}},
 		},
 	} {
-		r := EndpointSlice(inputs(t, nine), tt.server)
+		r := EndpointSlice(inputs(t, nine), tt.server, Written{})
 		checkResult(t, r, tt.failures, tt.warnings)
 		hints := r.Inputs.Get("endpoints").AsArray().Get(0).AsMap().Get("hints").AsMap()
 		if _, kept := hints.GetOk("forNodes"); kept != tt.kept {
@@ -95,11 +95,11 @@ func TestNodeHintsByMinor(t *testing.T) {
 // judged by the rules of the closer end.
 func TestMinorsOutsideTheWindow(t *testing.T) {
 	t.Parallel()
-	old := EndpointSlice(inputs(t, sliceOf("IPv6", "2001:db8:0:0:0:0:0:1")), Minor(28))
+	old := EndpointSlice(inputs(t, sliceOf("IPv6", "2001:db8:0:0:0:0:0:1")), Minor(28), Written{})
 	if len(old.Failures) != 0 || !strings.Contains(strings.Join(old.Warnings, "\n"), "is refused from Kubernetes 1.33") {
 		t.Errorf("1.28: %v, %v; want the non-canonical IPv6 address accepted with a warning, as 1.32 does", old.Failures, old.Warnings)
 	}
-	newer := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(40))
+	newer := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(40), Written{})
 	if len(newer.Failures) != 1 {
 		t.Errorf("1.40: %v; want the leading zeros refused, as 1.37 does", newer.Failures)
 	}
@@ -110,7 +110,7 @@ func TestMinorsOutsideTheWindow(t *testing.T) {
 // kept when unchanged, as an older minor accepted them; changed, or on 1.32, they fail.
 func TestUnchangedEndpointsAreKeptOnUpdate(t *testing.T) {
 	t.Parallel()
-	old := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(35))
+	old := EndpointSlice(inputs(t, sliceOf("IPv4", "010.0.0.1")), Minor(35), Written{})
 	if len(old.Failures) != 0 {
 		t.Fatalf("1.35 refuses %v", old.Failures)
 	}
@@ -126,7 +126,7 @@ func TestUnchangedEndpointsAreKeptOnUpdate(t *testing.T) {
 		{"unchanged on 1.37", relabelled, NewestMinor, 0},
 		{"changed on 1.37", changed, NewestMinor, 1},
 	} {
-		r := SliceUpdate(EndpointSlice(tt.news, Minor(tt.minor)), old.Inputs, Minor(tt.minor))
+		r := SliceUpdate(EndpointSlice(tt.news, Minor(tt.minor), Written{}), old.Inputs, Minor(tt.minor))
 		if len(r.Failures) != tt.failures {
 			t.Errorf("%s: failures %v, want %d", tt.name, r.Failures, tt.failures)
 		}
@@ -137,17 +137,17 @@ func TestUnchangedEndpointsAreKeptOnUpdate(t *testing.T) {
 
 	// 1.32 has no such rule: what it refuses, it refuses in any update.
 	v6 := inputs(t, sliceOf("IPv6", "::ffff:10.0.0.1"))
-	if r := SliceUpdate(EndpointSlice(v6, Minor(OldestMinor)), v6, Minor(OldestMinor)); len(r.Failures) != 1 {
+	if r := SliceUpdate(EndpointSlice(v6, Minor(OldestMinor), Written{}), v6, Minor(OldestMinor)); len(r.Failures) != 1 {
 		t.Errorf("1.32: failures %v, want the IPv4-mapped address refused", r.Failures)
 	}
 
 	list := `{"items":[{"metadata":{"name":"a"},"subsets":[{"addresses":[{"ip":"010.0.0.1"}]}]},` +
 		`{"metadata":{"name":"b","namespace":"default"},"subsets":[{"addresses":[{"ip":"010.0.0.2"}]}]}]}`
-	previous := EndpointsList(inputs(t, list), "", Minor(35)).Inputs
+	previous := EndpointsList(inputs(t, list), "", Minor(35), Written{}).Inputs
 	grown := `{"items":[{"metadata":{"name":"a","namespace":"default"},"subsets":[{"addresses":[{"ip":"010.0.0.1"}]}]},` +
 		`{"metadata":{"name":"b"},"subsets":[{"addresses":[{"ip":"010.0.0.2"},{"ip":"10.0.0.3"}]}]},` +
 		`{"metadata":{"name":"c"},"subsets":[{"addresses":[{"ip":"010.0.0.4"}]}]}]}`
-	r := ListUpdate(EndpointsList(inputs(t, grown), "", Newest), previous, "", Newest)
+	r := ListUpdate(EndpointsList(inputs(t, grown), "", Newest, Written{}), previous, "", Newest)
 	var paths []string
 	for _, f := range r.Failures {
 		paths = append(paths, f.Path)

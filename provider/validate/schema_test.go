@@ -154,9 +154,9 @@ func TestSchemaRules(t *testing.T) {
 			t.Parallel()
 			var r Result
 			if tt.kind == "slice" {
-				r = EndpointSlice(inputs(t, tt.doc), nil)
+				r = EndpointSlice(inputs(t, tt.doc), nil, Written{})
 			} else {
-				r = EndpointsList(inputs(t, tt.doc), "", nil)
+				r = EndpointsList(inputs(t, tt.doc), "", nil, Written{})
 			}
 			checkResult(t, r, tt.failures, tt.warnings)
 		})

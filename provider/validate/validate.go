@@ -164,6 +164,15 @@ type checker struct {
 	warnings []note
 	// server is the API server whose rules apply where they differ by minor.
 	server *server
+	// written is what every write adds to an object besides its inputs.
+	written Written
+}
+
+// Written is what every write of an object adds to it besides its inputs: the
+// annotations the provider keeps on the objects it writes (the resource's URN on a
+// cluster), which count against the limit of an object's annotations as the inputs' do.
+type Written struct {
+	Annotations map[string]string
 }
 
 // reject records a failure: the input at p is not accepted, for the reason given.

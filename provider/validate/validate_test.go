@@ -146,7 +146,7 @@ func TestFailuresSortedNumerically(t *testing.T) {
 	for i := range eps {
 		eps[i] = `{"addresses":["127.0.0.1"]}`
 	}
-	r := EndpointSlice(inputs(t, `{"addressType":"IPv4","endpoints":[`+strings.Join(eps, ",")+`]}`), nil)
+	r := EndpointSlice(inputs(t, `{"addressType":"IPv4","endpoints":[`+strings.Join(eps, ",")+`]}`), nil, Written{})
 	var paths []string
 	for _, f := range r.Failures {
 		paths = append(paths, f.Path)
@@ -165,9 +165,9 @@ func TestDeterministic(t *testing.T) {
 	doc := `{"metadata":{"name":"X","labels":{"b":"x y","a":"-"},"annotations":{"bad key":"1","also bad":"2"}},
 		"addressType":"IPv4","endpoints":[{"addresses":["127.0.0.1","0.0.0.0"],"zz":1,"aa":2}],
 		"ports":[{"port":1.5},{"protocol":"x"}],"extra":true}`
-	first := EndpointSlice(inputs(t, doc), nil)
+	first := EndpointSlice(inputs(t, doc), nil, Written{})
 	for range 20 {
-		again := EndpointSlice(inputs(t, doc), nil)
+		again := EndpointSlice(inputs(t, doc), nil, Written{})
 		if diff := cmp.Diff(first.Failures, again.Failures); diff != "" {
 			t.Fatalf("failures differ between runs (-first +again):\n%s", diff)
 		}

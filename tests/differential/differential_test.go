@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
@@ -219,7 +220,7 @@ func runCorpus(t *testing.T, end string, cp *controlplane.ControlPlane, cases []
 		wg.Go(func() {
 			for i := range indexes {
 				ours[i] = ps.check(t, i, cases[i])
-				theirs[i] = srv.verdict(t.Context(), cases[i], serverInputs(cases[i], ours[i]))
+				theirs[i] = srv.verdict(t.Context(), cases[i], serverInputs(cases[i], ours[i]), caseURN(end, i, cases[i]))
 				if minor < nodeHintsFrom && ours[i].accepted && wellTypedNodeHints(cases[i].inputs) {
 					dropped[i] = srv.withNodeHints(t.Context(), cases[i], ours[i].inputs)
 				}
@@ -630,6 +631,38 @@ var (
 	endpointsFields = []string{"metadata", "subsets"}
 )
 
+// written adds to obj what the provider's every write to a cluster adds: the resource's
+// URN in kube.OwnerAnnotation, which counts against the annotations' limit there as in
+// Check. Metadata or annotations that are not objects are left as given.
+func written(obj map[string]any, urn resource.URN) {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	annotations, ok := meta["annotations"].(map[string]any)
+	if meta["annotations"] == nil {
+		annotations, ok = map[string]any{}, true
+	}
+	if ok {
+		annotations[kube.OwnerAnnotation] = string(urn)
+		meta["annotations"] = annotations
+	}
+}
+
+// unwritten is a copy of a stored object without what written added.
+func unwritten(stored map[string]any) map[string]any {
+	out := deepCopy(stored).(map[string]any)
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		if annotations, ok := meta["annotations"].(map[string]any); ok {
+			delete(annotations, kube.OwnerAnnotation)
+			if len(annotations) == 0 {
+				delete(meta, "annotations")
+			}
+		}
+	}
+	return out
+}
+
 // storedDifferences compares the objects the server would store with the inputs
 // Check returned, in their canonical forms (validate.EndpointSliceForm and
 // validate.EndpointsForm: server defaults, empty values and server-set metadata
@@ -639,7 +672,7 @@ func storedDifferences(c testCase, returned property.Map, s judged) []string {
 		stored map[string]any,
 	) []string {
 		want := validate.Plain(property.New(canonical(only(ours, fields))))
-		got := validate.Plain(property.New(canonical(only(fromJSONObject(stored), fields))))
+		got := validate.Plain(property.New(canonical(only(fromJSONObject(unwritten(stored)), fields))))
 		if diff := cmp.Diff(want, got); diff != "" {
 			return []string{fmt.Sprintf("%s(-Check +server):\n%s\nCheck returned: %s\nserver stored: %s", where, diff,
 				abbreviate(inputsJSON(ours)), abbreviate(mustJSON(stored)))}
@@ -710,10 +743,11 @@ func newServer(t *testing.T, config *rest.Config) *server {
 // those are metadata and the kind's fields, all the provider sends); the server reads
 // it with strict field validation, so a property the Kubernetes type does not have
 // is rejected, as Check rejects it, rather than dropped.
-func (s *server) verdict(ctx context.Context, c testCase, inputs property.Map) judged {
+func (s *server) verdict(ctx context.Context, c testCase, inputs property.Map, urn resource.URN) judged {
 	defaultNS := variants[c.variant].namespace
 	if c.kind == sliceKind {
 		obj := validate.PlainMap(inputs)
+		written(obj, urn)
 		obj["apiVersion"], obj["kind"] = "discovery.k8s.io/v1", "EndpointSlice"
 		return s.create(ctx, s.disc, "endpointslices", obj, defaultNS, true)
 	}
@@ -734,6 +768,7 @@ func (s *server) verdict(ctx context.Context, c testCase, inputs property.Map) j
 			return judged{}
 		}
 		obj["apiVersion"], obj["kind"] = "v1", "Endpoints"
+		written(obj, urn)
 		v := s.create(ctx, s.core, "endpoints", obj, defaultNS, true)
 		warnings = append(warnings, v.warnings...)
 		missing = append(missing, v.missing...)

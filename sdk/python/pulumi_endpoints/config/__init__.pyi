@@ -61,7 +61,7 @@ How deleting a Kubernetes object treats the objects that depend on it (ownerRefe
 
 deleteUnreachable: bool
 """
-When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached, instead of failing: no connection to the API server can be made (it is refused, the server's name does not resolve, or the connection is not taken within half of `requestTimeout`). An API server that takes the connection and does not answer within `requestTimeout` (an overloaded control plane, a stuck webhook) is there, not unreachable: the command fails and drops nothing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
 """
 
 impersonateServiceAccount: Optional[str]
@@ -116,12 +116,12 @@ A justification sent with every Google Cloud lookup as the `X-Goog-Request-Reaso
 
 requestTimeout: str
 """
-Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`. A connection that cannot be made within half of it counts as an unreachable cluster (see `deleteUnreachable` and `skipUpdateUnreachable`); an API server that takes the connection and does not answer within it is slow, not unreachable, and the request fails. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
 """
 
 skipUpdateUnreachable: bool
 """
-When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+When true, an update or a read of a Kubernetes object whose cluster cannot be reached (no connection can be made, as for `deleteUnreachable`) keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
 """
 
 suppressDeprecationWarnings: bool

@@ -155,14 +155,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+     * When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached, instead of failing: no connection to the API server can be made (it is refused, the server&#39;s name does not resolve, or the connection is not taken within half of `requestTimeout`). An API server that takes the connection and does not answer within `requestTimeout` (an overloaded control plane, a stuck webhook) is there, not unreachable: the command fails and drops nothing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
      * 
      */
     @Import(name="deleteUnreachable", json=true)
     private @Nullable Output<Boolean> deleteUnreachable;
 
     /**
-     * @return When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+     * @return When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached, instead of failing: no connection to the API server can be made (it is refused, the server&#39;s name does not resolve, or the connection is not taken within half of `requestTimeout`). An API server that takes the connection and does not answer within `requestTimeout` (an overloaded control plane, a stuck webhook) is there, not unreachable: the command fails and drops nothing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
      * 
      */
     public Optional<Output<Boolean>> deleteUnreachable() {
@@ -320,14 +320,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+     * Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`. A connection that cannot be made within half of it counts as an unreachable cluster (see `deleteUnreachable` and `skipUpdateUnreachable`); an API server that takes the connection and does not answer within it is slow, not unreachable, and the request fails. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
      * 
      */
     @Import(name="requestTimeout")
     private @Nullable Output<String> requestTimeout;
 
     /**
-     * @return Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+     * @return Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`. A connection that cannot be made within half of it counts as an unreachable cluster (see `deleteUnreachable` and `skipUpdateUnreachable`); an API server that takes the connection and does not answer within it is slow, not unreachable, and the request fails. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
      * 
      */
     public Optional<Output<String>> requestTimeout() {
@@ -335,14 +335,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     * When true, an update or a read of a Kubernetes object whose cluster cannot be reached (no connection can be made, as for `deleteUnreachable`) keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      * 
      */
     @Import(name="skipUpdateUnreachable", json=true)
     private @Nullable Output<Boolean> skipUpdateUnreachable;
 
     /**
-     * @return When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+     * @return When true, an update or a read of a Kubernetes object whose cluster cannot be reached (no connection can be made, as for `deleteUnreachable`) keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
      * 
      */
     public Optional<Output<Boolean>> skipUpdateUnreachable() {
@@ -616,7 +616,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param deleteUnreachable When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+         * @param deleteUnreachable When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached, instead of failing: no connection to the API server can be made (it is refused, the server&#39;s name does not resolve, or the connection is not taken within half of `requestTimeout`). An API server that takes the connection and does not answer within `requestTimeout` (an overloaded control plane, a stuck webhook) is there, not unreachable: the command fails and drops nothing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
@@ -627,7 +627,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param deleteUnreachable When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached (the API server refuses connections, does not resolve or does not answer within `requestTimeout`), instead of failing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
+         * @param deleteUnreachable When true, `pulumi refresh` and `pulumi destroy` drop from the state, with a warning, the Kubernetes objects whose cluster cannot be reached, instead of failing: no connection to the API server can be made (it is refused, the server&#39;s name does not resolve, or the connection is not taken within half of `requestTimeout`). An API server that takes the connection and does not answer within `requestTimeout` (an overloaded control plane, a stuck webhook) is there, not unreachable: the command fails and drops nothing. For clusters that are gone for good. Default `false`; when unset, the `PULUMI_ENDPOINTS_DELETE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
@@ -847,7 +847,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param requestTimeout Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+         * @param requestTimeout Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`. A connection that cannot be made within half of it counts as an unreachable cluster (see `deleteUnreachable` and `skipUpdateUnreachable`); an API server that takes the connection and does not answer within it is slow, not unreachable, and the request fails. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
          * 
          * @return builder
          * 
@@ -858,7 +858,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param requestTimeout Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`; a cluster that does not answer within it counts as unreachable. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
+         * @param requestTimeout Longest time one request to the Kubernetes API server may take, as a positive duration such as `30s` or `2m`. A connection that cannot be made within half of it counts as an unreachable cluster (see `deleteUnreachable` and `skipUpdateUnreachable`); an API server that takes the connection and does not answer within it is slow, not unreachable, and the request fails. Default `30s`; when unset, the `PULUMI_ENDPOINTS_CLIENT_REQUEST_TIMEOUT` environment variable is used.
          * 
          * @return builder
          * 
@@ -868,7 +868,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached (no connection can be made, as for `deleteUnreachable`) keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
@@ -879,7 +879,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
+         * @param skipUpdateUnreachable When true, an update or a read of a Kubernetes object whose cluster cannot be reached (no connection can be made, as for `deleteUnreachable`) keeps the last state, with a warning, instead of failing; run `pulumi refresh` once the cluster is back so that the next `pulumi up` applies the change. Default `false`; when unset, the `PULUMI_ENDPOINTS_SKIP_UPDATE_UNREACHABLE` environment variable is used.
          * 
          * @return builder
          * 
