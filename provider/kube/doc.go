@@ -9,7 +9,9 @@
 // against a store of objects (get, create, update, remove, list): the cluster, or, when
 // the renderDirectory setting names one, YAML manifests in that directory (see
 // [RenderTarget]: no client is built and no cluster contacted). Render mode is the
-// choice of store, made at each call from the settings in force. One decorator
+// choice of store, made at each call from the settings in force, in one place; what
+// only a cluster does (adoption, lost answers, shared reads, the warnings about
+// controllers) is a cluster layer the lifecycles reach through the store. One decorator
 // surrounds every resource: the answers for a cluster that cannot be reached ([Wrap]).
 // The provider runs Create, Read, Update and Delete in an operation scope of its own.
 //
@@ -23,7 +25,10 @@
 // state holds already; every write puts it back on the object). Inputs read back from the cluster (refresh, import)
 // keep the program's own form where the live value means the same (server defaults and
 // normalization stay left out), and leave out what the provider and the controllers add
-// by themselves.
+// by themselves. A lifecycle decodes what it writes once (an intent: the object and
+// where its inputs hold secrets) and what the state records once (the recorded object,
+// whose UID and create ID the ownership rule reads): the store's writes and lookups
+// take those, not property maps.
 //
 // # IDs and pending IDs
 //

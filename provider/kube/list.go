@@ -136,7 +136,7 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 	st := r.open(req.Urn)
 	if !d.HasChanges && !hasUnknowns(req.Inputs) {
 		for _, it := range itemsOf(req.Inputs) {
-			if st.stale(ctx, r.kind.object(it.inputs), "") {
+			if stale(ctx, st, r.kind.object(it.inputs), "") {
 				d.HasChanges = true
 			}
 		}
@@ -177,11 +177,11 @@ func (r *EndpointsList) state(items []listItem, metadata property.Value) propert
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	metadata := req.Properties.Get("metadata")
 	st := r.open(req.Urn)
-	st.warnItems(ctx, req.Properties, property.Map{}, req.DryRun)
+	warnList(ctx, st, req.Properties, property.Map{}, req.DryRun)
 	if req.DryRun && hasUnknowns(req.Properties) {
 		return p.CreateResponse{Properties: req.Properties}, nil
 	}
-	if err := st.ready(ctx); err != nil {
+	if _, err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
 	}
 	id, err := newListID(req.Urn)
@@ -207,6 +207,14 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
 }
 
+// warnList warns, on a cluster, about the items of a list (news, olds: the list's
+// inputs) that a controller will overwrite or delete (see clusterStore.warnItems).
+func warnList(ctx context.Context, st store, news, olds property.Map, preview bool) {
+	if c, ok := onCluster(st); ok {
+		c.warnItems(ctx, news, olds, preview)
+	}
+}
+
 // newListID is a new list's ID: an opaque name for the set, the resource's name and
 // random hex digits.
 func newListID(urn resource.URN) (string, error) {
@@ -220,7 +228,7 @@ func newListID(urn resource.URN) (string, error) {
 // createItem creates the i-th item and returns its outputs. In a preview whose store
 // cannot judge the item yet (see kindClient.previewCreate), the outputs are its inputs.
 func createItem(ctx context.Context, st store, k kind, it listItem, i int, dryRun bool) (property.Map, error) {
-	obj, err := st.create(ctx, k.object(it.inputs), it.inputs, itemPath(i), dryRun, true)
+	obj, err := st.create(ctx, k.intent(it.inputs, itemPath(i)), dryRun, true)
 	switch {
 	case err != nil && !dryRun:
 		return property.Map{}, err
@@ -242,11 +250,11 @@ func itemPath(i int) string { return fmt.Sprintf("items[%d]", i) }
 // cluster), as at Create: a preview leaves out the Services that do not exist yet.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	st := r.open(req.Urn)
-	st.warnItems(ctx, req.Inputs, req.OldInputs, req.DryRun)
+	warnList(ctx, st, req.Inputs, req.OldInputs, req.DryRun)
 	if req.DryRun && hasUnknowns(req.Inputs) {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
-	if err := st.ready(ctx); err != nil {
+	if _, err := st.ready(ctx); err != nil {
 		return p.UpdateResponse{}, err
 	}
 	set := newItemSet(req.State)
@@ -283,7 +291,8 @@ func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, r
 		if !set.has(it.id) {
 			return createItem(ctx, st, r.kind, it, i, req.DryRun)
 		}
-		obj, err := st.update(ctx, it.id, set.get(it.id).output, oldInputs[it.id], it.inputs, itemPath(i), req.DryRun)
+		obj, err := st.update(ctx, it.id, set.get(it.id).recorded(r.kind), r.kind.object(oldInputs[it.id]),
+			r.kind.intent(it.inputs, itemPath(i)), req.DryRun)
 		if err != nil {
 			return property.Map{}, err
 		}
@@ -330,7 +339,7 @@ func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateReque
 // are gone; it reports every item that could not be deleted.
 func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 	st := r.open(req.Urn)
-	if err := st.ready(ctx); err != nil {
+	if _, err := st.ready(ctx); err != nil {
 		return err
 	}
 	var targets []deleteTarget

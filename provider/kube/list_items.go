@@ -20,8 +20,11 @@ type listItem struct {
 // deleteTarget is what deleting the item of the list owner deletes: read from a state,
 // the object its claim holds (see claim).
 func (it listItem) deleteTarget(owner resource.URN) deleteTarget {
-	return deleteTarget{id: it.id, claim: claimOf(it.output, owner)}
+	return deleteTarget{id: it.id, claim: it.recorded(endpointsKind).claim(owner)}
 }
+
+// recorded is what the item's state records of its object, of kind k (see recorded).
+func (it listItem) recorded(k kind) recorded { return recordedIn(k, it.output) }
 
 // recordedItems reads the items of an EndpointsList's state, in order, each with its
 // state as its outputs.

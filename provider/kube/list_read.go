@@ -22,11 +22,12 @@ import (
 // ID alone (import, or get: `EndpointsList.get`), reads the set the ID selects.
 func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
 	st := r.open(req.Urn)
-	if err := st.ready(ctx); err != nil {
+	fallback, err := st.ready(ctx)
+	if err != nil {
 		return p.ReadResponse{}, err
 	}
 	if lookup(req) {
-		return r.importSet(ctx, st, req.ID)
+		return r.importSet(ctx, st, req.ID, fallback)
 	}
 	recorded := recordedItems(req.Properties)
 	objs, err := st.readItems(ctx, recorded) // nil: gone
@@ -79,12 +80,9 @@ const itemListPage = 500
 const defaultImportPageSize = 500
 
 // importSet lists the Endpoints an import ID selects, every page. A selection of none
-// is an error naming the namespace, the selector and where it looked.
-func (r *EndpointsList) importSet(ctx context.Context, st store, id string) (p.ReadResponse, error) {
-	fallback, err := st.namespace(ctx)
-	if err != nil {
-		return p.ReadResponse{}, err
-	}
+// is an error naming the namespace, the selector and where it looked. An ID that names
+// no namespace means the store's, fallback.
+func (r *EndpointsList) importSet(ctx context.Context, st store, id, fallback string) (p.ReadResponse, error) {
 	namespace, opts, err := parseImportID(id, fallback)
 	if err != nil {
 		return p.ReadResponse{}, err
@@ -96,7 +94,7 @@ func (r *EndpointsList) importSet(ctx context.Context, st store, id string) (p.R
 		return p.ReadResponse{}, err
 	}
 	if len(objs) == 0 {
-		return p.ReadResponse{}, st.noneSelected(ctx, id, namespace, opts.LabelSelector)
+		return p.ReadResponse{}, st.missing(ctx, missed{listID: id, namespace: namespace, selector: opts.LabelSelector})
 	}
 	live := make([]listItem, 0, len(objs))
 	inputs := make([]property.Value, 0, len(objs))

@@ -1,38 +1,34 @@
 package kube
 
-import (
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 // lastWritten is the object a state records, as the server last answered it (outputs
 // leave out managedFields, which the server keeps when an update leaves them out, and
 // the owner's URN, which the update puts back: see kindClient.update), or nil when the state does not record one of id with a resourceVersion (a
 // create whose answer was lost, a preview).
-func (k kind) lastWritten(id objectID, state property.Map) *unstructured.Unstructured {
-	version, _ := stringField(mapField(state, "metadata"), "resourceVersion")
-	if idOfInputs(state) != id || version == "" || uidOf(state) == "" || hasUnknowns(state) {
+func (r recorded) lastWritten(id objectID) *unstructured.Unstructured {
+	if idOf(r.obj) != id || r.obj.GetResourceVersion() == "" || r.uid() == "" || !r.known {
 		return nil
 	}
-	obj := k.fromProperties(state)
+	obj := r.obj.DeepCopy()
 	unstructured.RemoveNestedField(obj.Object, "metadata", "managedFields")
 	return obj
 }
 
-// merge applies the desired inputs to a copy of the live object (see
-// kindClient.update).
-func (k kind) merge(live *unstructured.Unstructured, oldInputs, inputs property.Map) *unstructured.Unstructured {
+// merge applies the object of the desired inputs to a copy of the live object, old
+// the object of the previous inputs (see kindClient.update); desired is left as it is.
+func (k kind) merge(live, old, desired *unstructured.Unstructured) *unstructured.Unstructured {
 	out := live.DeepCopy()
-	desired := k.object(inputs).Object
+	want := desired.DeepCopy().Object
 	for _, f := range k.fields {
-		if v, ok := desired[f]; ok {
+		if v, ok := want[f]; ok {
 			out.Object[f] = v
 		} else {
 			delete(out.Object, f)
 		}
 	}
-	oldMeta, _ := k.object(oldInputs).Object["metadata"].(map[string]any)
-	newMeta, _ := desired["metadata"].(map[string]any)
+	oldMeta, _ := old.Object["metadata"].(map[string]any)
+	newMeta, _ := want["metadata"].(map[string]any)
 	out.SetLabels(merge3(live.GetLabels(), stringMap(oldMeta["labels"]), stringMap(newMeta["labels"])))
 	out.SetAnnotations(merge3(live.GetAnnotations(), stringMap(oldMeta["annotations"]), stringMap(newMeta["annotations"])))
 	for _, f := range []string{"ownerReferences", "finalizers"} {

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -29,12 +28,12 @@ type claim struct {
 	anyObject bool
 }
 
-// claimOf is the claim of a state for the resource owner: the UID and create ID it
+// claim is the claim of a state for the resource owner: the UID and create ID it
 // records, and the owner. A state that records no object (the Read of a get or an
 // import) claims none in particular.
-func claimOf(state property.Map, owner resource.URN) claim {
-	c := claim{uid: uidOf(state), createID: createIDOf(state), owner: owner}
-	c.anyObject = c.uid == "" && c.createID == "" && idOfInputs(state).name == ""
+func (r recorded) claim(owner resource.URN) claim {
+	c := claim{uid: r.uid(), createID: r.createID(), owner: owner}
+	c.anyObject = c.uid == "" && c.createID == "" && r.obj.GetName() == ""
 	return c
 }
 

@@ -300,7 +300,7 @@ func TestClaimHolds(t *testing.T) {
 		{"nothing there", recorded, nil, false},
 	}
 	for _, tt := range tests {
-		if got := claimOf(state(tt.state), sliceURN).holds(tt.live); got != tt.want {
+		if got := recordedIn(endpointSliceKind, state(tt.state)).claim(sliceURN).holds(tt.live); got != tt.want {
 			t.Errorf("%s: holds = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -199,7 +198,7 @@ func (o kindClient) take(ctx context.Context, shared *sharedReads, k readsKey, r
 
 // locateShared is the lookup of a refresh or an import: locate, with the object under
 // the recorded name read through the namespace's shared lists.
-func (o kindClient) locateShared(ctx context.Context, id objectID, state property.Map,
+func (o kindClient) locateShared(ctx context.Context, id objectID, rec recorded,
 ) (*unstructured.Unstructured, error) {
-	return o.locateBy(ctx, id, state, o.read)
+	return o.locateBy(ctx, id, rec, o.read)
 }

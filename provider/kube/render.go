@@ -238,11 +238,9 @@ func sameObject(k kind, a, b *unstructured.Unstructured) bool {
 	return canonical(a).Equals(canonical(b))
 }
 
-// warnSecrets warns that the secret values of inputs are written in plain text to the
-// manifest path, naming each field (prefix is the path of inputs in the resource).
-func warnSecrets(ctx context.Context, inputs property.Map, prefix, path string) {
-	var fields []string
-	secretPaths(property.New(inputs), prefix, &fields)
+// warnSecrets warns that the secret values of an object's inputs, at the paths fields
+// (see intent), are written in plain text to the manifest path, naming each field.
+func warnSecrets(ctx context.Context, fields []string, path string) {
 	if len(fields) == 0 {
 		return
 	}

@@ -60,14 +60,16 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
 	st := r.open(req.Urn)
 	if d.HasChanges {
-		st.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Inputs)})
-		if d.DeleteBeforeReplace && !r.options().Render.Rendering() {
-			p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(req.OldInputs), d))
+		if c, ok := onCluster(st); ok {
+			c.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Inputs)})
+			if d.DeleteBeforeReplace {
+				p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(req.OldInputs), d))
+			}
 		}
 		return d, nil
 	}
 	if !hasUnknowns(req.Inputs) {
-		d.HasChanges = st.stale(ctx, r.kind.object(req.Inputs), req.ID)
+		d.HasChanges = stale(ctx, st, r.kind.object(req.Inputs), req.ID)
 	}
 	return d, nil
 }
@@ -77,16 +79,17 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	st := r.open(req.Urn)
 	if req.DryRun && hasUnknowns(req.Properties) {
-		st.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Properties)})
+		warnSlice(ctx, st, r.kind.object(req.Properties))
 		return p.CreateResponse{Properties: st.preview(req.Properties)}, nil
 	}
-	if err := st.ready(ctx); err != nil {
+	if _, err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
 	}
-	desired := r.kind.object(req.Properties)
-	st.warnControllers(ctx, []*unstructured.Unstructured{desired})
+	in := r.kind.intent(req.Properties, "")
+	desired := in.obj
+	warnSlice(ctx, st, desired)
 	if req.DryRun {
-		obj, err := st.create(ctx, desired, req.Properties, "", true, true)
+		obj, err := st.create(ctx, in, true, true)
 		if err != nil || obj == nil {
 			return p.CreateResponse{Properties: st.preview(req.Properties)}, err
 		}
@@ -96,9 +99,9 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	obj, err := st.create(ctx, desired, req.Properties, "", false, false)
+	obj, err := st.create(ctx, in, false, false)
 	if err != nil {
-		if st.mayExist(err) {
+		if c, ok := onCluster(st); ok && c.mayExist(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it (by name, or by its create ID) or creates it.
 			id, properties := idOf(desired), req.Properties
@@ -115,7 +118,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 
 // id reads the slice's ID, a bare name in the store's namespace.
 func (r *EndpointSlice) id(ctx context.Context, st store, raw string) (objectID, error) {
-	namespace, err := st.namespace(ctx)
+	namespace, err := st.ready(ctx)
 	if err != nil {
 		return objectID{}, err
 	}
@@ -132,12 +135,12 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		return p.ReadResponse{}, err
 	}
 	lookingUp := lookup(req)
-	live, err := st.read(ctx, id, req.Properties)
+	live, err := lookUp(ctx, st, id, recordedIn(r.kind, req.Properties))
 	switch {
 	case err != nil:
 		return p.ReadResponse{}, err
 	case live == nil && lookingUp:
-		return p.ReadResponse{}, st.notFound(ctx, req.ID, id)
+		return p.ReadResponse{}, st.missing(ctx, missed{rawID: req.ID, id: id})
 	case live == nil:
 		return p.ReadResponse{}, nil
 	}
@@ -162,19 +165,20 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	if id.pending() || createIDOf(req.State) != "" {
+	rec := recordedIn(r.kind, req.State)
+	if id.pending() || rec.createID() != "" {
 		// The server named the slice: find it under the name the state records, or
 		// by its create ID.
-		live, err := st.locate(ctx, id, req.State)
+		live, err := st.locate(ctx, id, rec)
 		if err != nil {
 			return p.UpdateResponse{}, err
 		}
 		if live == nil {
-			return r.createAgain(ctx, st, req)
+			return r.createAgain(ctx, st, req, rec.createID())
 		}
 		id = idOf(live)
 	}
-	obj, err := st.update(ctx, id, req.State, req.OldInputs, req.Inputs, "", req.DryRun)
+	obj, err := st.update(ctx, id, rec, r.kind.object(req.OldInputs), r.kind.intent(req.Inputs, ""), req.DryRun)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
@@ -183,17 +187,19 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 
 // createAgain creates a slice whose name the server generates and that is not there:
 // its first create went unanswered and did not take effect, or it was deleted since.
-// It carries the create ID the state records, and if this answer is lost too, the
-// state records the create ID again, so the next update finds the slice.
-func (r *EndpointSlice) createAgain(ctx context.Context, st store, req p.UpdateRequest) (p.UpdateResponse, error) {
-	desired := r.kind.object(req.Inputs)
-	createID, err := st.name(desired, createIDOf(req.State))
+// It carries the create ID the state records, recordedID, and if this answer is lost
+// too, the state records the create ID again, so the next update finds the slice.
+func (r *EndpointSlice) createAgain(ctx context.Context, st store, req p.UpdateRequest, recordedID string,
+) (p.UpdateResponse, error) {
+	in := r.kind.intent(req.Inputs, "")
+	desired := in.obj
+	createID, err := st.name(desired, recordedID)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	obj, err := st.create(ctx, desired, req.Inputs, "", req.DryRun, false)
+	obj, err := st.create(ctx, in, req.DryRun, false)
 	if err != nil {
-		if st.mayExist(err) && !req.DryRun && createID != "" {
+		if c, ok := onCluster(st); ok && c.mayExist(err) && !req.DryRun && createID != "" {
 			state, err := partialFailure(unconfirmed(r.kind, pendingID(desired), err))
 			return p.UpdateResponse{Properties: withCreateID(req.Inputs, createID), PartialState: state}, err
 		}
@@ -210,15 +216,24 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	t := deleteTarget{id: idInState(id, req.Properties), claim: claimOf(req.Properties, req.Urn)}
-	if unconfirmedCreate(id, req.Properties) {
-		live, err := st.locate(ctx, id, req.Properties)
+	rec := recordedIn(r.kind, req.Properties)
+	t := deleteTarget{id: rec.at(id), claim: rec.claim(req.Urn)}
+	if rec.unconfirmed(id) {
+		live, err := st.locate(ctx, id, rec)
 		if err != nil || live == nil {
 			return err
 		}
 		t = deleteTarget{id: idOf(live), claim: claim{uid: live.GetUID()}}
 	}
 	return st.remove(ctx, t, engineTimeout(req.Timeout))
+}
+
+// warnSlice warns, on a cluster, about a slice to be written that a controller will
+// take for its own (see warnControllers).
+func warnSlice(ctx context.Context, st store, obj *unstructured.Unstructured) {
+	if c, ok := onCluster(st); ok {
+		c.warnControllers(ctx, []*unstructured.Unstructured{obj})
+	}
 }
 
 // previewOffline is the slice's inputs, with what only the server knows left unknown.

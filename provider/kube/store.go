@@ -21,29 +21,34 @@ import (
 
 // The store and the objects it holds. In order, this file holds:
 //
-//   - the store a resource's lifecycle writes to (store), the choice of it (open), and
-//     the render target;
+//   - the store a resource's lifecycle writes to (store), the choice of it (open), the
+//     ways to what one kind of store alone does (onCluster, stale, lookUp), and the
+//     render target;
 //   - what every resource is (Lifecycle, Resource, clusterResource), and what the
 //     lifecycles share (checkResult, engineTimeout, lookup);
-//   - the kinds of object, and an object built from a resource's inputs;
+//   - the kinds of object, and an object built from a resource's inputs (kind.object,
+//     and intent, the inputs decoded once for a write);
 //   - an object as property values: its outputs, and its inputs read back;
-//   - an object's ID, pending IDs included;
+//   - an object's ID, pending IDs included, and what a state records of the object
+//     (recorded, the state decoded once);
 //   - the objects the engine's state holds for each resource (stateObjects);
 //   - reading property maps (mapField, stringField, hasUnknowns).
 
 // store is where a resource's objects live: the cluster (clusterStore), or the render
 // directory (renderStore) when the renderDirectory setting names one. Each resource's
 // lifecycle (slice.go, list.go) is written once against it; render mode is the choice
-// of store, made at each call from the settings in force (see clusterResource.open).
+// of store, made at each call from the settings in force (see clusterResource.open),
+// and nowhere else. The interface holds what both stores do; what only a cluster does
+// (adoption and lost answers under create, shared reads, the warnings about
+// controllers) is the cluster layer's, which a lifecycle reaches through onCluster,
+// and what only a render directory does (the drift of its manifests) through stale.
 // Objects are identified by namespace/name; a method that fails names the object.
 type store interface {
-	// ready makes sure the store can be used: a cluster's client is built (its error
-	// is the kubeconfig's).
-	ready(ctx context.Context) error
-	// namespace is the namespace of IDs and objects that name none: the kubeconfig
-	// context's or the settings' on a cluster, the render target's in render mode (no
-	// kubeconfig is read, see RenderTarget).
-	namespace(ctx context.Context) (string, error)
+	// ready makes sure the store can be used and returns the namespace of IDs and
+	// objects that name none: the kubeconfig context's or the settings' on a cluster,
+	// whose client it builds (its error is the kubeconfig's), the render target's in
+	// render mode (no kubeconfig is read, see RenderTarget).
+	ready(ctx context.Context) (namespace string, err error)
 	// preview is what a preview shows of an object's outputs, or of inputs the store
 	// could not judge: what only a server would set is left unknown.
 	preview(m property.Map) property.Map
@@ -51,20 +56,16 @@ type store interface {
 	// metadata.generateName, and returns the create ID it carries ("" for none; see
 	// labelCreate). createID, when given, is the one the state records.
 	name(obj *unstructured.Unstructured, createID string) (string, error)
-	// create creates obj (built from inputs, at the path at of the resource's inputs,
-	// for messages). dryRun only judges it; mayDefer lets a dry run answer nil, without
-	// an error, for an object the store cannot judge yet (see kindClient.previewCreate).
-	create(ctx context.Context, obj *unstructured.Unstructured, inputs property.Map, at string, dryRun, mayDefer bool,
-	) (*unstructured.Unstructured, error)
+	// create creates the object of in. dryRun only judges it; mayDefer lets a dry run
+	// answer nil, without an error, for an object the store cannot judge yet (see
+	// kindClient.previewCreate).
+	create(ctx context.Context, in intent, dryRun, mayDefer bool) (*unstructured.Unstructured, error)
 	// locate finds the object a state records under id (see kindClient.locate); nil
 	// when there is none.
-	locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error)
-	// read is locate for the lookup of a refresh or an import, which may be answered
-	// from a list that Reads arriving together share (see read_lists.go).
-	read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error)
-	// update writes inputs over the object id that state records (see
-	// kindClient.update), creating it when it is gone.
-	update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, at string, dryRun bool,
+	locate(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error)
+	// update writes in over the object id that rec records, old the object of the
+	// previous inputs (see kindClient.update), creating it when it is gone.
+	update(ctx context.Context, id objectID, rec recorded, old *unstructured.Unstructured, in intent, dryRun bool,
 	) (*unstructured.Unstructured, error)
 	// remove deletes the target and waits until it is gone.
 	remove(ctx context.Context, t deleteTarget, timeout time.Duration) error
@@ -79,21 +80,10 @@ type store interface {
 	// continue token cont ("" for the first), for List and the import of a list (see
 	// listing.go: listPage, listAll).
 	page(ctx context.Context, q listQuery, limit int64, cont string) (listed, error)
-	// notFound is the error of a get or import of id (rawID as given) that finds nothing.
-	notFound(ctx context.Context, rawID string, id objectID) error
-	// noneSelected is the error of a list import (ID id) that selects nothing.
-	noneSelected(ctx context.Context, id, namespace, selector string) error
-	// stale tells Diff that the store's copy of obj (rawID its resource's ID, "" for a
-	// list's item) must be written again although the inputs did not change.
-	stale(ctx context.Context, obj *unstructured.Unstructured, rawID string) bool
-	// warnItems warns about the items of a list (news, olds: the list's inputs) that a
-	// controller will overwrite or delete (see warnEndpoints, and preview there).
-	warnItems(ctx context.Context, news, olds property.Map, preview bool)
-	// warnControllers warns about the objects a controller will overwrite or delete.
-	warnControllers(ctx context.Context, objs []*unstructured.Unstructured)
-	// mayExist tells whether a create that failed with err may have taken effect (on
-	// a cluster, see the package-level mayExist).
-	mayExist(err error) bool
+	// missing is the error of a lookup that finds nothing (see missed): the get or
+	// import of one object, or the import of a list that selects none; it says where
+	// the store looked.
+	missing(ctx context.Context, m missed) error
 	// rules is what Check validates inputs for: the server whose Kubernetes minor
 	// decides the rules that differ by minor (asked only when an input's verdict
 	// depends on it), and what every write of the store adds to an object besides its
@@ -108,12 +98,46 @@ var (
 
 // open is the store of the target in force, for the resource urn: the objects it
 // creates carry its URN, and it adopts none the state records for it (see
-// kindClient.create).
+// kindClient.create). It is the one place that tells render mode from a cluster.
 func (b clusterResource) open(urn resource.URN) store {
-	if target := b.options().Render; target.Rendering() {
+	if target := b.options().Render; target.Directory != "" {
 		return renderStore{target: target, kind: b.kind}
 	}
 	return clusterStore{b: b, owner: urn}
+}
+
+// onCluster is the cluster layer of st: the policy only a cluster has (see
+// clusterStore), and false in render mode, which has none of it.
+func onCluster(st store) (clusterStore, bool) {
+	c, ok := st.(clusterStore)
+	return c, ok
+}
+
+// stale tells Diff that the store's copy of obj (rawID its resource's ID, "" for a
+// list's item) must be written again although the inputs did not change: only a
+// render directory's manifest can be missing or edited (see renderStore.stale).
+func stale(ctx context.Context, st store, obj *unstructured.Unstructured, rawID string) bool {
+	r, ok := st.(renderStore)
+	return ok && r.stale(ctx, obj, rawID)
+}
+
+// lookUp is locate for the lookup of a refresh or an import, which a cluster may
+// answer from a list that Reads arriving together share (see clusterStore.read).
+func lookUp(ctx context.Context, st store, id objectID, rec recorded) (*unstructured.Unstructured, error) {
+	if c, ok := onCluster(st); ok {
+		return c.read(ctx, id, rec)
+	}
+	return st.locate(ctx, id, rec)
+}
+
+// missed is what a lookup that found nothing looked for: one object, id (rawID as
+// given), or the objects of a list import (ID listID) that selector selects in
+// namespace.
+type missed struct {
+	rawID             string
+	id                objectID
+	listID, namespace string
+	selector          string
 }
 
 // RenderTarget is where render mode writes: Directory, relative to the provider's
@@ -124,9 +148,6 @@ type RenderTarget struct {
 	Directory string
 	Namespace string
 }
-
-// Rendering tells whether the target is a directory.
-func (t RenderTarget) Rendering() bool { return t.Directory != "" }
 
 // Lifecycle is one resource's lifecycle as the provider dispatches it.
 type Lifecycle interface {
@@ -198,12 +219,12 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 }
 
 // defaultNamespace is Check's namespace for objects that name none: the store's (see
-// store.namespace). Check must work without a reachable cluster, and even with a
+// store.ready). Check must work without a reachable cluster, and even with a
 // kubeconfig that cannot be read yet (a preview whose provider configuration is
 // unknown): then it is Kubernetes' default (validate.DefaultNamespace), and Create
 // reports the configuration problem.
 func defaultNamespace(ctx context.Context, st store) string {
-	namespace, err := st.namespace(ctx)
+	namespace, err := st.ready(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
 		return validate.DefaultNamespace
@@ -309,6 +330,22 @@ func (k kind) object(inputs property.Map) *unstructured.Unstructured {
 	obj := k.fromProperties(inputs)
 	setDefaultLabels(k, obj.Object)
 	return obj
+}
+
+// intent is an object to write, decoded once from a resource's inputs (see
+// kind.intent): the object to send, and the paths of the inputs' secret values, which
+// a manifest holds in plain text (see warnSecrets).
+type intent struct {
+	obj     *unstructured.Unstructured
+	secrets []string
+}
+
+// intent decodes inputs, at the path at of the resource's inputs ("" for the whole),
+// into the object to write (see object) and the paths of their secret values.
+func (k kind) intent(inputs property.Map, at string) intent {
+	in := intent{obj: k.object(inputs)}
+	secretPaths(property.New(inputs), at, &in.secrets)
+	return in
 }
 
 // setDefaultLabels gives obj the labels its kind carries by default, unless the
@@ -510,7 +547,7 @@ func fromPlain(v any) property.Value {
 
 // An object's ID, in one place: the namespace/name that identifies one object
 // (objectID), read from an ID the engine gives (parseObjectID), from a live object
-// (idOf), from inputs or a state (idOfInputs, idInState, uidOf), and the pending ID
+// (idOf), from inputs (idOfInputs) or a state (recorded), and the pending ID
 // recorded for a create whose server was to pick the name (pendingID), which a name
 // ending in pendingSuffix marks. An EndpointsList's own ID, an opaque name for the
 // set, and its import IDs are list.go's and list_read.go's.
@@ -548,13 +585,6 @@ func idOfInputs(m property.Map) objectID {
 	return objectID{namespace: namespace, name: name}
 }
 
-// uidOf reads metadata.uid of a state: the UID of the object the provider wrote ("" when
-// the state does not know it, e.g. after a create whose answer never came).
-func uidOf(state property.Map) types.UID {
-	uid, _ := stringField(mapField(state, "metadata"), "uid")
-	return types.UID(uid)
-}
-
 // pendingSuffix ends the name part of a pending ID: the server generated the name,
 // and the answer that would have told it was lost.
 const pendingSuffix = "*"
@@ -583,14 +613,45 @@ func everyObjectIn(namespace string) objectID {
 	return objectID{namespace: namespace, name: pendingSuffix}
 }
 
-// idInState is the ID of the object a state records under id: the name its outputs
-// give (the name the server generated, once an update or a refresh has seen the
-// object), else the ID's.
-func idInState(id objectID, state property.Map) objectID {
-	if name, _ := stringField(mapField(state, "metadata"), "name"); name != "" {
+// recorded is what a state records of the object a resource (or a list's item) stands
+// for, decoded once from the state (see recordedIn): the object as the server last
+// answered it, whose metadata tells where it is and the UID and create ID that claim
+// it (see claim). An empty state (a Read with the ID alone) records none.
+type recorded struct {
+	obj *unstructured.Unstructured
+	// known says that the state holds no unknown value (a preview's may).
+	known bool
+}
+
+// recordedIn decodes the state of an object of kind k.
+func recordedIn(k kind, state property.Map) recorded {
+	return recorded{obj: k.fromProperties(state), known: !hasUnknowns(state)}
+}
+
+// uid is the UID of the object the provider wrote ("" when the state does not know it,
+// e.g. after a create whose answer never came).
+func (r recorded) uid() types.UID { return r.obj.GetUID() }
+
+// createID is the create ID the state records in its labels (see labelCreate).
+func (r recorded) createID() string {
+	id, _, _ := unstructured.NestedString(r.obj.Object, "metadata", "labels", CreateIDLabel)
+	return id
+}
+
+// at is the ID of the object the state records under id: the name its outputs give
+// (the name the server generated, once an update or a refresh has seen the object),
+// else the ID's.
+func (r recorded) at(id objectID) objectID {
+	if name := r.obj.GetName(); name != "" {
 		id.name = name
 	}
 	return id
+}
+
+// unconfirmed tells whether the state records, under id, a create whose answer was
+// lost: a pending ID, or a create ID without the UID an answer would have given.
+func (r recorded) unconfirmed(id objectID) bool {
+	return id.pending() || r.createID() != "" && r.uid() == ""
 }
 
 // stateObjects are the objects the engine's state holds for each resource, as

@@ -47,12 +47,7 @@ type noClientError struct{ err error }
 func (e noClientError) Error() string { return e.err.Error() }
 func (e noClientError) Unwrap() error { return e.err }
 
-func (s clusterStore) ready(ctx context.Context) error {
-	_, err := s.b.client(ctx)
-	return err
-}
-
-func (s clusterStore) namespace(ctx context.Context) (string, error) {
+func (s clusterStore) ready(ctx context.Context) (string, error) {
 	o, err := s.client(ctx)
 	if err != nil {
 		return "", err
@@ -67,43 +62,33 @@ func (clusterStore) name(obj *unstructured.Unstructured, createID string) (strin
 	return labelCreate(obj, createID)
 }
 
-func (s clusterStore) create(ctx context.Context, obj *unstructured.Unstructured, _ property.Map, _ string,
-	dryRun, mayDefer bool,
-) (*unstructured.Unstructured, error) {
+func (s clusterStore) create(ctx context.Context, in intent, dryRun, mayDefer bool) (*unstructured.Unstructured, error) {
 	o, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if dryRun && mayDefer {
-		return o.previewCreate(ctx, obj)
+		return o.previewCreate(ctx, in.obj)
 	}
-	return o.create(ctx, obj, dryRun)
+	return o.create(ctx, in.obj, dryRun)
 }
 
-func (s clusterStore) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
+func (s clusterStore) locate(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error) {
 	o, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return o.locate(ctx, id, state)
+	return o.locate(ctx, id, rec)
 }
 
-func (s clusterStore) read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	o, err := s.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return o.locateShared(ctx, id, state)
-}
-
-func (s clusterStore) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, _ string,
+func (s clusterStore) update(ctx context.Context, id objectID, rec recorded, old *unstructured.Unstructured, in intent,
 	dryRun bool,
 ) (*unstructured.Unstructured, error) {
 	o, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return o.update(ctx, id, state, oldInputs, inputs, dryRun)
+	return o.update(ctx, id, rec, old, in.obj, dryRun)
 }
 
 func (s clusterStore) remove(ctx context.Context, t deleteTarget, timeout time.Duration) error {
@@ -134,30 +119,46 @@ func (s clusterStore) readItems(ctx context.Context, recorded []listItem) ([]*un
 	return o.readItems(ctx, recorded)
 }
 
-func (s clusterStore) notFound(ctx context.Context, rawID string, id objectID) error {
+// missing names the API server that answered.
+func (s clusterStore) missing(ctx context.Context, m missed) error {
 	o, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
-	return o.notFound(rawID, id)
-}
-
-func (s clusterStore) noneSelected(ctx context.Context, id, namespace, selector string) error {
-	o, err := s.client(ctx)
-	if err != nil {
-		return err
+	if m.listID == "" {
+		return o.notFound(m.rawID, m.id)
 	}
-	selection := "no Endpoints in namespace " + namespace
-	if selector != "" {
-		selection += fmt.Sprintf(" match the label selector %q", selector)
+	selection := "no Endpoints in namespace " + m.namespace
+	if m.selector != "" {
+		selection += fmt.Sprintf(" match the label selector %q", m.selector)
 	}
 	return fmt.Errorf("EndpointsList %q: %s on the Kubernetes API server %s; "+
-		"the ID is <namespace>?labelSelector=<selector>", id, selection, o.server())
+		"the ID is <namespace>?labelSelector=<selector>", m.listID, selection, o.server())
 }
 
-func (clusterStore) stale(context.Context, *unstructured.Unstructured, string) bool { return false }
+// rules are the cluster's minor (see checkedServer) and the owner's URN, which every
+// write puts on the object (see kindClient.marked).
+func (s clusterStore) rules(ctx context.Context) (validate.Server, validate.Written) {
+	return checkedServer{ctx, s.b}, validate.Written{Annotations: map[string]string{OwnerAnnotation: string(s.owner)}}
+}
 
-// warnItems needs the cluster for its lookups; without a client there is no warning.
+// The cluster layer: the policy only a cluster store has, which a lifecycle reaches
+// through onCluster (render mode has none of it). Adoption and the lost answers are
+// under create (kindClient.create, unanswered.go); here are the rest.
+
+// read is locate for the lookup of a refresh or an import, which may be answered
+// from a list that Reads arriving together share (see read_lists.go).
+func (s clusterStore) read(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error) {
+	o, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return o.locateShared(ctx, id, rec)
+}
+
+// warnItems warns about the items of a list (news, olds: the list's inputs) that a
+// controller will overwrite or delete (see warnEndpoints, and preview there). It
+// needs the cluster for its lookups; without a client there is no warning.
 func (s clusterStore) warnItems(ctx context.Context, news, olds property.Map, preview bool) {
 	c, err := s.b.client(ctx)
 	if err != nil {
@@ -167,18 +168,22 @@ func (s clusterStore) warnItems(ctx context.Context, news, olds property.Map, pr
 	warnItems(ctx, c, news, olds, preview)
 }
 
-// warnControllers is the label check of slices, which needs no cluster.
+// warnControllers warns about the objects a controller will overwrite or delete: the
+// label check of slices, which needs no cluster.
 func (s clusterStore) warnControllers(ctx context.Context, objs []*unstructured.Unstructured) {
 	warnControllers(ctx, s.b.kind, objs)
 }
 
-// rules are the cluster's minor (see checkedServer) and the owner's URN, which every
-// write puts on the object (see kindClient.marked).
-func (s clusterStore) rules(ctx context.Context) (validate.Server, validate.Written) {
-	return checkedServer{ctx, s.b}, validate.Written{Annotations: map[string]string{OwnerAnnotation: string(s.owner)}}
-}
-
+// mayExist tells whether a create that failed with err may have taken effect (see the
+// package-level mayExist); a render directory's failed write wrote nothing.
 func (clusterStore) mayExist(err error) bool { return mayExist(err) }
+
+// down tells whether a preview already found the cluster unreachable (see
+// reachability.previewFallback); a client that cannot be built is not down.
+func (s clusterStore) down(ctx context.Context) bool {
+	c, err := s.b.client(ctx)
+	return err == nil && c.unreachable.down.Load()
+}
 
 // The API calls under the cluster store, in one place: kindClient runs them for one
 // kind of object on one cluster, for one resource (owner). In order: the client; create
@@ -390,11 +395,12 @@ const conflictRetries = 5
 // owner's URN (OwnerAnnotation), as a created one does. A write that loses a race is
 // retried on a fresh read.
 //
-// The first write needs no read when the state records the object (see kind.lastWritten):
+// The first write needs no read when the state records the object (see recorded.lastWritten):
 // guarded by the recorded resourceVersion, it succeeds only if nobody wrote the object
 // since, that is, if the state is the live object. If somebody did (a conflict), or
 // the object is gone, it reads the object and goes on as above.
-func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, inputs property.Map, dryRun bool,
+func (o kindClient) update(ctx context.Context, id objectID, rec recorded, old, desired *unstructured.Unstructured,
+	dryRun bool,
 ) (*unstructured.Unstructured, error) {
 	opts := metav1.UpdateOptions{FieldManager: FieldManager}
 	if dryRun {
@@ -402,8 +408,8 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 	} else {
 		defer o.wrote(id.namespace)
 	}
-	if last := o.kind.lastWritten(id, state); last != nil {
-		merged := o.kind.merge(last, oldInputs, inputs)
+	if last := rec.lastWritten(id); last != nil {
+		merged := o.kind.merge(last, old, desired)
 		if reflect.DeepEqual(merged.Object, last.Object) {
 			// Nothing to write: an EndpointsList item kept as it was is left alone, as
 			// the engine leaves a resource whose inputs did not change. A change made
@@ -419,7 +425,7 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 			return nil, apiError("update", o.kind, id, err)
 		}
 	}
-	owned := claimOf(state, o.owner)
+	owned := rec.claim(o.owner)
 	for attempt := 1; ; attempt++ {
 		live, err := o.get(ctx, id)
 		if err != nil {
@@ -428,9 +434,9 @@ func (o kindClient) update(ctx context.Context, id objectID, state, oldInputs, i
 		if live = owned.held(live); live == nil {
 			// Deleted behind our back, or never confirmed created, or the name is
 			// another's object (see claim): create it.
-			return o.create(ctx, o.kind.object(inputs), dryRun)
+			return o.create(ctx, desired.DeepCopy(), dryRun)
 		}
-		merged := o.marked(o.kind.merge(live, oldInputs, inputs))
+		merged := o.marked(o.kind.merge(live, old, desired))
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
 		if apierrors.IsConflict(err) && attempt < conflictRetries {
 			continue
@@ -647,29 +653,29 @@ func (o kindClient) stillThere(ctx context.Context, id objectID, live *unstructu
 // locate finds the live object a state stands for: under the name it records, if the
 // state's claim holds it (see claim), unless the create that made it went unanswered;
 // then by the create ID the state records. It answers nil when there is none.
-func (o kindClient) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	return o.locateBy(ctx, id, state, o.get)
+func (o kindClient) locate(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error) {
+	return o.locateBy(ctx, id, rec, o.get)
 }
 
 // locateBy is locate, with get reading the object under the name the state records.
-func (o kindClient) locateBy(ctx context.Context, id objectID, state property.Map,
+func (o kindClient) locateBy(ctx context.Context, id objectID, rec recorded,
 	get func(context.Context, objectID) (*unstructured.Unstructured, error),
 ) (*unstructured.Unstructured, error) {
-	if unconfirmedCreate(id, state) {
-		return o.findCreated(ctx, id, state)
+	if rec.unconfirmed(id) {
+		return o.findCreated(ctx, id, rec)
 	}
-	live, err := get(ctx, idInState(id, state))
+	live, err := get(ctx, rec.at(id))
 	if err != nil {
 		return nil, err
 	}
-	return claimOf(state, o.owner).held(live), nil
+	return rec.claim(o.owner).held(live), nil
 }
 
 // findCreated finds the object a pending ID stands for: the object of the namespace
 // that carries the create ID the state records. It answers nil when there is none
 // (the create never took effect, or the object was deleted since).
-func (o kindClient) findCreated(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	createID := createIDOf(state)
+func (o kindClient) findCreated(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error) {
+	createID := rec.createID()
 	if createID == "" {
 		return nil, fmt.Errorf("%s %s: the state records a create whose answer was lost, but no %s label to find it by; "+
 			"remove the resource from the state (`pulumi state delete`) and import the object, or delete it",
@@ -754,7 +760,7 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		}
 	}
 	for i, obj := range objs {
-		objs[i] = claimOf(recorded[i].output, o.owner).held(obj)
+		objs[i] = recorded[i].recorded(o.kind).claim(o.owner).held(obj)
 	}
 	return objs, nil
 }

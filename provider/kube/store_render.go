@@ -21,9 +21,8 @@ type renderStore struct {
 	kind   kind
 }
 
-func (renderStore) ready(context.Context) error { return nil }
-
-func (s renderStore) namespace(context.Context) (string, error) { return s.target.namespace(), nil }
+// ready needs nothing: the namespace is the target's.
+func (s renderStore) ready(context.Context) (string, error) { return s.target.namespace(), nil }
 
 // preview leaves unknown only the name the store is to pick.
 func (renderStore) preview(m property.Map) property.Map {
@@ -48,49 +47,42 @@ func (renderStore) name(obj *unstructured.Unstructured, _ string) (string, error
 	return "", nil
 }
 
-// create writes the manifest; a file there already is the "already exists" error. A
-// preview writes nothing.
-func (s renderStore) create(ctx context.Context, obj *unstructured.Unstructured, inputs property.Map, at string,
-	dryRun, _ bool,
-) (*unstructured.Unstructured, error) {
+// create writes the manifest; a file there already is the "already exists" error.
+func (s renderStore) create(ctx context.Context, in intent, dryRun, _ bool) (*unstructured.Unstructured, error) {
+	return s.write(ctx, in, dryRun, true)
+}
+
+// write writes the manifest of in (see RenderTarget.writeManifest for create), and
+// warns of the secrets it holds in plain text. A preview writes nothing.
+func (s renderStore) write(ctx context.Context, in intent, dryRun, create bool) (*unstructured.Unstructured, error) {
 	if dryRun {
-		return obj, nil
+		return in.obj, nil
 	}
-	warnSecrets(ctx, inputs, at, s.target.file(s.kind, idOf(obj)))
-	if err := s.target.writeManifest(s.kind, obj, true); err != nil {
+	warnSecrets(ctx, in.secrets, s.target.file(s.kind, idOf(in.obj)))
+	if err := s.target.writeManifest(s.kind, in.obj, create); err != nil {
 		return nil, err
 	}
-	return obj, nil
+	return in.obj, nil
 }
 
 func (s renderStore) get(_ context.Context, id objectID) (*unstructured.Unstructured, error) {
 	return s.target.readManifest(s.kind, id)
 }
 
-func (s renderStore) locate(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	return s.get(ctx, idInState(id, state))
-}
-
-func (s renderStore) read(ctx context.Context, id objectID, state property.Map) (*unstructured.Unstructured, error) {
-	return s.locate(ctx, id, state)
+func (s renderStore) locate(ctx context.Context, id objectID, rec recorded) (*unstructured.Unstructured, error) {
+	return s.get(ctx, rec.at(id))
 }
 
 // update writes the manifest of inputs again (a file with the same bytes is left
 // alone); an object whose name the store picked keeps the name its ID records.
-func (s renderStore) update(ctx context.Context, id objectID, _, _, inputs property.Map, at string, dryRun bool,
+func (s renderStore) update(ctx context.Context, id objectID, _ recorded, _ *unstructured.Unstructured, in intent,
+	dryRun bool,
 ) (*unstructured.Unstructured, error) {
-	obj := s.kind.object(inputs)
-	if obj.GetName() == "" {
-		obj.SetName(id.name)
+	in.obj = in.obj.DeepCopy()
+	if in.obj.GetName() == "" {
+		in.obj.SetName(id.name)
 	}
-	if dryRun {
-		return obj, nil
-	}
-	warnSecrets(ctx, inputs, at, s.target.file(s.kind, idOf(obj)))
-	if err := s.target.writeManifest(s.kind, obj, false); err != nil {
-		return nil, err
-	}
-	return obj, nil
+	return s.write(ctx, in, dryRun, false)
 }
 
 func (s renderStore) remove(_ context.Context, t deleteTarget, _ time.Duration) error {
@@ -144,14 +136,14 @@ func (s renderStore) page(_ context.Context, q listQuery, limit int64, cont stri
 	return renderedPage(s.target, q, limit, cont)
 }
 
-func (s renderStore) notFound(_ context.Context, _ string, id objectID) error {
-	return fmt.Errorf("%s %s has no manifest: %s does not exist", s.kind.name, id, s.target.file(s.kind, id))
-}
-
-func (s renderStore) noneSelected(_ context.Context, id, namespace, selector string) error {
+// missing names the manifest, or the directory, looked in.
+func (s renderStore) missing(_ context.Context, m missed) error {
+	if m.listID == "" {
+		return fmt.Errorf("%s %s has no manifest: %s does not exist", s.kind.name, m.id, s.target.file(s.kind, m.id))
+	}
 	return fmt.Errorf("EndpointsList %q: no Endpoints manifest of namespace %s in %s matches "+
-		"the label selector %q; the ID is <namespace>?labelSelector=<selector>", id, namespace,
-		s.target.Directory, selector)
+		"the label selector %q; the ID is <namespace>?labelSelector=<selector>", m.listID, m.namespace,
+		s.target.Directory, m.selector)
 }
 
 // stale tells whether obj's manifest is missing, unreadable or edited (see
@@ -165,15 +157,6 @@ func (s renderStore) stale(ctx context.Context, obj *unstructured.Unstructured, 
 	}
 	return s.target.stale(ctx, s.kind, obj)
 }
-
-// warnItems: no cluster, no controllers to warn about.
-func (renderStore) warnItems(context.Context, property.Map, property.Map, bool) {}
-
-// warnControllers: no cluster, no controllers to warn about.
-func (renderStore) warnControllers(context.Context, []*unstructured.Unstructured) {}
-
-// mayExist: a file write that failed wrote nothing.
-func (renderStore) mayExist(error) bool { return false }
 
 // rules are the newest minor's (no server reads the manifests yet), and nothing is
 // added: a manifest holds the inputs alone.

@@ -203,3 +203,30 @@ func TestOutputsLeaveOutTheOwnersURN(t *testing.T) {
 		}
 	}
 }
+
+// TestTheStoreIsChosenAtEachCall checks that render mode is the choice of store, made
+// from the settings in force at each call: a render directory's store has no cluster
+// layer, never reports the cluster down and builds no client; a cluster's has one.
+func TestTheStoreIsChosenAtEachCall(t *testing.T) {
+	t.Parallel()
+	k := New(Config{RenderDirectory: t.TempDir(), Namespace: "rendered"})
+	st := k.slice.open("urn")
+	if _, ok := onCluster(st); ok {
+		t.Fatalf("open with a render directory = %T, want the render directory's store", st)
+	}
+	if ns, err := st.ready(t.Context()); err != nil || ns != "rendered" {
+		t.Errorf("ready = %q, %v, want the settings' namespace", ns, err)
+	}
+	r := Wrap(k.slice).(reachability)
+	if r.down(t.Context()) {
+		t.Error("a render directory is down")
+	}
+	k.Configure(Config{Kubeconfig: "/nonexistent/kubeconfig"})
+	st = k.slice.open("urn")
+	if _, ok := onCluster(st); !ok {
+		t.Fatalf("open without a render directory = %T, want the cluster's store", st)
+	}
+	if _, err := st.ready(t.Context()); err == nil {
+		t.Error("the cluster's store is ready without a kubeconfig")
+	}
+}

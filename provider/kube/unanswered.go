@@ -17,6 +17,7 @@ import (
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,7 +103,7 @@ func slowAnswer(err error) bool {
 // provider runs Create, Read, Update and Delete in an operation scope around it: the
 // engine's Cancel, the warnings shown once.)
 func Wrap(r Resource) Lifecycle {
-	return reachability{Lifecycle: r, offline: r.previewOffline, k: r.shared()}
+	return reachability{Lifecycle: r, offline: r.previewOffline, open: r.base().open, k: r.shared()}
 }
 
 // reachability gives a resource's cluster lifecycle the provider's answers for a
@@ -119,17 +120,16 @@ type reachability struct {
 	Lifecycle
 	// offline is the preview's answer from the checked inputs alone.
 	offline func(inputs property.Map) property.Map
-	k       *Kubernetes
+	// open is the resource's store of the target in force (see clusterResource.open).
+	open func(urn resource.URN) store
+	k    *Kubernetes
 }
 
-// down tells whether a preview already found the cluster unreachable. A render
-// directory is never down, and builds no client.
+// down tells whether a preview already found the cluster unreachable: only the store of
+// a cluster can be down (see clusterStore.down); a render directory builds no client.
 func (r reachability) down(ctx context.Context) bool {
-	if r.k.Options().Render.Rendering() {
-		return false
-	}
-	c, err := r.k.Client(ctx)
-	return err == nil && c.unreachable.down.Load()
+	c, ok := onCluster(r.open(""))
+	return ok && c.down(ctx)
 }
 
 // previewFallback reports the unreachable cluster once and tells whether the preview
@@ -462,21 +462,9 @@ func labelCreate(obj *unstructured.Unstructured, createID string) (string, error
 	return createID, nil
 }
 
-// createIDOf reads the create ID a state records.
-func createIDOf(state property.Map) string {
-	id, _ := stringField(mapField(mapField(state, "metadata"), "labels"), CreateIDLabel)
-	return id
-}
-
 // withCreateID records createID in the labels of a state's metadata.
 func withCreateID(state property.Map, createID string) property.Map {
 	meta := mapField(state, "metadata")
 	labels := mapField(meta, "labels").Set(CreateIDLabel, property.New(createID))
 	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
-}
-
-// unconfirmedCreate tells whether the state records a create whose answer was lost:
-// a pending ID, or a create ID without the UID an answer would have given.
-func unconfirmedCreate(id objectID, state property.Map) bool {
-	return id.pending() || createIDOf(state) != "" && uidOf(state) == ""
 }

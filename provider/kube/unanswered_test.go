@@ -324,7 +324,7 @@ func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
 // Lost answers.
 
 // Only objects whose name the server generates get a create ID; a given one is kept,
-// and the state records it where createIDOf finds it.
+// and the state records it where recorded.createID finds it.
 func TestLabelCreate(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -369,8 +369,8 @@ func TestLabelCreate(t *testing.T) {
 				return
 			}
 			state := withCreateID(inputsOf(t, tt.doc), id)
-			if d := cmp.Diff(id, createIDOf(state)); d != "" {
-				t.Errorf("createIDOf(withCreateID(...)) (-want +got):\n%s", d)
+			if d := cmp.Diff(id, recordedIn(endpointSliceKind, state).createID()); d != "" {
+				t.Errorf("recorded createID of withCreateID(...) (-want +got):\n%s", d)
 			}
 		})
 	}
@@ -402,7 +402,7 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 		t.Errorf("refreshed inputs carry the create ID: %v", refreshed)
 	}
 	o := kindClient{kind: endpointSliceKind}
-	merged := o.kind.merge(live, old, old.Set("addressType", old.Get("addressType")))
+	merged := o.kind.merge(live, o.kind.object(old), o.kind.object(old.Set("addressType", old.Get("addressType"))))
 	if merged.GetLabels()[CreateIDLabel] != "abc" {
 		t.Errorf("an update drops the create ID: labels %v", merged.GetLabels())
 	}
