@@ -215,10 +215,11 @@
 //     side, and its Read (refresh, import).
 //   - store.go: what every resource is ([Lifecycle], [Resource]), the store the
 //     lifecycles write to ([RenderTarget] or the cluster) and the choice of it, and the
-//     objects it holds: the kinds, an object built from inputs (with its default
-//     labels) and its outputs and inputs read back, its ID (the pending ID of a create
-//     whose name the server picked included), and the objects the state records per
-//     resource. store_cluster.go: the cluster's store and every API call under it
+//     objects it holds: the kinds, their IDs (the pending ID of a create whose name the
+//     server picked included), and the objects the state records per resource.
+//     values.go: property values, decoded and encoded in one place: an object built
+//     from inputs (with its default labels and secret paths), its outputs and inputs
+//     read back, what a state records, a list's items, its state and its Read's answer. store_cluster.go: the cluster's store and every API call under it
 //     (kindClient: create and adoption, get, the dry run of a preview, update, delete
 //     and the wait, finding a lost create, reading a list's items). store_render.go,
 //     render.go: the render directory's store, and its manifests (file names,

@@ -156,18 +156,6 @@ func listInputsDiff(req p.DiffRequest) p.DiffResponse {
 	return d
 }
 
-func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {
-	out := make([]property.Value, 0, len(items))
-	for _, it := range items {
-		out = append(out, property.New(it.output))
-	}
-	m := map[string]property.Value{"items": property.New(out)}
-	if !metadata.IsNull() {
-		m["metadata"] = metadata
-	}
-	return property.NewMap(m)
-}
-
 // Create creates the items: the first alone, then the rest as the store runs them (on
 // a cluster up to fanOutLimit at a time, see forItems). A failure stops the creates
 // not yet sent; those in flight finish. The state then records every item that was
@@ -189,8 +177,10 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		return p.CreateResponse{}, err
 	}
 	items := itemsOf(req.Properties)
-	results := st.forItems(ctx, len(items), func(i int) (property.Map, error) {
-		return createItem(ctx, st, r.kind, items[i], i, req.DryRun)
+	results := st.forItems(ctx, len(items), func(i int) error {
+		var err error
+		items[i].output, err = createItem(ctx, st, r.kind, items[i], i, req.DryRun)
+		return err
 	})
 	written := newItemSet(property.Map{})
 	written.recordWrites(items, results)
@@ -211,7 +201,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 // inputs) that a controller will overwrite or delete (see clusterStore.warnItems).
 func warnList(ctx context.Context, st store, news, olds property.Map, preview bool) {
 	if c, ok := onCluster(st); ok {
-		c.warnItems(ctx, news, olds, preview)
+		c.warnItems(ctx, itemsWritten(news, olds), preview)
 	}
 }
 
@@ -265,7 +255,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	case failed != nil && req.DryRun:
 		return p.UpdateResponse{}, failed // a preview records nothing
 	case req.DryRun:
-		return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
+		return p.UpdateResponse{Properties: r.state(desired, req.Inputs.Get("metadata"))}, nil
 	}
 	set.recordWrites(desired, results)
 	if failed != nil {
@@ -274,41 +264,34 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	if err := r.removeDropped(ctx, st, set, desired, req); err != nil {
 		return r.partialUpdate(err, set, req, false)
 	}
-	return p.UpdateResponse{Properties: r.state(withOutputs(desired, results), req.Inputs.Get("metadata"))}, nil
+	return p.UpdateResponse{Properties: r.state(desired, req.Inputs.Get("metadata"))}, nil
 }
 
-// writeItem is Update's write of desired[i]: a create for an item the set does not
-// have, else an update of the object the set records.
+// writeItem is Update's write of desired[i], which keeps the outputs it gives in
+// desired[i]: a create for an item the set does not have, else an update of the object
+// the set records.
 func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, req p.UpdateRequest,
 	desired []listItem,
-) func(i int) (property.Map, error) {
+) func(i int) error {
 	oldInputs := map[objectID]property.Map{}
 	for _, it := range itemsOf(req.OldInputs) {
 		oldInputs[it.id] = it.inputs
 	}
-	return func(i int) (property.Map, error) {
-		it := desired[i]
+	return func(i int) error {
+		it := &desired[i]
 		if !set.has(it.id) {
-			return createItem(ctx, st, r.kind, it, i, req.DryRun)
+			var err error
+			it.output, err = createItem(ctx, st, r.kind, *it, i, req.DryRun)
+			return err
 		}
 		obj, err := st.update(ctx, it.id, set.get(it.id).recorded(r.kind), r.kind.object(oldInputs[it.id]),
 			r.kind.intent(it.inputs, itemPath(i)), req.DryRun)
 		if err != nil {
-			return property.Map{}, err
+			return err
 		}
-		return outputs(r.kind, obj), nil
+		it.output = outputs(r.kind, obj)
+		return nil
 	}
-}
-
-// withOutputs is the items, each with the outputs of its write (results[i] for
-// items[i]).
-func withOutputs(items []listItem, results []itemResult) []listItem {
-	out := make([]listItem, len(items))
-	for i, it := range items {
-		it.output = results[i].output
-		out[i] = it
-	}
-	return out
 }
 
 // removeDropped deletes the items of the set that are not among the desired ones, and

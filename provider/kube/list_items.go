@@ -26,33 +26,6 @@ func (it listItem) deleteTarget(owner resource.URN) deleteTarget {
 // recorded is what the item's state records of its object, of kind k (see recorded).
 func (it listItem) recorded(k kind) recorded { return recordedIn(k, it.output) }
 
-// recordedItems reads the items of an EndpointsList's state, in order, each with its
-// state as its outputs.
-func recordedItems(state property.Map) []listItem {
-	items := itemsOf(state)
-	for i, it := range items {
-		items[i] = listItem{id: it.id, output: it.inputs}
-	}
-	return items
-}
-
-// itemsOf reads the items of an EndpointsList's inputs, in order; those of a state
-// name the objects it records (see recordedItems for their states).
-func itemsOf(m property.Map) []listItem {
-	v, ok := m.GetOk("items")
-	if !ok || !v.IsArray() {
-		return nil
-	}
-	var items []listItem
-	for _, item := range v.AsArray().All {
-		if !item.IsMap() {
-			continue
-		}
-		items = append(items, listItem{id: idOfInputs(item.AsMap()), inputs: item.AsMap()})
-	}
-	return items
-}
-
 // itemSet is the set of items a list's state records, by namespace/name, in the order
 // they were first recorded.
 type itemSet struct {
@@ -115,10 +88,10 @@ func (s *itemSet) dropped(desired []listItem) []listItem {
 }
 
 // recordWrites records what the writes of items did (results[i] for items[i]): each
-// item written, with its outputs, and each item whose create may have taken effect
-// (its answer was lost, see inDoubt), with its inputs, so that it is never orphaned. An
-// item whose write failed for sure, or was never sent, keeps what the set recorded of
-// it, if anything.
+// item written, with the outputs its write gave it, and each item whose create may have
+// taken effect (its answer was lost, see inDoubt), with its inputs, so that it is never
+// orphaned. An item whose write failed for sure, or was never sent, keeps what the set
+// recorded of it, if anything.
 func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 	for i, it := range items {
 		res := results[i]
@@ -126,7 +99,6 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 		case !res.sent:
 			continue
 		case res.err == nil:
-			it.output = res.output
 		case res.inDoubt && !s.has(it.id):
 			it.output = it.inputs
 		default:
@@ -136,12 +108,12 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 	}
 }
 
-// itemResult is the outcome of one item's call: whether it was sent, and its outputs
-// or error; inDoubt says that it failed and may have taken effect all the same (see
-// mayExist), which only a cluster's writes may.
+// itemResult is the outcome of one item's call: whether it was sent, and its error;
+// inDoubt says that it failed and may have taken effect all the same (see mayExist),
+// which only a cluster's writes may. A call keeps what it gives in its item (see
+// listItem.output).
 type itemResult struct {
 	sent    bool
-	output  property.Map
 	err     error
 	inDoubt bool
 }
@@ -158,13 +130,9 @@ var itemCalls = fanOut{
 // forItems runs do for the items 0 to n-1 as itemCalls: the first alone, then the
 // rest up to fanOutLimit at a time; after a failure, or once the engine cancels,
 // nothing further is sent, and the calls in flight finish.
-func forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
+func forItems(ctx context.Context, n int, do func(i int) error) []itemResult {
 	results := make([]itemResult, n)
-	for i, c := range itemCalls.run(ctx, n, func(i int) error {
-		var err error
-		results[i].output, err = do(i)
-		return err
-	}) {
+	for i, c := range itemCalls.run(ctx, n, do) {
 		results[i].sent, results[i].err = c.sent, c.err
 	}
 	return judged(results)

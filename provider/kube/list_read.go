@@ -42,33 +42,16 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 // a list with none left is gone).
 func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
 ) p.ReadResponse {
-	oldInputs := map[objectID]property.Map{}
-	for _, it := range itemsOf(req.Inputs) {
-		oldInputs[it.id] = it.inputs
-	}
-	var live []listItem
-	var inputs []property.Value
+	var live []liveItem
 	for i, it := range recorded {
-		obj := objs[i]
-		if obj == nil {
-			continue
+		if objs[i] != nil {
+			live = append(live, liveItem{id: it.id, obj: objs[i]})
 		}
-		it.output = outputs(r.kind, obj)
-		live = append(live, it)
-		inputs = append(inputs, property.New(liveInputs(r.kind, obj, oldInputs[it.id])))
 	}
 	if len(live) == 0 && len(recorded) > 0 {
 		return p.ReadResponse{}
 	}
-	newInputs := map[string]property.Value{"items": property.New(inputs)}
-	if v, ok := req.Inputs.GetOk("metadata"); ok {
-		newInputs["metadata"] = v
-	}
-	return p.ReadResponse{
-		ID:         req.ID,
-		Properties: r.state(live, req.Properties.Get("metadata")),
-		Inputs:     property.NewMap(newInputs),
-	}
+	return r.readAnswer(req.ID, live, req.Properties.Get("metadata"), req.Inputs)
 }
 
 // itemListPage is the size of a page of the list of a namespace's Endpoints that a
@@ -96,21 +79,15 @@ func (r *EndpointsList) importSet(ctx context.Context, st store, id, fallback st
 	if len(objs) == 0 {
 		return p.ReadResponse{}, st.missing(ctx, missed{listID: id, namespace: namespace, selector: opts.LabelSelector})
 	}
-	live := make([]listItem, 0, len(objs))
-	inputs := make([]property.Value, 0, len(objs))
+	live := make([]liveItem, 0, len(objs))
 	for _, obj := range objs {
-		live = append(live, listItem{id: idOf(obj), output: outputs(r.kind, obj)})
-		inputs = append(inputs, property.New(liveInputs(r.kind, obj, property.Map{})))
+		live = append(live, liveItem{id: idOf(obj), obj: obj})
 	}
 	meta := property.New(property.Null)
 	if resourceVersion != "" {
 		meta = property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
 	}
-	return p.ReadResponse{
-		ID:         id,
-		Properties: r.state(live, meta),
-		Inputs:     property.NewMap(map[string]property.Value{"items": property.New(inputs)}),
-	}, nil
+	return r.readAnswer(id, live, meta, property.Map{}), nil
 }
 
 // parseImportID reads `namespace?labelSelector=<selector>&fieldSelector=<selector>&limit=N`:

@@ -247,26 +247,3 @@ func warnSecrets(ctx context.Context, fields []string, path string) {
 	p.GetLogger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
 		"anyone who can read the file can read it", strings.Join(fields, ", "), path)
 }
-
-// secretPaths appends the paths of the secret values within v, at path at.
-func secretPaths(v property.Value, at string, out *[]string) {
-	switch {
-	case v.Secret():
-		*out = append(*out, at)
-	case v.IsMap():
-		for key, e := range v.AsMap().AllStable {
-			next := key
-			if at != "" {
-				next = at + "." + key
-			}
-			if strings.ContainsAny(key, ".[]\"") || strings.ContainsRune(key, '/') {
-				next = fmt.Sprintf("%s[%q]", at, key)
-			}
-			secretPaths(e, next, out)
-		}
-	case v.IsArray():
-		for i, e := range v.AsArray().All {
-			secretPaths(e, fmt.Sprintf("%s[%d]", at, i), out)
-		}
-	}
-}

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -26,13 +25,13 @@ import (
 //     render target;
 //   - what every resource is (Lifecycle, Resource, clusterResource), and what the
 //     lifecycles share (checkResult, engineTimeout, lookup);
-//   - the kinds of object, and an object built from a resource's inputs (kind.object,
-//     and intent, the inputs decoded once for a write);
-//   - an object as property values: its outputs, and its inputs read back;
+//   - the kinds of object;
 //   - an object's ID, pending IDs included, and what a state records of the object
 //     (recorded, the state decoded once);
-//   - the objects the engine's state holds for each resource (stateObjects);
-//   - reading property maps (mapField, stringField, hasUnknowns).
+//   - the objects the engine's state holds for each resource (stateObjects).
+//
+// The objects as property values (kind.object, intent, outputs, the inputs read back,
+// recordedIn) are values.go's.
 
 // store is where a resource's objects live: the cluster (clusterStore), or the render
 // directory (renderStore) when the renderDirectory setting names one. Each resource's
@@ -73,7 +72,7 @@ type store interface {
 	// tried, and the error keeps every failure.
 	removeAll(ctx context.Context, targets []deleteTarget, timeout time.Duration) ([]objectID, error)
 	// forItems runs do for the items 0 to n-1 of a list (see forItems).
-	forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult
+	forItems(ctx context.Context, n int, do func(i int) error) []itemResult
 	// readItems reads the objects of the items a list's state records (nil: gone).
 	readItems(ctx context.Context, recorded []listItem) ([]*unstructured.Unstructured, error)
 	// page lists up to limit objects that the query q selects, from the store's
@@ -324,227 +323,6 @@ var (
 	}
 )
 
-// object builds the object to send from a resource's inputs, with the kind's default
-// labels.
-func (k kind) object(inputs property.Map) *unstructured.Unstructured {
-	obj := k.fromProperties(inputs)
-	setDefaultLabels(k, obj.Object)
-	return obj
-}
-
-// intent is an object to write, decoded once from a resource's inputs (see
-// kind.intent): the object to send, and the paths of the inputs' secret values, which
-// a manifest holds in plain text (see warnSecrets).
-type intent struct {
-	obj     *unstructured.Unstructured
-	secrets []string
-}
-
-// intent decodes inputs, at the path at of the resource's inputs ("" for the whole),
-// into the object to write (see object) and the paths of their secret values.
-func (k kind) intent(inputs property.Map, at string) intent {
-	in := intent{obj: k.object(inputs)}
-	secretPaths(property.New(inputs), at, &in.secrets)
-	return in
-}
-
-// setDefaultLabels gives obj the labels its kind carries by default, unless the
-// inputs set them (an unknown value counts as set).
-func setDefaultLabels(k kind, obj map[string]any) {
-	if len(k.defaultLabels) == 0 {
-		return
-	}
-	meta, _ := obj["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		obj["metadata"] = meta
-	}
-	labels, _ := meta["labels"].(map[string]any)
-	if labels == nil {
-		labels = map[string]any{}
-	}
-	for key, value := range k.defaultLabels {
-		if _, set := labels[key]; !set {
-			labels[key] = value
-		}
-	}
-	meta["labels"] = labels
-}
-
-// fromProperties is the object of the kind whose metadata and fields are those of m
-// (inputs or a state).
-func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
-	obj := map[string]any{"apiVersion": k.apiVersion, "kind": k.name}
-	for _, f := range append([]string{"metadata"}, k.fields...) {
-		if v, ok := m.GetOk(f); ok {
-			if x := validate.Plain(v); x != nil {
-				obj[f] = x
-			}
-		}
-	}
-	return &unstructured.Unstructured{Object: obj}
-}
-
-// An object as property values, in one place: the outputs of a live object, what a
-// preview leaves unknown, and the inputs read back on refresh and import (the reverse
-// of kind.object, above).
-
-// outputs are a live object's properties: its fields without apiVersion and kind,
-// without metadata.managedFields, the server's bookkeeping of field ownership, which
-// changes on every write and would only weigh down the state, and without the
-// provider's OwnerAnnotation, the resource's URN, which the state holds already (the
-// provider reads it from live objects only, and puts it back on every object it
-// writes: see kindClient.marked).
-func outputs(k kind, obj *unstructured.Unstructured) property.Map {
-	out := map[string]property.Value{}
-	for _, f := range append([]string{"metadata"}, k.fields...) {
-		v, ok := obj.Object[f]
-		if !ok {
-			continue
-		}
-		if meta, isMap := v.(map[string]any); isMap && f == "metadata" {
-			v = withoutBookkeeping(meta)
-		}
-		out[f] = fromPlain(v)
-	}
-	return property.NewMap(out)
-}
-
-// withoutBookkeeping is an object's metadata without managedFields and the
-// OwnerAnnotation (see outputs); the metadata itself when it has neither.
-func withoutBookkeeping(meta map[string]any) map[string]any {
-	annotations, _ := meta["annotations"].(map[string]any)
-	_, owned := annotations[OwnerAnnotation]
-	if _, has := meta["managedFields"]; !has && !owned {
-		return meta
-	}
-	meta = maps.Clone(meta)
-	delete(meta, "managedFields")
-	if owned {
-		annotations = maps.Clone(annotations)
-		delete(annotations, OwnerAnnotation)
-		meta["annotations"] = annotations
-		if len(annotations) == 0 {
-			delete(meta, "annotations")
-		}
-	}
-	return meta
-}
-
-// previewOutputs are the outputs of an object that could not be dry-run: the inputs,
-// with what only the server knows left unknown.
-func previewOutputs(inputs property.Map) property.Map {
-	meta := mapField(inputs, "metadata")
-	for _, f := range validate.ServerSetOnCreate() {
-		meta = meta.Set(f, property.New(property.Computed))
-	}
-	if _, named := meta.GetOk("name"); !named {
-		meta = meta.Set("name", property.New(property.Computed))
-	}
-	return inputs.Set("metadata", property.New(meta))
-}
-
-// liveInputs are the inputs that describe a live object. On refresh they are the
-// live object projected onto the shape of the previous inputs: a field whose live
-// value is the same, in the kind's canonical form, as the previous input keeps the
-// input as the program wrote it (so what the server defaulted or normalised stays
-// left out); a field that really changed out of band takes its live value, without
-// server defaults, and shows as drift against the program. On import (no previous
-// inputs) they are the object's own fields, without server defaults, with its name,
-// namespace, labels, annotations, owner references and finalizers, but without what
-// the provider, the controllers and kubectl add by themselves (see ownKeys): what a
-// program that writes the object would set.
-func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
-	obj := outputs(k, live)
-	imported := old.Len() == 0
-	in := map[string]property.Value{}
-	for _, f := range k.fields {
-		oldValue, hadOld := old.GetOk(f)
-		if !imported && k.form.Same(f, oldValue, obj.Get(f)) {
-			if hadOld {
-				in[f] = oldValue
-			}
-			continue
-		}
-		if v, ok := k.form.Stripped(f, obj.Get(f)); ok {
-			in[f] = v
-		}
-	}
-	liveMeta := mapField(obj, "metadata")
-	oldMeta := mapField(old, "metadata")
-	meta := map[string]property.Value{
-		"name":      property.New(live.GetName()),
-		"namespace": property.New(live.GetNamespace()),
-	}
-	if v, ok := oldMeta.GetOk("generateName"); ok {
-		// The server picked the name (a slice), unless Check did (an EndpointsList item,
-		// whose inputs keep the name so that it stays the same).
-		meta["generateName"] = v
-		if _, named := oldMeta.GetOk("name"); !named {
-			delete(meta, "name")
-		}
-	}
-	for _, f := range []string{"labels", "annotations"} {
-		oldMap, wasSet := oldMeta.GetOk(f)
-		switch {
-		case imported:
-			if keep := readBackKeys(f, mapField(liveMeta, f), property.Map{}, true); keep.Len() > 0 {
-				meta[f] = property.New(keep)
-			}
-		case wasSet && oldMap.IsMap():
-			meta[f] = property.New(readBackKeys(f, mapField(liveMeta, f), oldMap.AsMap(), false))
-		}
-	}
-	for _, f := range []string{"ownerReferences", "finalizers"} {
-		_, wasSet := oldMeta.GetOk(f)
-		if v, ok := liveMeta.GetOk(f); ok && (imported || wasSet) {
-			meta[f] = v
-		}
-	}
-	in["metadata"] = property.New(meta)
-	return property.NewMap(in)
-}
-
-// fromObject turns an unstructured object into property values. The schema's property
-// names are the Kubernetes JSON field names, so the two convert value by value
-// (validate.Plain converts back).
-func fromObject(obj map[string]any) property.Map {
-	out := make(map[string]property.Value, len(obj))
-	for k, v := range obj {
-		out[k] = fromPlain(v)
-	}
-	return property.NewMap(out)
-}
-
-func fromPlain(v any) property.Value {
-	switch x := v.(type) {
-	case nil:
-		return property.New(property.Null)
-	case string:
-		return property.New(x)
-	case bool:
-		return property.New(x)
-	case int64:
-		return property.New(float64(x))
-	case int:
-		return property.New(float64(x))
-	case int32:
-		return property.New(float64(x))
-	case float64:
-		return property.New(x)
-	case []any:
-		arr := make([]property.Value, len(x))
-		for i, e := range x {
-			arr[i] = fromPlain(e)
-		}
-		return property.New(arr)
-	case map[string]any:
-		return property.New(fromObject(x))
-	default:
-		return property.New(fmt.Sprint(x))
-	}
-}
-
 // An object's ID, in one place: the namespace/name that identifies one object
 // (objectID), read from an ID the engine gives (parseObjectID), from a live object
 // (idOf), from inputs (idOfInputs) or a state (recorded), and the pending ID
@@ -575,14 +353,6 @@ func parseObjectID(k kind, id, fallbackNamespace string) (objectID, error) {
 // idOf is the ID of a live object, or of one built to be written.
 func idOf(obj *unstructured.Unstructured) objectID {
 	return objectID{namespace: obj.GetNamespace(), name: obj.GetName()}
-}
-
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
 }
 
 // pendingSuffix ends the name part of a pending ID: the server generated the name,
@@ -621,11 +391,6 @@ type recorded struct {
 	obj *unstructured.Unstructured
 	// known says that the state holds no unknown value (a preview's may).
 	known bool
-}
-
-// recordedIn decodes the state of an object of kind k.
-func recordedIn(k kind, state property.Map) recorded {
-	return recorded{obj: k.fromProperties(state), known: !hasUnknowns(state)}
 }
 
 // uid is the UID of the object the provider wrote ("" when the state does not know it,
@@ -704,25 +469,3 @@ func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
 	}
 	return ""
 }
-
-// Reading property maps, for the whole package.
-
-// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
-func mapField(m property.Map, key string) property.Map {
-	if v, ok := m.GetOk(key); ok && v.IsMap() {
-		return v.AsMap()
-	}
-	return property.Map{}
-}
-
-// stringField reads a known string key of a property map.
-func stringField(m property.Map, key string) (string, bool) {
-	v, ok := m.GetOk(key)
-	if !ok || !v.IsString() {
-		return "", false
-	}
-	return v.AsString(), true
-}
-
-// hasUnknowns tells whether any value in the map is not known yet (previews only).
-func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }

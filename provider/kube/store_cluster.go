@@ -107,7 +107,7 @@ func (s clusterStore) removeAll(ctx context.Context, targets []deleteTarget, tim
 	return o.removeAll(ctx, targets, s.b.options().DeletePolicy, timeout)
 }
 
-func (clusterStore) forItems(ctx context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
+func (clusterStore) forItems(ctx context.Context, n int, do func(i int) error) []itemResult {
 	return forItems(ctx, n, do)
 }
 
@@ -156,16 +156,16 @@ func (s clusterStore) read(ctx context.Context, id objectID, rec recorded) (*uns
 	return o.locateShared(ctx, id, rec)
 }
 
-// warnItems warns about the items of a list (news, olds: the list's inputs) that a
-// controller will overwrite or delete (see warnEndpoints, and preview there). It
-// needs the cluster for its lookups; without a client there is no warning.
-func (s clusterStore) warnItems(ctx context.Context, news, olds property.Map, preview bool) {
+// warnItems warns about the items of a list that a controller will overwrite or delete
+// (objs, see itemsWritten; see warnEndpoints, and preview there). It needs the cluster
+// for its lookups; without a client there is no warning.
+func (s clusterStore) warnItems(ctx context.Context, objs []*unstructured.Unstructured, preview bool) {
 	c, err := s.b.client(ctx)
 	if err != nil {
 		p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
 		return
 	}
-	warnItems(ctx, c, news, olds, preview)
+	warnEndpoints(ctx, c, objs, preview)
 }
 
 // warnControllers warns about the objects a controller will overwrite or delete: the
@@ -745,7 +745,7 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 			objs[i] = live[recorded[i].id.name]
 		}
 	}
-	for _, res := range forItems(ctx, len(oneByOne), func(j int) (property.Map, error) {
+	for _, res := range forItems(ctx, len(oneByOne), func(j int) error {
 		i := oneByOne[j]
 		read := o.get
 		if shared[i] {
@@ -753,7 +753,7 @@ func (o kindClient) readItems(ctx context.Context, recorded []listItem) ([]*unst
 		}
 		var err error
 		objs[i], err = read(ctx, recorded[i].id)
-		return property.Map{}, err
+		return err
 	}) {
 		if res.err != nil {
 			return nil, res.err

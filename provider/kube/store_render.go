@@ -25,13 +25,7 @@ type renderStore struct {
 func (s renderStore) ready(context.Context) (string, error) { return s.target.namespace(), nil }
 
 // preview leaves unknown only the name the store is to pick.
-func (renderStore) preview(m property.Map) property.Map {
-	meta := mapField(m, "metadata")
-	if _, named := meta.GetOk("name"); named {
-		return m
-	}
-	return m.Set("metadata", property.New(meta.Set("name", property.New(property.Computed))))
-}
+func (renderStore) preview(m property.Map) property.Map { return withNameUnknown(m) }
 
 // name gives an object with metadata.generateName and no name a name of the shape the
 // API server gives (the prefix and 5 random characters); it needs no create ID.
@@ -107,11 +101,11 @@ func (s renderStore) removeAll(ctx context.Context, targets []deleteTarget, time
 
 // forItems writes the items one by one, in order, and stops at the first failure: a
 // file write leaves no doubt.
-func (renderStore) forItems(_ context.Context, n int, do func(i int) (property.Map, error)) []itemResult {
+func (renderStore) forItems(_ context.Context, n int, do func(i int) error) []itemResult {
 	results := make([]itemResult, n)
 	for i := range n {
-		output, err := do(i)
-		results[i] = itemResult{sent: true, output: output, err: err}
+		err := do(i)
+		results[i] = itemResult{sent: true, err: err}
 		if err != nil {
 			break
 		}

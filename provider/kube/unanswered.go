@@ -461,10 +461,3 @@ func labelCreate(obj *unstructured.Unstructured, createID string) (string, error
 	obj.SetLabels(labels)
 	return createID, nil
 }
-
-// withCreateID records createID in the labels of a state's metadata.
-func withCreateID(state property.Map, createID string) property.Map {
-	meta := mapField(state, "metadata")
-	labels := mapField(meta, "labels").Set(CreateIDLabel, property.New(createID))
-	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
-}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -291,25 +290,4 @@ func serviceWarning(id objectID, svc *unstructured.Unstructured, preview bool) s
 		"its Endpoints and will overwrite or delete these; remove the Service's selector (the Endpoints of a "+
 		"selectorless Service are yours, and are mirrored into EndpointSlices) or give the item another name",
 		id, id)
-}
-
-// warnItems runs warnEndpoints for the items of an EndpointsList whose inputs are
-// known, skipping those whose canonical form is the same as in olds (they are not
-// written).
-func warnItems(ctx context.Context, c *Client, news, olds property.Map, preview bool) {
-	old := map[objectID]property.Map{}
-	for _, it := range itemsOf(olds) {
-		old[it.id] = endpointsKind.form.Object(it.inputs)
-	}
-	var objs []*unstructured.Unstructured
-	for _, it := range itemsOf(news) {
-		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
-			continue
-		}
-		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
-			continue
-		}
-		objs = append(objs, endpointsKind.object(it.inputs))
-	}
-	warnEndpoints(ctx, c, objs, preview)
 }
