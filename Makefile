@@ -246,9 +246,14 @@ test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by
 # BENCH_FLAGS passes flags to tests/cmd/bench, e.g. a quick run into a scratch file:
 #   make bench BENCH_FLAGS='-out /tmp/bench.md -runs 1 -engine-runs 1 -slices 200 -list-items 100'
 # (`go run ./tests/cmd/bench -help` lists them: -only, -runs, -engine-runs, -large-runs, -slices, -list-items,
-# -rtt, -durable-etcd, -pulumi-kubernetes-slices, -pulumi-kubernetes-bound, -out). The engine section runs the
-# slice programs under 1000 slices and the EndpointsList at each round trip of -rtt (default 0,50ms: the API
-# server behind a proxy that holds each request and answer 25 ms), with etcd fsyncing every write
+# -rtt, -durable-etcd, -pulumi-kubernetes-slices, -pulumi-kubernetes-bound, -pulumi-kubernetes-newest, -out).
+# Each section of the report names its own run (date, machine, load, versions); a run of some sections (-only)
+# rewrites those and keeps the others as they were. The side-by-side section with a newer pulumi-kubernetes,
+# built by hand from its release tag (CONTRIBUTING.md), runs only when given:
+#   make bench BENCH_FLAGS='-only pulumi-kubernetes-newest -pulumi-kubernetes-newest PATH -pulumi-kubernetes-newest-version V'
+# The engine section runs the slice programs under 1000 slices and the EndpointsList at each round trip of
+# -rtt (default 0,50ms: the API server behind a proxy that holds each request and answer 25 ms), with etcd
+# fsyncing every write
 # (-durable-etcd=false: --unsafe-no-fsync). The pulumi-kubernetes section runs the 200-slice program with
 # pulumi-kubernetes's EndpointSlice beside the provider's and the floor's (-pulumi-kubernetes-slices 200,2000
 # adds 2000), each command killed and reported as hung past its bound. The engine section times up, refresh
@@ -259,18 +264,29 @@ BENCH_FLAGS ?=
 
 .PHONY: bench
 bench: tools provider ## Measure start-up, footprint, Check, overhead and scale against the engine's floor and beside pulumi-kubernetes; write BENCHMARKS.md (BENCH_FLAGS=...).
-	$(TEST_ENV) go run ./tests/cmd/bench -out BENCHMARKS.md -version $(VERSION) $(BENCH_FLAGS) \
-		-tools "pulumi CLI $(PULUMI_VERSION), YAML host $(PULUMI_YAML_VERSION), kube-apiserver and kube-controller-manager $(KUBE_VERSION), etcd $(ETCD_VERSION), pulumi-kubernetes $(PULUMI_KUBERNETES_VERSION)"
+	$(TEST_ENV) go run ./tests/cmd/bench -out BENCHMARKS.md -version $(VERSION) -pulumi-version $(PULUMI_VERSION) \
+		-yaml-version $(PULUMI_YAML_VERSION) -kube-version $(KUBE_VERSION) -etcd-version $(ETCD_VERSION) $(BENCH_FLAGS)
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test program's module too.
 	$(GOLANGCI_LINT) run ./...
 	cd tests/e2e/testdata/programs/go && $(GOLANGCI_LINT) run --config ../../../../../.golangci.yaml ./...
 
+# The demo builds only what it runs: the pulumi CLI and its YAML host, etcd,
+# kube-apiserver and kube-controller-manager, and the plugin at the examples' version
+# (not kubectl, the data plane, the Java hosts or pulumi-kubernetes, which `make tools`
+# adds for the tests). It needs Go, make and the GNU tools CONTRIBUTING.md lists, and
+# no root. The demo program is built with the plugin's flags, so the packages they share
+# compile once.
+DEMO_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER)
+DEMO_ENV   := TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
+	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER)
+
 .PHONY: demo
-demo: tools examples-plugin ## Run the demo: `pulumi up` of examples/kubernetes/yaml against a local control plane.
-	$(TEST_ENV) go run ./tests/cmd/demo -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) \
-		-plugin $(EXAMPLES_PLUGIN) -version $(EXAMPLES_VERSION) -example examples/kubernetes/yaml
+demo: $(DEMO_TOOLS) examples-plugin ## Run the demo: `pulumi up` of examples/kubernetes/yaml against a local control plane (builds only the tools it runs).
+	$(DEMO_ENV) CGO_ENABLED=0 go run -trimpath -buildvcs=false ./tests/cmd/demo \
+		-pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) -plugin $(EXAMPLES_PLUGIN) -version $(EXAMPLES_VERSION) \
+		-example examples/kubernetes/yaml
 
 # Release artifacts (make dist) and the Java SDK and tools live in their own fragments.
 include $(sort $(wildcard mk/*.mk))

@@ -32,11 +32,7 @@ type besideFigures struct {
 	// provider's and pulumi-kubernetes's.
 	version string
 	sizes   [2]int64
-	// machine names the machine the runs ran on.
-	machine string
-	// at is when the measurement ended, and load the one-minute load average at its
-	// start and end: the section may be measured on its own (-only pulumi-kubernetes).
-	at   time.Time
+	// load is the one-minute load average at the start and end of the runs.
 	load [2]float64
 }
 
@@ -61,15 +57,13 @@ func besideScenario(n int, bound time.Duration) engineScenario {
 }
 
 // runBeside measures each slice count of cfg beside pulumi-kubernetes, whose plugin
-// (TEST_ASSET_PULUMI_KUBERNETES, version TEST_ASSET_PULUMI_KUBERNETES_VERSION) it
-// links into a directory of its own under tmp: the engine finds it on PATH, as it
-// finds the provider and the floor.
-func runBeside(ctx context.Context, cp *controlplane.ControlPlane, t tools, cfg config, tmp string) ([]besideFigures, error) {
-	binary, version := os.Getenv("TEST_ASSET_PULUMI_KUBERNETES"), os.Getenv("TEST_ASSET_PULUMI_KUBERNETES_VERSION")
+// binary (of version) it links into dir, a directory of its own: the engine finds it
+// on PATH, as it finds the provider and the floor.
+func runBeside(ctx context.Context, cp *controlplane.ControlPlane, t tools, cfg config, dir, binary, version string) ([]besideFigures, error) {
 	if binary == "" || version == "" {
-		return nil, errors.New("TEST_ASSET_PULUMI_KUBERNETES and TEST_ASSET_PULUMI_KUBERNETES_VERSION must be set: run `make bench`")
+		return nil, errors.New("no pulumi-kubernetes plugin and version: run `make bench` (TEST_ASSET_PULUMI_KUBERNETES, " +
+			"TEST_ASSET_PULUMI_KUBERNETES_VERSION), or give -pulumi-kubernetes-newest and -pulumi-kubernetes-newest-version")
 	}
-	dir := filepath.Join(tmp, "pulumi-kubernetes")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -100,7 +94,7 @@ func measureBeside(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 	version string,
 ) (besideFigures, error) {
 	s := besideScenario(n, bound)
-	f := besideFigures{scenario: s, version: version, machine: machine()}
+	f := besideFigures{scenario: s, version: version}
 	f.load[0] = loadAverage()
 	var err error
 	if f.sizes, err = binarySizes(t.provider, t.kubernetes); err != nil {
@@ -131,7 +125,7 @@ func measureBeside(ctx context.Context, cp *controlplane.ControlPlane, t tools, 
 			progress(s.name+" beside pulumi-kubernetes", r+1, v.who, run)
 		}
 	}
-	f.at, f.load[1] = time.Now().UTC(), loadAverage()
+	f.load[1] = loadAverage()
 	return f, nil
 }
 
@@ -188,49 +182,63 @@ func besideRatio(a, b []engineRun, step int) string {
 	return fmt.Sprintf("%.2f", float64(median(da))/float64(median(db)))
 }
 
-// besideTarget is the goal of each command: up within 1.2 times the floor, refresh
-// and destroy at least 3 times faster than pulumi-kubernetes.
-func besideTarget(step int) string {
+// besideTarget is the target cell of each command: up within 1.2 times the floor,
+// refresh and destroy at least 3 times faster than pulumi-kubernetes; missed when a
+// side has no completed run.
+func besideTarget(f besideFigures, step int) string {
+	ratio := func(a, b []engineRun) (float64, bool) {
+		da, db := completed(a, step), completed(b, step)
+		if len(da) == 0 || len(db) == 0 {
+			return 0, false
+		}
+		return float64(median(da)) / float64(median(db)), true
+	}
 	switch step {
 	case stepUp:
-		return "provider / floor at most 1.2"
+		r, ok := ratio(f.ours, f.floor)
+		return verdict("provider / floor at most 1.2", ok && round2(r) <= 1.2)
 	case stepRefresh, stepDestroy:
-		return "pulumi-kubernetes / provider at least 3"
+		r, ok := ratio(f.kubernetes, f.ours)
+		return verdict("pulumi-kubernetes / provider at least 3", ok && round2(r) >= 3)
 	default:
-		return ""
+		return noTarget
 	}
 }
 
-func renderBeside(w writer, beside []besideFigures, cfg config) {
-	if len(beside) == 0 {
-		return
-	}
-	w("## Beside pulumi-kubernetes")
-	w("")
-	w("The slice program of the engine section runs with pulumi-kubernetes %s's `%s`, with the", beside[0].version, kubernetesToken)
+// renderBeside writes the side-by-side runs with pulumi-kubernetes: the version
+// `make tools` pins, or (newest) one built by hand from a newer release.
+func renderBeside(w writer, beside []besideFigures, newest bool) {
+	version := beside[0].version
+	them := "pulumi-kubernetes " + version
+	w("The slice program of the engine section runs with %s's `%s`, with the", them, kubernetesToken)
 	w("provider's `%s` and with the floor's `%s`: the same logical names and inputs", spec.EndpointSliceToken, floorToken)
 	w("(`metadata.name` is left to each provider's autonaming), the same CLI, YAML host, control plane and local backend,")
 	w("rotating which goes first. Each run is `pulumi up` with its preview, as a user runs it, a `pulumi preview` of the")
-	w("unchanged program, `pulumi refresh --skip-preview` and `pulumi destroy` with its preview. pulumi-kubernetes is the")
-	w("plugin `make tools` builds from its Go module (`tools/pulumi-kubernetes`), found on PATH as the provider and the floor")
-	w("are. Every command is bounded: one that takes longer is killed and counted as hung below, not waited for, and the")
-	w("rest of that run is not run. Cells give the median and, in brackets, the lowest and highest of the runs that")
-	w("completed the command.")
+	w("unchanged program, `pulumi refresh --skip-preview` and `pulumi destroy` with its preview.")
+	if newest {
+		w("pulumi-kubernetes %s is the newest release this section was run with: the Go module proxy serves no release", version)
+		w("after 4.25.0, so its plugin was built by hand from the source at its tag (CONTRIBUTING.md gives the steps) and")
+		w("given with `-pulumi-kubernetes-newest`; `make bench` without it keeps this section as it was.")
+	} else {
+		w("pulumi-kubernetes %s is the plugin `make tools` builds from its Go module (`tools/pulumi-kubernetes`).", version)
+	}
+	w("Each plugin is found on PATH. Every command is bounded (a minute and 300 ms a slice unless")
+	w("`-pulumi-kubernetes-bound` says otherwise): one that takes longer is killed and counted as hung below, not")
+	w("waited for, and the rest of that run is not run. Cells give the median and, in brackets, the lowest and highest")
+	w("of the runs that completed the command.")
 	w("")
 	for _, f := range beside {
-		w("%s: measured %s on %s, load %.2f to %.2f (the machine is shared: wall times move with its load), each command bounded at %s.",
-			f.scenario.name, f.at.Format("2006-01-02 15:04 MST"), f.machine, f.load[0], f.load[1], f.scenario.bound)
+		w("%s: load %.2f to %.2f, each command bounded at %s.", f.scenario.name, f.load[0], f.load[1], f.scenario.bound)
 	}
-	w("Versions: provider %s; %s.", cfg.version, cfg.tools)
 	w("")
-	w("| program | runs | command | floor | provider | pulumi-kubernetes | provider / floor | pulumi-kubernetes / floor | pulumi-kubernetes / provider | target |")
+	w("| program | runs | command | floor | provider | %s | provider / floor | %s / floor | %s / provider | target |", them, them, them)
 	w("|---|---|---|---|---|---|---|---|---|---|")
 	for _, f := range beside {
 		for _, step := range besideSteps {
 			w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", f.scenario.name, len(f.ours), stepNames[step],
 				besideCell(f.floor, step), besideCell(f.ours, step), besideCell(f.kubernetes, step),
 				besideRatio(f.ours, f.floor, step), besideRatio(f.kubernetes, f.floor, step),
-				besideRatio(f.kubernetes, f.ours, step), besideTarget(step))
+				besideRatio(f.kubernetes, f.ours, step), besideTarget(f, step))
 		}
 	}
 	w("")
@@ -240,7 +248,8 @@ func renderBeside(w writer, beside []besideFigures, cfg config) {
 
 // renderBesideCosts writes the load-independent figures of the side-by-side runs.
 func renderBesideCosts(w writer, beside []besideFigures) {
-	w("| program | plugin binary: provider / pulumi-kubernetes | plugin peak RSS: floor / provider / pulumi-kubernetes | API server requests for endpointslices, up / preview / refresh / destroy: provider; pulumi-kubernetes |")
+	w("| program | plugin binary: provider / pulumi-kubernetes %[1]s | plugin peak RSS: floor / provider / pulumi-kubernetes %[1]s | API server requests for endpointslices, up / preview / refresh / destroy: provider; pulumi-kubernetes %[1]s |",
+		beside[0].version)
 	w("|---|---|---|---|")
 	for _, f := range beside {
 		peak := func(runs []engineRun) string {

@@ -30,23 +30,28 @@ func TestRenderBeside(t *testing.T) {
 		kubernetes: fakeRuns(3, [steps]float64{8, 6, 15, 0, 0, 3}, [steps]int{600, 200, 400, 0, 0, 200}),
 		version:    "4.25.0",
 		sizes:      [2]int64{40 << 20, 150 << 20},
-		at:         time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC),
 		load:       [2]float64{3, 4},
-		machine:    "AMD EPYC; 2 cores; 24 GiB memory; Linux 6.18",
 	}
 	// The second run of pulumi-kubernetes: its destroy killed at the bound.
 	f.kubernetes[1].times[stepDestroy], f.kubernetes[1].hung[stepDestroy] = f.scenario.bound, true
 	f.kubernetes[2].times[stepDestroy] = 17 * time.Second
-	report := render(results{beside: []besideFigures{f}}, config{version: "0.7.0", tools: "pulumi CLI v3.256.0"})
+	cfg := config{version: "0.7.0", pulumiVersion: "v3.256.0", yamlVersion: "v1.10.3", kubeVersion: "v1.37.2",
+		etcdVersion: "v3.5.21", durableEtcd: true, kubernetesVersion: "4.25.0"}
+	r := results{beside: []besideFigures{f}, stamps: map[string]stamp{"pulumi-kubernetes": {
+		at: time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC), load: [2]float64{3, 4}, tools: cfg.sectionTools("pulumi-kubernetes"),
+	}}}
+	report := render(r, cfg)
 	wantLines(t, report,
-		"Versions: provider 0.7.0; pulumi CLI v3.256.0.",
-		"## Beside pulumi-kubernetes",
+		"## Beside pulumi-kubernetes\n\nMeasured 2026-11-26 19:00 UTC on ",
+		"; load 3.00 at the start, 4.00 at the end.\nVersions: provider 0.7.0 (go",
+		"); pulumi CLI v3.256.0; YAML host v1.10.3; kube-apiserver and kube-controller-manager v1.37.2; etcd v3.5.21 (fsync on, as every real cluster runs it); pulumi-kubernetes 4.25.0.",
 		"pulumi-kubernetes 4.25.0's `kubernetes:discovery.k8s.io/v1:EndpointSlice`",
-		"200 EndpointSlices: measured 2026-11-26 19:00 UTC on AMD EPYC; 2 cores; 24 GiB memory; Linux 6.18, load 3.00 to 4.00 (the machine is shared: wall times move with its load), each command bounded at 2m0s.",
-		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00) | 4.80 s (4.80-4.80) | 8.00 s (8.00-8.00) | 1.20 | 2.00 | 1.67 | provider / floor at most 1.2 |",
-		"| 200 EndpointSlices | 3 | preview | 2.00 s (2.00-2.00) | 2.40 s (2.40-2.40) | 3.00 s (3.00-3.00) | 1.20 | 1.50 | 1.25 |  |",
-		"| 200 EndpointSlices | 3 | refresh | 1.00 s (1.00-1.00) | 1.20 s (1.20-1.20) | 6.00 s (6.00-6.00) | 1.20 | 6.00 | 5.00 | pulumi-kubernetes / provider at least 3 |",
-		"| 200 EndpointSlices | 3 | destroy | 3.00 s (3.00-3.00) | 3.60 s (3.60-3.60) | 15.00 s (15.00-17.00), 1 of 3 hung | 1.20 | 5.00 | 4.17 | pulumi-kubernetes / provider at least 3 |",
+		"200 EndpointSlices: load 3.00 to 4.00, each command bounded at 2m0s.",
+		"| program | runs | command | floor | provider | pulumi-kubernetes 4.25.0 | provider / floor | pulumi-kubernetes 4.25.0 / floor | pulumi-kubernetes 4.25.0 / provider | target |",
+		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00 s) | 4.80 s (4.80-4.80 s) | 8.00 s (8.00-8.00 s) | 1.20 | 2.00 | 1.67 | provider / floor at most 1.2: met |",
+		"| 200 EndpointSlices | 3 | preview | 2.00 s (2.00-2.00 s) | 2.40 s (2.40-2.40 s) | 3.00 s (3.00-3.00 s) | 1.20 | 1.50 | 1.25 | none |",
+		"| 200 EndpointSlices | 3 | refresh | 1.00 s (1.00-1.00 s) | 1.20 s (1.20-1.20 s) | 6.00 s (6.00-6.00 s) | 1.20 | 6.00 | 5.00 | pulumi-kubernetes / provider at least 3: met |",
+		"| 200 EndpointSlices | 3 | destroy | 3.00 s (3.00-3.00 s) | 3.60 s (3.60-3.60 s) | 15.00 s (15.00-17.00 s), 1 of 3 hung | 1.20 | 5.00 | 4.17 | pulumi-kubernetes / provider at least 3: met |",
 		"| 200 EndpointSlices | 40.0 MiB / 150.0 MiB | 0.0 MiB / 0.0 MiB / 0.0 MiB | 400 / 200 / 200 / 200; 600 / 200 / 200 / 400 |",
 		"- pulumi-kubernetes, 200 EndpointSlices, run 2: `pulumi destroy` killed after 2m0s.",
 	)
@@ -57,6 +62,13 @@ func TestRenderBeside(t *testing.T) {
 	if report := render(results{beside: []besideFigures{f}}, config{}); !strings.Contains(report, "Hangs: no command outlived its bound.") {
 		t.Errorf("a report without hangs does not say so:\n%s", report)
 	}
+	// The refresh is only 1.25 times faster than pulumi-kubernetes's, and the up 1.25
+	// times the floor: both missed.
+	f.kubernetes = fakeRuns(3, [steps]float64{8, 1.5, 15, 0, 0, 3}, [steps]int{})
+	f.ours = fakeRuns(3, [steps]float64{5, 1.2, 3.6, 0, 0, 2.4}, [steps]int{})
+	wantLines(t, render(results{beside: []besideFigures{f}}, config{}),
+		"| 1.25 | 2.00 | 1.60 | provider / floor at most 1.2: missed |",
+		"| 1.20 | 1.50 | 1.25 | pulumi-kubernetes / provider at least 3: missed |")
 	if report := render(results{}, config{}); strings.Contains(report, "pulumi-kubernetes") {
 		t.Errorf("a report without side-by-side runs names pulumi-kubernetes:\n%s", report)
 	}

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"testing"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
-	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // maximalSlice is the largest EndpointSlice the API accepts: 1000 endpoints of 100
@@ -70,21 +72,47 @@ type checkFigures struct {
 	result testing.BenchmarkResult
 }
 
-// benchmarkCheck runs the provider's Check on inputs as a Go benchmark.
-func benchmarkCheck(ctx context.Context, token string, inputs property.Map) (testing.BenchmarkResult, error) {
-	prov := inprocess.Provider(ctx)
+// checkRequest is the engine's Check request of inputs for a resource of type token,
+// marshalled as the engine marshals it.
+func checkRequest(token string, inputs property.Map) (*rpc.CheckRequest, error) {
+	news, err := plugin.MarshalProperties(resource.ToResourcePropertyValue(property.New(inputs)).ObjectValue(),
+		plugin.MarshalOptions{KeepUnknowns: true, KeepSecrets: true})
+	if err != nil {
+		return nil, err
+	}
 	urn := resource.NewURN("bench", "bench", "", resourceType(token), "r")
-	req := p.CheckRequest{Urn: urn, Inputs: inputs}
-	if resp, err := prov.Check(ctx, req); err != nil {
+	return &rpc.CheckRequest{Urn: string(urn), Name: urn.Name(), Type: token, News: news}, nil
+}
+
+// checkOnce runs the plugin's Check of req on srv, failing when the inputs do.
+func checkOnce(ctx context.Context, srv rpc.ResourceProviderServer, req *rpc.CheckRequest) error {
+	resp, err := srv.Check(ctx, req)
+	if err != nil {
+		return err
+	}
+	if f := resp.GetFailures(); len(f) > 0 {
+		return fmt.Errorf("the benchmark's inputs fail Check: %s: %s", f[0].GetProperty(), f[0].GetReason())
+	}
+	return nil
+}
+
+// benchmarkCheck runs the plugin's Check on inputs as a Go benchmark: the gRPC server
+// it serves (provider.New) unmarshals the request, checks and marshals its answer; the
+// request is marshalled once, as the engine's is, outside the loop.
+func benchmarkCheck(ctx context.Context, token string, inputs property.Map) (testing.BenchmarkResult, error) {
+	srv := provider.New(ctx)
+	req, err := checkRequest(token, inputs)
+	if err != nil {
 		return testing.BenchmarkResult{}, err
-	} else if len(resp.Failures) > 0 {
-		return testing.BenchmarkResult{}, fmt.Errorf("the benchmark's inputs fail Check: %v", resp.Failures[0])
+	}
+	if err := checkOnce(ctx, srv, req); err != nil {
+		return testing.BenchmarkResult{}, err
 	}
 	var failed error
 	result := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := prov.Check(ctx, req); err != nil {
+			if err := checkOnce(ctx, srv, req); err != nil {
 				failed = err
 				b.FailNow()
 			}
@@ -109,7 +137,18 @@ func measureCheck(ctx context.Context) ([]checkFigures, error) {
 		}
 		out = append(out, checkFigures{name: c.name, result: r})
 	}
-	return out, nil
+	rules := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		inputs := maximalSlice()
+		for b.Loop() {
+			validate.EndpointSlice(inputs, validate.Newest, validate.Written{})
+		}
+	})
+	return append(out, checkFigures{name: rulesAlone, result: rules}), nil
 }
+
+// rulesAlone names the figure of the largest slice's rules without the protocol: what
+// of the plugin's Check is the provider's own.
+const rulesAlone = "the same EndpointSlice, the rules alone (`validate.EndpointSlice`, no gRPC)"
 
 func resourceType(token string) tokens.Type { return tokens.Type(token) }

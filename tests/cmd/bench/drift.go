@@ -15,10 +15,6 @@ import (
 type driftFigures struct {
 	scenario engineScenario
 	off, on  []engineRun
-	// at is when the measurement ended, and load the one-minute load average at its
-	// start and end: the section may be measured on its own (-only drift).
-	at   time.Time
-	load [2]float64
 }
 
 // driftSteps are the commands the drift runs time, in the order they run.
@@ -41,7 +37,6 @@ func measureDrift(ctx context.Context, cp *controlplane.ControlPlane, t tools, n
 		program: slicesProgram(n), again: true, preview: true,
 	}
 	f := driftFigures{scenario: s}
-	f.load[0] = loadAverage()
 	settings := []struct {
 		value string
 		runs  *[]engineRun
@@ -59,13 +54,10 @@ func measureDrift(ctx context.Context, cp *controlplane.ControlPlane, t tools, n
 			progress(s.name+", refreshBeforeUpdate "+setting.value, r+1, "ours  ", run)
 		}
 	}
-	f.at, f.load[1] = time.Now().UTC(), loadAverage()
 	return f, nil
 }
 
 func renderDrift(w writer, d *driftFigures) {
-	w("## Drift: refreshBeforeUpdate")
-	w("")
 	w("The program of %s runs `pulumi up`, a second `pulumi up` of the unchanged program and `pulumi destroy`,", d.scenario.name)
 	w("each with its preview as a user runs them, with the provider's `refreshBeforeUpdate` setting off and on")
 	w("(`PULUMI_ENDPOINTS_REFRESH_BEFORE_UPDATE`), alternating which goes first. On, the first up marks each slice, so")
@@ -74,9 +66,8 @@ func renderDrift(w writer, d *driftFigures) {
 	w("would be on by default if it added at most %.0f%% to an up of the unchanged program.", (driftCostTarget-1)*100)
 	w("Cells give the median and, in brackets, the lowest and highest run; CPU time (user + system of the CLI and all")
 	w("it waited for) and request counts move less with the machine's load than wall time.")
-	w("Measured %s, load %.2f to %.2f.", d.at.Format("2006-01-02 15:04 MST"), d.load[0], d.load[1])
 	w("")
-	w("| program | runs | command | off | on | on / off | CLI tree CPU, off / on | API server requests for the kind, off / on | target (on / off) |")
+	w("| program | runs | command | off | on | on / off | CLI tree CPU, off / on | API server requests for the kind, off / on | target of on / off |")
 	w("|---|---|---|---|---|---|---|---|---|")
 	for _, step := range driftSteps {
 		of := stepTime(step)
@@ -87,12 +78,13 @@ func renderDrift(w writer, d *driftFigures) {
 		requests := func(runs []engineRun) int64 {
 			return int64(median(durations(runs, func(r engineRun) time.Duration { return time.Duration(r.requests[step]) })))
 		}
-		target := ""
+		ratio := float64(median(on)) / float64(median(off))
+		target := noTarget
 		if step == stepAgain {
-			target = fmt.Sprintf("at most %.2f", driftCostTarget)
+			target = atMost(ratio, driftCostTarget, fmt.Sprintf("at most %.2f", driftCostTarget))
 		}
 		w("| %s | %d | %s | %s | %s | %.2f | %.2f s / %.2f s | %d / %d | %s |", d.scenario.name, len(d.on), stepNames[step],
-			spread(off), spread(on), float64(median(on))/float64(median(off)), cpu(d.off), cpu(d.on),
+			spread(off), spread(on), ratio, cpu(d.off), cpu(d.on),
 			requests(d.off), requests(d.on), target)
 	}
 	w("")

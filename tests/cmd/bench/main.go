@@ -1,7 +1,9 @@
 // Command bench measures the provider (start-up, footprint, Check, per-operation
-// overhead against client-go, lookup overhead against plain HTTP, and scale through
-// the real engine) and writes the figures, with the machine, versions and date, to a
-// Markdown report. `make bench` runs it on a local control plane.
+// overhead against client-go, lookup overhead against plain HTTP, scale through the
+// real engine, and the same programs beside pulumi-kubernetes) and writes the figures
+// to a Markdown report, each section with its own run's date, machine, load and
+// versions; a run of some sections (-only) keeps the report's others as they were.
+// `make bench` runs it on a local control plane.
 package main
 
 import (
@@ -32,14 +34,22 @@ func main() {
 	flag.BoolVar(&cfg.durableEtcd, "durable-etcd", true, "run etcd with fsync on, as every real cluster does "+
 		"(false: --unsafe-no-fsync, as the tests run it)")
 	only := flag.String("only", "", "comma-separated sections to run (startup, check, overhead, lookups, engine, "+
-		"pulumi-kubernetes, drift); default all")
+		"pulumi-kubernetes, pulumi-kubernetes-newest, drift); default all (pulumi-kubernetes-newest only with "+
+		"-pulumi-kubernetes-newest); the report keeps the sections not run as they were")
 	besideCounts := flag.String("pulumi-kubernetes-slices", "200", "EndpointSlice counts of the side-by-side runs with "+
 		"pulumi-kubernetes, comma-separated (200,2000 adds 2000)")
 	flag.DurationVar(&cfg.besideBound, "pulumi-kubernetes-bound", 0, "the longest a command of the side-by-side runs may "+
 		"take before it is killed and reported as hung (0: a minute and 300 ms per slice)")
+	flag.StringVar(&cfg.newest, "pulumi-kubernetes-newest", "", "a second pulumi-resource-kubernetes, built by hand "+
+		"from a newer release's tag, to run the side-by-side programs with in a section of its own")
+	flag.StringVar(&cfg.newestVersion, "pulumi-kubernetes-newest-version", "", "the release of -pulumi-kubernetes-newest")
 	flag.StringVar(&cfg.version, "version", "", "the provider version, for the report")
-	flag.StringVar(&cfg.tools, "tools", "", "the tools' versions, for the report")
+	flag.StringVar(&cfg.pulumiVersion, "pulumi-version", "", "the pulumi CLI's version, for the report")
+	flag.StringVar(&cfg.yamlVersion, "yaml-version", "", "the YAML language host's version, for the report")
+	flag.StringVar(&cfg.kubeVersion, "kube-version", "", "kube-apiserver's and kube-controller-manager's version, for the report")
+	flag.StringVar(&cfg.etcdVersion, "etcd-version", "", "etcd's version, for the report")
 	flag.Parse()
+	cfg.kubernetes, cfg.kubernetesVersion = os.Getenv("TEST_ASSET_PULUMI_KUBERNETES"), os.Getenv("TEST_ASSET_PULUMI_KUBERNETES_VERSION")
 	var err error
 	if cfg.slices, err = parseCounts(*sliceCounts); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: -slices: %v\n", err)
@@ -55,6 +65,10 @@ func main() {
 	}
 	if cfg.only, err = parseSections(*only); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: -only: %v\n", err)
+		os.Exit(2)
+	}
+	if (cfg.newest == "") != (cfg.newestVersion == "") || (cfg.only["pulumi-kubernetes-newest"] && cfg.newest == "") {
+		fmt.Fprintln(os.Stderr, "bench: pulumi-kubernetes-newest needs both -pulumi-kubernetes-newest and -pulumi-kubernetes-newest-version")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,15 +94,25 @@ type config struct {
 	besideSlices []int
 	besideBound  time.Duration
 	only         map[string]bool
-	version      string
-	tools        string
+	// kubernetes is pulumi-kubernetes's plugin `make tools` builds, and newest a second
+	// one built by hand from a newer release ("" when not given), with their versions.
+	kubernetes, kubernetesVersion string
+	newest, newestVersion         string
+	// version is the provider's; the others are the tools', for the report.
+	version, pulumiVersion, yamlVersion, kubeVersion, etcdVersion string
 }
 
-// sections are the parts of the report, in order.
-var sections = []string{"startup", "check", "overhead", "lookups", "engine", "pulumi-kubernetes", "drift"}
+// sections are the parts of the report -only names, in order.
+var sections = []string{"startup", "check", "overhead", "lookups", "engine", "pulumi-kubernetes", "pulumi-kubernetes-newest", "drift"}
 
-// measures reports whether section is to be measured.
-func (c config) measures(section string) bool { return len(c.only) == 0 || c.only[section] }
+// measures reports whether section is to be measured: every section when -only names
+// none, but the newest pulumi-kubernetes's only when its plugin is given.
+func (c config) measures(section string) bool {
+	if section == "pulumi-kubernetes-newest" && c.newest == "" {
+		return false
+	}
+	return len(c.only) == 0 || c.only[section]
+}
 
 func parseCounts(s string) ([]int, error) {
 	var counts []int

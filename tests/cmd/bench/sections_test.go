@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A run of some sections rewrites those and keeps every other section of the report
+// byte for byte, in the report's order, under the shared header.
+func TestAssembleKeepsOtherSections(t *testing.T) {
+	t.Parallel()
+	old := pageHeader + "\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n" +
+		"\n## Start-up and footprint\n\nold start-up\n"
+	sections, err := splitSections(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := assemble(sections, map[string]string{"Start-up and footprint": "## Start-up and footprint\n\nnew start-up\n"})
+	want := pageHeader + "\n## Start-up and footprint\n\nnew start-up\n" +
+		"\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n"
+	if diff := cmp.Diff(want, page); diff != "" {
+		t.Errorf("assembled page (-want +got):\n%s", diff)
+	}
+	again, err := splitSections(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := assemble(again, nil); got != page {
+		t.Errorf("a page assembled from its own sections changed:\n%s", got)
+	}
+}
+
+// A page with a section the program does not write is not one of its reports.
+func TestSplitSectionsRejectsUnknownSections(t *testing.T) {
+	t.Parallel()
+	if _, err := splitSections(pageHeader + "\n## Check\n\nx\n\n## Notes by hand\n\ny\n"); err == nil ||
+		!strings.Contains(err.Error(), `"Notes by hand"`) {
+		t.Errorf("error %v, want one naming the section", err)
+	}
+}
+
+// Every section names its own run: its date, the machine, the load at its start and
+// end, and the versions of what it ran, its tools' only.
+func TestSectionsAreStamped(t *testing.T) {
+	t.Parallel()
+	cfg := config{version: "0.7.0", pulumiVersion: "v3.256.0", yamlVersion: "v1.10.3", kubeVersion: "v1.37.2",
+		etcdVersion: "v3.5.21", durableEtcd: true, kubernetesVersion: "4.25.0"}
+	at := time.Date(2026, 11, 28, 7, 30, 0, 0, time.UTC)
+	r := results{
+		check:  []checkFigures{{name: "EndpointSlice: big"}},
+		drift:  &driftFigures{scenario: engineScenario{name: "200 EndpointSlices"}, off: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{}), on: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{})},
+		stamps: map[string]stamp{"check": {at: at, load: [2]float64{1.5, 2.25}, tools: cfg.sectionTools("check")}, "drift": {at: at.Add(time.Hour), load: [2]float64{3, 4}, tools: cfg.sectionTools("drift")}},
+	}
+	sections := renderSections(r, cfg)
+	check, drift := sections["Check"], sections["Drift: refreshBeforeUpdate"]
+	wantLines(t, check, "## Check\n\nMeasured 2026-11-28 07:30 UTC on ", "; load 1.50 at the start, 2.25 at the end.\nVersions: provider 0.7.0 (go")
+	if strings.Contains(check, "pulumi CLI") || strings.Contains(check, "etcd") {
+		t.Errorf("the Check section names tools it does not run:\n%s", check)
+	}
+	wantLines(t, drift, "Measured 2026-11-28 08:30 UTC on ", "; load 3.00 at the start, 4.00 at the end.",
+		"; pulumi CLI v3.256.0; YAML host v1.10.3; kube-apiserver and kube-controller-manager v1.37.2; etcd v3.5.21 (fsync on")
+	if strings.Contains(drift, "pulumi-kubernetes") {
+		t.Errorf("the drift section names pulumi-kubernetes:\n%s", drift)
+	}
+	if header := render(results{}, cfg); strings.Contains(header, "2026") || strings.Contains(header, "Measured") {
+		t.Errorf("the page header names a run:\n%s", header)
+	}
+}
+
+// The newest pulumi-kubernetes runs only when its plugin is given, and then in a
+// section of its own.
+func TestNewestSection(t *testing.T) {
+	t.Parallel()
+	if (config{}).measures("pulumi-kubernetes-newest") {
+		t.Error("a run without -pulumi-kubernetes-newest measures its section")
+	}
+	if !(config{newest: "/bin/k", newestVersion: "4.32.0"}).measures("pulumi-kubernetes-newest") {
+		t.Error("a run with -pulumi-kubernetes-newest does not measure its section")
+	}
+	f := besideFigures{scenario: besideScenario(200, 0), version: "4.32.0",
+		floor: fakeRuns(1, [steps]float64{4, 1, 3, 0, 0, 2}, [steps]int{}), ours: fakeRuns(1, [steps]float64{4, 1, 3, 0, 0, 2}, [steps]int{}),
+		kubernetes: fakeRuns(1, [steps]float64{4, 1, 3, 0, 0, 2}, [steps]int{})}
+	cfg := config{newestVersion: "4.32.0"}
+	r := results{newest: []besideFigures{f}, stamps: map[string]stamp{"pulumi-kubernetes-newest": {tools: cfg.sectionTools("pulumi-kubernetes-newest")}}}
+	wantLines(t, render(r, cfg), "## Beside the newest pulumi-kubernetes\n", "; pulumi-kubernetes 4.32.0.\n",
+		"built by hand from the source at its tag", "| floor | provider | pulumi-kubernetes 4.32.0 |")
+}
+
+// Where the overhead target is missed, the section says so and where the plugin's
+// CPU went.
+func TestRenderMissedOverhead(t *testing.T) {
+	t.Parallel()
+	o := overheadFigures{limits: overheadLimits[1], clientGo: latencies{}, provider: latencies{}, profile: "1.20s of samples, of which gRPC and protobuf 40%"}
+	for _, op := range operations {
+		o.clientGo[op] = []time.Duration{10 * time.Millisecond}
+		o.provider[op] = []time.Duration{10500 * time.Microsecond}
+	}
+	o.provider["read"] = []time.Duration{12 * time.Millisecond}
+	var b strings.Builder
+	renderOverhead(func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }, []overheadFigures{o})
+	if strings.Contains(b.String(), "%!") {
+		t.Errorf("a format verb went wrong:\n%s", b.String())
+	}
+	wantLines(t, b.String(),
+		"| create | 10.00 ms | 10.00 ms | 10.50 ms | 10.50 ms | 1.05 | 0.50 ms | overhead under 10%: met |",
+		"| read | 10.00 ms | 10.00 ms | 12.00 ms | 12.00 ms | 1.20 | 2.00 ms | overhead under 10%: missed |",
+		"**Missed** for read (overhead 2.00 ms, plugin CPU 0.00 ms a call).",
+		"The plugin's CPU profile of the run (`PULUMI_ENDPOINTS_CPU_PROFILE`): 1.20s of samples, of which gRPC and protobuf 40%.")
+}
+
+func TestSummarizeTop(t *testing.T) {
+	t.Parallel()
+	top := `File: pulumi-resource-endpoints
+Type: cpu
+Duration: 10.01s, Total samples = 1.20s (11.99%)
+Showing nodes accounting for 1.20s, 100% of 1.20s total
+      flat  flat%   sum%        cum   cum%
+     0.50s 41.67% 41.67%      0.50s 41.67%  runtime.futex
+     0.30s 25.00% 66.67%      0.40s 33.33%  google.golang.org/grpc/internal/transport.(*http2Server).operateHeaders
+     0.20s 16.67% 83.33%      0.20s 16.67%  encoding/json.(*decodeState).object
+     0.10s  8.33% 91.67%      0.10s  8.33%  github.com/endpoints-provider/pulumi-endpoints/provider/kube.(*Client).Create
+     0.10s  8.33%   100%      0.10s  8.33%  main.main
+`
+	got, err := summarizeTop(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1.20s of samples, of which system calls and the scheduler 42%, gRPC and protobuf 25%, " +
+		"JSON and Kubernetes objects 17%, other 8%"
+	if got != want {
+		t.Errorf("summarizeTop =\n%q, want\n%q", got, want)
+	}
+	if _, err := summarizeTop("no profile"); err == nil {
+		t.Error("no error for output without samples")
+	}
+}
