@@ -1,7 +1,9 @@
 package endpoints_test
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -129,6 +131,160 @@ func TestChangelogProblems(t *testing.T) {
 			t.Parallel()
 			if diff := cmp.Diff(tt.want, changelogProblems(tt.version, tt.text)); diff != "" {
 				t.Errorf("changelogProblems(%q) (-want +got):\n%s", tt.version, diff)
+			}
+		})
+	}
+}
+
+// changelogLink is a link definition at the end of CHANGELOG.md.
+var changelogLink = regexp.MustCompile(`(?m)^\[([^\]]+)\]: (https://\S+)\s*$`)
+
+// linkRef matches what a GitHub link names: /tree/<commit>, /commits/<commit or
+// branch>, /compare/<a>...<b> or /releases/tag/<tag>.
+var linkRef = regexp.MustCompile(`/(tree|commits|compare|releases/tag)/(\S+)$`)
+
+// history answers what the changelog's links ask of the repository.
+type history interface {
+	// versionAt returns the version a commit stamped: its VERSION file, or before
+	// that file existed the Makefile's `VERSION ?=`; an error when there is no such
+	// commit.
+	versionAt(commit string) (string, error)
+	// hasTag tells whether the repository has the tag.
+	hasTag(tag string) bool
+}
+
+// fullCommit is a whole commit name, as the links give them.
+var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// changelogLinkProblems says which links of a changelog do not show what they name: a
+// `/tree/<commit>` link of a release section names the commit that stamped that
+// version, a `/commits/<commit>` link a commit of the history, and a compare or
+// release link only tags the repository has (HEAD and main aside).
+func changelogLinkProblems(text string, h history) []string {
+	var problems []string
+	for _, m := range changelogLink.FindAllStringSubmatch(text, -1) {
+		section, url := m[1], m[2]
+		ref := linkRef.FindStringSubmatch(url)
+		if ref == nil {
+			problems = append(problems, "["+section+"]: "+url+" names no tree, commits, compare or release")
+			continue
+		}
+		var names []string
+		switch ref[1] {
+		case "compare":
+			names = strings.Split(ref[2], "...")
+		default:
+			names = []string{ref[2]}
+		}
+		for _, name := range names {
+			problems = append(problems, linkNameProblems(section, url, ref[1], name, h)...)
+		}
+	}
+	return problems
+}
+
+// linkNameProblems checks one commit, branch or tag a changelog link names (see
+// changelogLinkProblems).
+func linkNameProblems(section, url, kind, name string, h history) []string {
+	prefix := "[" + section + "]: " + url + " "
+	switch {
+	case name == "HEAD" || name == "main":
+		return nil
+	case !fullCommit.MatchString(name):
+		if !h.hasTag(name) {
+			return []string{prefix + "names the tag " + name + ", which the repository does not have"}
+		}
+		return nil
+	}
+	version, err := h.versionAt(name)
+	switch {
+	case err != nil:
+		return []string{prefix + "names the commit " + name + ", which the history does not hold: " + err.Error()}
+	case kind == "tree" && section != "Unreleased" && version != section:
+		return []string{prefix + "names the commit " + name + ", which stamped " + version + ", not " + section}
+	}
+	return nil
+}
+
+// gitHistory reads the repository's own history with git.
+type gitHistory struct{}
+
+// makefileVersion is the version line of the Makefile before the VERSION file.
+var makefileVersion = regexp.MustCompile(`(?m)^VERSION \?= (\S+)$`)
+
+func (gitHistory) versionAt(commit string) (string, error) {
+	if out, err := exec.Command("git", "show", commit+":VERSION").Output(); err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	out, err := exec.Command("git", "show", commit+":Makefile").Output()
+	if err != nil {
+		return "", err
+	}
+	if m := makefileVersion.FindSubmatch(out); m != nil {
+		return string(m[1]), nil
+	}
+	return "", errors.New("neither a VERSION file nor a Makefile VERSION line")
+}
+
+func (gitHistory) hasTag(tag string) bool {
+	return exec.Command("git", "rev-parse", "--verify", "--quiet", "refs/tags/"+tag).Run() == nil
+}
+
+// TestChangelogLinks fails when a link of CHANGELOG.md shows something else than its
+// section (changelogLinkProblems). It needs the whole history: a shallow clone skips it.
+func TestChangelogLinks(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("git", "rev-parse", "--is-shallow-repository").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "false" {
+		t.Skipf("the changelog's links need the repository's whole history (git: %q, %v)", out, err)
+	}
+	text, err := os.ReadFile("CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range changelogLinkProblems(string(text), gitHistory{}) {
+		t.Error(p)
+	}
+}
+
+// fakeHistory is a history of two commits and the tag v0.1.0.
+type fakeHistory map[string]string
+
+func (f fakeHistory) versionAt(commit string) (string, error) {
+	if v, ok := f[commit]; ok {
+		return v, nil
+	}
+	return "", errors.New("unknown revision")
+}
+
+func (fakeHistory) hasTag(tag string) bool { return tag == "v0.1.0" }
+
+// TestChangelogLinkProblems checks the rules on small changelogs, each breaking one.
+func TestChangelogLinkProblems(t *testing.T) {
+	t.Parallel()
+	const repo = "https://github.com/o/r"
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	h := fakeHistory{a: "0.1.0", b: "0.2.0"}
+	tests := []struct {
+		name, links string
+		want        []string
+	}{
+		{"commits and tags that are there", "[Unreleased]: " + repo + "/commits/main\n[0.2.0]: " + repo + "/tree/" + b +
+			"\n[0.1.0]: " + repo + "/releases/tag/v0.1.0\n[0.0.9]: " + repo + "/commits/" + a + "\n", nil},
+		{"a tag the repository lacks", "[0.2.0]: " + repo + "/compare/v0.1.0...v0.2.0\n",
+			[]string{"[0.2.0]: " + repo + "/compare/v0.1.0...v0.2.0 names the tag v0.2.0, which the repository does not have"}},
+		{"the commit of another version", "[0.2.0]: " + repo + "/tree/" + a + "\n",
+			[]string{"[0.2.0]: " + repo + "/tree/" + a + " names the commit " + a + ", which stamped 0.1.0, not 0.2.0"}},
+		{"a commit not in the history", "[0.2.0]: " + repo + "/commits/" + strings.Repeat("c", 40) + "\n",
+			[]string{"[0.2.0]: " + repo + "/commits/" + strings.Repeat("c", 40) + " names the commit " + strings.Repeat("c", 40) +
+				", which the history does not hold: unknown revision"}},
+		{"no ref", "[0.2.0]: " + repo + "\n", []string{"[0.2.0]: " + repo + " names no tree, commits, compare or release"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, changelogLinkProblems(tt.links, h)); diff != "" {
+				t.Errorf("changelogLinkProblems (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -4,4 +4,9 @@
 // docs/_index.md, and each snippet is compiled, type-checked or run through a
 // preview with the real toolchains. The harness package snippets extracts them, so
 // that other suites (the end-to-end migration guide, the Java SDK's) check them too.
+//
+// The pages are checked as text too: the links of the registry pages, README.md and
+// the examples' pages resolve, and what every page says about the provider's versions
+// (released, "from" marks, pinned downloads, CHANGELOG.md's compare links) agrees with
+// CHANGELOG.md, VERSION and what is published (TestVersionsAgree).
 package docs

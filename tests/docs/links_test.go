@@ -128,3 +128,49 @@ func TestLinkProblem(t *testing.T) {
 		}
 	}
 }
+
+// relativeLinkProblem says what is wrong with a relative link target of the
+// repository page at page (a path under root), or "" when the file or directory it
+// names exists and, for a Markdown file, has a heading of its anchor.
+func relativeLinkProblem(root, page, target string) string {
+	path, anchor, _ := strings.Cut(target, "#")
+	file := filepath.Join(root, filepath.Dir(page))
+	if path != "" {
+		file = filepath.Join(file, filepath.FromSlash(path))
+	} else {
+		file = filepath.Join(root, page)
+	}
+	if _, err := os.Stat(file); err != nil {
+		return "no such file or directory"
+	}
+	if anchor != "" && strings.HasSuffix(file, ".md") {
+		if text, err := os.ReadFile(filepath.Clean(file)); err != nil || !anchorsOf(string(text))[anchor] {
+			return "no heading there has the anchor #" + anchor
+		}
+	}
+	return ""
+}
+
+// TestRepositoryPageLinks checks the relative links of README.md and of the pages
+// under examples/ with relativeLinkProblem: the examples' READMEs link the steps they
+// share on examples/README.md by anchor, and the README links the install page's.
+func TestRepositoryPageLinks(t *testing.T) {
+	t.Parallel()
+	root := toolchain.RepoRoot(t)
+	pages := []string{"README.md"}
+	for _, page := range versionedPages(t, root) {
+		if strings.HasPrefix(page, "examples"+string(filepath.Separator)) {
+			pages = append(pages, page)
+		}
+	}
+	for _, page := range pages {
+		for _, m := range markdownLink.FindAllStringSubmatch(toolchain.ReadFile(t, filepath.Join(root, page)), -1) {
+			if strings.Contains(m[1], "://") || strings.HasPrefix(m[1], "mailto:") {
+				continue
+			}
+			if problem := relativeLinkProblem(root, page, m[1]); problem != "" {
+				t.Errorf("%s links to %s: %s", page, m[1], problem)
+			}
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // Package examples runs every example under examples/<group>/<language> as its README
-// tells a user to: the steps of the README's ```sh blocks, in order, with bash, in a
-// fresh copy of the example, against the test control plane (every controller
-// running) through the user's kubeconfig, with the package managers resolving the
-// declared versions from local registries (tests/harness/registries) that serve the
+// tells a user to: the steps of the README's ```sh blocks, in order, then those of the
+// sections of examples/README.md it links (the steps the examples of a group share),
+// with bash, in a fresh copy of the example, against the test control plane (every
+// controller running) through the user's kubeconfig, with the package managers
+// resolving the declared versions from local registries (tests/harness/registries) that serve the
 // artifacts `make examples-dist` stamped with the examples' version, and an empty
 // PULUMI_HOME, so that `pulumi up` downloads the plugin itself.
 //
@@ -17,10 +18,14 @@
 // the objects on the API server and the mirrored slices, and that refresh and
 // preview find nothing to change; after its clean-up, that nothing is left.
 //
-// TestReadmeFirstProgram follows README.md's "A first program" the same way: its YAML
-// and TypeScript programs (Services from pulumi-kubernetes, their endpoints from this
-// provider), each in an empty project (TypeScript after the README's npm install)
-// through `pulumi stack init`, up, refresh, preview and destroy.
+// TestReadmeFirstProgram follows README.md's "A first program" the way that works
+// before the packages are published: with the plugin installed from dist/ (the
+// installation page's block, which tests/packages runs) and ENDPOINTS_DIST and
+// ENDPOINTS_VERSION set, its YAML and TypeScript programs (Services from
+// pulumi-kubernetes, pinned to the version the tests run, their endpoints from this
+// provider), each in an empty project (TypeScript after the README's npm install, from
+// dist/) through `pulumi stack init`, up, refresh, preview and destroy; this provider's
+// plugin must come from dist/, none downloaded.
 //
 // TestProgramsWithKubernetes runs the programs of testdata/with-kubernetes (TypeScript,
 // Python, Go) the same way: pulumi-kubernetes and this provider in one program that

@@ -82,7 +82,8 @@ type user struct {
 
 func runExample(t *testing.T, example string, lang language) {
 	src := filepath.Join(toolchain.RepoRoot(t), "examples", example)
-	st, err := parseSteps(toolchain.ReadFile(t, filepath.Join(src, "README.md")))
+	st, err := parseSteps(toolchain.ReadFile(t, filepath.Join(src, "README.md")),
+		toolchain.ReadFile(t, filepath.Join(toolchain.RepoRoot(t), "examples", "README.md")))
 	if err != nil {
 		t.Fatalf("examples/%s/README.md: %v", example, err)
 	}

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
@@ -52,14 +55,18 @@ func wantFirstProgramObjects(t *testing.T, cp *controlplane.ControlPlane, ns str
 	}
 }
 
-// TestReadmeFirstProgram follows README.md's "A first program" as a user does, in
-// each of its languages, each in its own namespace, home directory, PULUMI_HOME and
-// backend: the program in an empty directory (TypeScript: the project `pulumi new
-// typescript` makes, then the README's ```sh block, which installs both SDKs);
-// `pulumi stack init dev` and `pulumi up`, which download this provider's plugin
-// (pulumi-kubernetes's, which cannot be downloaded here, is installed first, as
-// `pulumi up` would); then it checks the objects, that refresh and preview find
-// nothing to change, and that `pulumi destroy` leaves nothing, the Services included.
+// TestReadmeFirstProgram follows README.md's "A first program" as a user does today,
+// in each of its languages, each in its own namespace, home directory, PULUMI_HOME and
+// backend: in the shell where the installation page's block ran (ENDPOINTS_DIST and
+// ENDPOINTS_VERSION exported, this provider's plugin installed from dist/ with
+// `pulumi plugin install --file`), the program in an empty directory (TypeScript: the
+// project `pulumi new typescript` makes, then the README's ```sh block, which installs
+// this provider's SDK from dist/ and pulumi-kubernetes's from npm); `pulumi stack init
+// dev` and `pulumi up` (pulumi-kubernetes's plugin, which cannot be downloaded here, is
+// installed first, as `pulumi up` would). It checks that the engine used the plugin
+// installed from dist/ and downloaded none of this provider's, that pulumi-kubernetes
+// ran at the version the tests pin, the objects, that refresh and preview find nothing
+// to change, and that `pulumi destroy` leaves nothing, the Services included.
 func TestReadmeFirstProgram(t *testing.T) {
 	t.Parallel()
 	p, err := parseFirstProgram(toolchain.ReadFile(t, filepath.Join(toolchain.RepoRoot(t), "README.md")))
@@ -90,15 +97,84 @@ func TestReadmeFirstProgram(t *testing.T) {
 			if err := os.Mkdir(u.dir, 0o700); err != nil { // the copy of no files made none
 				t.Fatal(err)
 			}
+			version := u.installFromDist(t)
 			u.installKubernetesPlugin(t)
 			tc.write(t, u)
 			u.bash(t, "stack init and up", "pulumi stack init dev\npulumi up --yes\n")
-			u.wantPluginDownloaded(t)
+			u.wantPluginFromDist(t, version)
+			u.wantKubernetesPinned(t)
 			wantFirstProgramObjects(t, cp, ns, u)
 			u.bash(t, "refresh and preview", refreshAndPreview)
 			u.bash(t, "destroy", "pulumi destroy --yes\n")
 			wantNothingLeft(t, cp, ns)
 		})
+	}
+}
+
+// installFromDist does what the installation page's block from a clone leaves in the
+// user's shell: ENDPOINTS_DIST and ENDPOINTS_VERSION exported (the repository's dist/
+// and VERSION) and the plugin of this machine installed from its archive there. It
+// returns the version.
+func (u *user) installFromDist(t *testing.T) string {
+	t.Helper()
+	version := toolchain.Version(t)
+	u.env = append(u.env, "ENDPOINTS_DIST="+toolchain.Asset(t, "TEST_ASSET_DIST"), "ENDPOINTS_VERSION="+version)
+	u.bash(t, "the plugin installed from dist/", `pulumi plugin install resource endpoints "$ENDPOINTS_VERSION" `+
+		`--file "$ENDPOINTS_DIST/pulumi-resource-endpoints-v$ENDPOINTS_VERSION-$(go env GOOS)-$(go env GOARCH).tar.gz"`+"\n")
+	return version
+}
+
+// wantPluginFromDist checks that PULUMI_HOME holds this provider's plugin at version
+// only, the one installed from dist/, and that the engine downloaded none.
+func (u *user) wantPluginFromDist(t *testing.T, version string) {
+	t.Helper()
+	if requests := u.reg.Plugin.Requests(); len(requests) > 0 {
+		t.Errorf("the engine downloaded this provider's plugin (%v): the program must run with the one installed from dist/", requests)
+	}
+	var got []string
+	for _, name := range toolchain.FileNames(t, filepath.Join(u.home, ".pulumi", "plugins")) {
+		if strings.HasPrefix(name, "resource-endpoints-") && !strings.HasSuffix(name, ".lock") && !strings.HasSuffix(name, ".partial") {
+			got = append(got, name)
+		}
+	}
+	if want := []string{"resource-endpoints-v" + version}; !slices.Equal(got, want) {
+		t.Errorf("PULUMI_HOME/plugins holds %v of this provider, want %v", got, want)
+	}
+}
+
+// wantKubernetesPinned checks that every pulumi-kubernetes provider of the stack ran
+// at the version the tests pin (the one installed, and the one the README names): the
+// version input the engine records for it.
+func (u *user) wantKubernetesPinned(t *testing.T) {
+	t.Helper()
+	raw, err := toolchain.Command(t.Context(), u.dir, u.env, toolchain.Asset(t, "TEST_ASSET_PULUMI"), "stack", "export")
+	if err != nil {
+		t.Fatalf("pulumi stack export: %v\n%s", err, raw)
+	}
+	var state struct {
+		Deployment struct {
+			Resources []struct {
+				Type   string         `json:"type"`
+				URN    string         `json:"urn"`
+				Inputs map[string]any `json:"inputs"`
+			} `json:"resources"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(raw), &state); err != nil {
+		t.Fatalf("pulumi stack export: %v", err)
+	}
+	want, found := pulumicli.KubernetesVersion(t), 0
+	for _, r := range state.Deployment.Resources {
+		if r.Type != "pulumi:providers:kubernetes" {
+			continue
+		}
+		found++
+		if got := r.Inputs["version"]; got != want {
+			t.Errorf("the provider %s ran pulumi-kubernetes at version %v, want %s: the program must pin it", r.URN, got, want)
+		}
+	}
+	if found == 0 {
+		t.Errorf("the stack has no pulumi-kubernetes provider:\n%s", raw)
 	}
 }
 

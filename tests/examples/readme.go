@@ -35,12 +35,55 @@ type steps struct {
 	setup, cleanup string
 }
 
-// parseSteps returns the ```sh blocks of a README, in order, split before its
-// `pulumi destroy` line. The README must have one `pulumi up` before it.
-func parseSteps(readme string) (steps, error) {
+// sharedLink is a link of an example's README (examples/<group>/<language>) to a
+// section of examples/README.md, the page the examples share; it captures the anchor.
+var sharedLink = regexp.MustCompile(`\]\(\.\./\.\./README\.md#([a-z0-9_-]+)\)`)
+
+// headingLine is a Markdown heading: its level (the #s) and its text.
+var headingLine = regexp.MustCompile(`(?m)^(#{1,6}) +(.+?) *$`)
+
+// section returns the part of page under the heading whose anchor (as GitHub makes
+// it: lower case, punctuation dropped, spaces as hyphens) is anchor, up to the next
+// heading of the same or a higher level.
+func section(page, anchor string) (string, bool) {
+	drop := regexp.MustCompile(`[^a-z0-9 _-]`)
+	headings := headingLine.FindAllStringSubmatchIndex(page, -1)
+	for i, h := range headings {
+		if strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(page[h[4]:h[5]]), ""), " ", "-") != anchor {
+			continue
+		}
+		level, end := h[3]-h[2], len(page)
+		for _, next := range headings[i+1:] {
+			if next[3]-next[2] <= level {
+				end = next[0]
+				break
+			}
+		}
+		return page[h[1]:end], true
+	}
+	return "", false
+}
+
+// parseSteps returns an example's steps: the ```sh blocks of its README, in order,
+// then those of each section of shared (examples/README.md) the README links, in the
+// order of the links; split before the `pulumi destroy` line. The steps must have one
+// `pulumi up` before it.
+func parseSteps(readme, shared string) (steps, error) {
 	blocks := codeBlocks(readme, "sh")
+	seen := map[string]bool{}
+	for _, m := range sharedLink.FindAllStringSubmatch(readme, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		text, ok := section(shared, m[1])
+		if !ok {
+			return steps{}, fmt.Errorf("the README links examples/README.md#%s, which has no such heading", m[1])
+		}
+		blocks = append(blocks, codeBlocks(text, "sh")...)
+	}
 	if len(blocks) == 0 {
-		return steps{}, errors.New("the README has no ```sh block of steps")
+		return steps{}, errors.New("the README has no ```sh block of steps, nor links a section of examples/README.md that has")
 	}
 	script := strings.Join(blocks, "")
 	at := destroyLine.FindStringIndex(script)

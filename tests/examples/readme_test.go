@@ -9,6 +9,8 @@ import (
 
 func TestParseSteps(t *testing.T) {
 	t.Parallel()
+	shared := "# Examples\n\n## Needs\n\nGo.\n\n## Run one\n\n```sh\npulumi stack init dev\npulumi up\n```\n\n" +
+		"### Clean up\n\n```sh\npulumi destroy\n```\n\n## Other\n\n```sh\nrm -rf /\n```\n"
 	for _, tc := range []struct {
 		name, readme string
 		want         steps
@@ -24,14 +26,21 @@ func TestParseSteps(t *testing.T) {
 				cleanup: "pulumi destroy\nkubectl delete service web\n",
 			},
 		},
-		{name: "no steps", readme: "# X\n\n```yaml\na: b\n```\n", wantErr: "no ```sh block"},
+		{
+			name: "own blocks, then the linked shared sections with their subsections, once each",
+			readme: "# X\n\nSee [needs](../../README.md#needs).\n\n```sh\nnpm install\n```\n\n" +
+				"then [the steps](../../README.md#run-one), [again](../../README.md#run-one).\n",
+			want: steps{setup: "npm install\npulumi stack init dev\npulumi up\n", cleanup: "pulumi destroy\n"},
+		},
+		{name: "a link to no section", readme: "[x](../../README.md#nothing)\n", wantErr: "has no such heading"},
+		{name: "no steps", readme: "# X\n\n```yaml\na: b\n```\n[n](../../README.md#needs)\n", wantErr: "no ```sh block"},
 		{name: "no destroy", readme: "```sh\npulumi up\n```\n", wantErr: "no `pulumi destroy` line"},
 		{name: "no up", readme: "```sh\npulumi stack init dev\npulumi destroy\n```\n", wantErr: "have 0 `pulumi up` lines"},
 		{name: "two ups", readme: "```sh\npulumi up\npulumi up --yes\npulumi destroy\n```\n", wantErr: "have 2 `pulumi up` lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parseSteps(tc.readme)
+			got, err := parseSteps(tc.readme, shared)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("parseSteps: err = %v, want one with %q", err, tc.wantErr)

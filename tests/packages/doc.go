@@ -14,8 +14,10 @@
 // version TEST_ASSET_VERSION, which `make test` sets after building them (make test
 // VERSION=X DIST=dir tests a build of any version in any directory).
 //
-// TestReadmeInstall follows README.md's Install section, the way that works before
-// the packages are published: its commands as written, in the repository (`make
-// dist`, then `pulumi plugin install --file` into an empty PULUMI_HOME) and in a new
-// project per language, whose program then runs with the plugin installed ahead.
+// TestInstallFromClone follows the section "From a clone" of
+// docs/installation-configuration.md (the page the README links for installing), the
+// way that works before the packages are published: its commands as written, in the
+// repository (`make dist`, then `pulumi plugin install --file` into an empty
+// PULUMI_HOME) and in a new project per language, whose program then runs with the
+// plugin installed ahead.
 package packages
