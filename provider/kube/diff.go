@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -31,8 +30,8 @@ func (k kind) replacedBy(property string) bool {
 // old ones describe: Diff (diffInputs, the one walk over the properties replacedBy
 // judges) marks a replacement. Without old inputs (a create) there is nothing to
 // replace.
-func replaces(k kind, olds, news property.Map) bool {
-	if olds.Len() == 0 {
+func replaces(k kind, olds, news map[string]any) bool {
+	if len(olds) == 0 {
 		return false
 	}
 	for _, c := range diffInputs(k, olds, news).DetailedDiff {
@@ -68,14 +67,14 @@ func Replaces(k p.DiffKind) bool {
 // canonical form: a change to a property that replaces the object (replacedBy)
 // replaces it; anything else updates it in place. A replacement keeping a fixed name
 // must delete the old object first.
-func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
+func diffInputs(k kind, olds, news map[string]any) p.DiffResponse {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range k.fields {
 		if c, changed := change(k.form, f, olds, news, k.replacedBy(f)); changed {
 			d.DetailedDiff[f] = c
 		}
 	}
-	oldMeta, newMeta := mapField(olds, "metadata"), mapField(news, "metadata")
+	oldMeta, newMeta := metadataOf(olds), metadataOf(news)
 	for _, key := range metadataKeys(oldMeta, newMeta) {
 		if c, changed := change(validate.ObjectMetaForm, key, oldMeta, newMeta, k.replacedBy("metadata."+key)); changed {
 			d.DetailedDiff["metadata."+key] = c
@@ -84,10 +83,10 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 	d.HasChanges = len(d.DetailedDiff) > 0
 	for _, c := range d.DetailedDiff {
 		if Replaces(c.Kind) {
-			oldName, _ := stringField(oldMeta, "name")
-			newName, _ := stringField(newMeta, "name")
-			oldNamespace, _ := stringField(oldMeta, "namespace")
-			newNamespace, _ := stringField(newMeta, "namespace")
+			oldName, _ := stringOf(oldMeta["name"])
+			newName, _ := stringOf(newMeta["name"])
+			oldNamespace, _ := stringOf(oldMeta["namespace"])
+			newNamespace, _ := stringOf(newMeta["namespace"])
 			d.DeleteBeforeReplace = oldName != "" && oldName == newName && oldNamespace == newNamespace
 			break
 		}
@@ -98,8 +97,8 @@ func diffInputs(k kind, olds, news property.Map) p.DiffResponse {
 // change tells how the property key differs between the old and new inputs, in the
 // form's canonical terms: added, deleted or updated (replacing the object when
 // replace is set); changed is false when it is the same.
-func change(form validate.Form, key string, olds, news property.Map, replace bool) (c p.PropertyDiff, changed bool) {
-	old, cur := olds.Get(key), news.Get(key)
+func change(form validate.Form, key string, olds, news map[string]any, replace bool) (c p.PropertyDiff, changed bool) {
+	old, cur := olds[key], news[key]
 	if form.Same(key, old, cur) {
 		return c, false
 	}
@@ -119,13 +118,11 @@ func change(form validate.Form, key string, olds, news property.Map, replace boo
 }
 
 // metadataKeys are the keys of two objects' metadata, sorted.
-func metadataKeys(olds, news property.Map) []string {
-	keys := map[string]struct{}{}
-	for key := range olds.All {
-		keys[key] = struct{}{}
+func metadataKeys(olds, news map[string]any) []string {
+	keys := maps.Clone(olds)
+	if keys == nil {
+		keys = map[string]any{}
 	}
-	for key := range news.All {
-		keys[key] = struct{}{}
-	}
+	maps.Copy(keys, news)
 	return slices.Sorted(maps.Keys(keys))
 }

@@ -30,16 +30,18 @@ func TestCheckKeepsAnAutonameUnlessTheChangeReplaces(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			news, _, failures := assignMetadata(t.Context(), endpointSliceKind, urn, inputsOf(t, tt.news), olds, "apps", "")
+			set, _, failures := assignMetadata(t.Context(), endpointSliceKind, urn, decodedOf(t, tt.news), decode(olds),
+				"apps", "")
 			if len(failures) > 0 {
 				t.Fatalf("failures: %v", failures)
 			}
-			name, _ := stringField(mapField(news, "metadata"), "name")
+			news := decode(withMetadata(inputsOf(t, tt.news), set)).fields
+			name := set["name"]
 			if kept := name == autoname; kept != tt.keep {
 				t.Errorf("name %q: kept %v, want %v", name, kept, tt.keep)
 			}
 			replaced := false
-			for _, c := range diffInputs(endpointSliceKind, olds, news).DetailedDiff {
+			for _, c := range diffInputs(endpointSliceKind, decode(olds).fields, news).DetailedDiff {
 				replaced = replaced || Replaces(c.Kind)
 			}
 			if replaced == tt.keep {
@@ -90,7 +92,7 @@ func TestDiffInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := diffInputs(endpointSliceKind, tt.olds, tt.news)
+			d := diffInputs(endpointSliceKind, decode(tt.olds).fields, decode(tt.news).fields)
 			got := map[string]p.DiffKind{}
 			for k, v := range d.DetailedDiff {
 				got[k] = v.Kind

@@ -25,10 +25,14 @@
 // state holds already; every write puts it back on the object). Inputs read back from the cluster (refresh, import)
 // keep the program's own form where the live value means the same (server defaults and
 // normalization stay left out), and leave out what the provider and the controllers add
-// by themselves. A lifecycle decodes what it writes once (an intent: the object and
-// where its inputs hold secrets) and what the state records once (the recorded object,
-// whose UID and create ID the ownership rule reads): the store's writes and lookups
-// take those, not property maps.
+// by themselves. Property values stop at a lifecycle's entry point: it decodes the
+// engine's inputs and state once (decoded: the Kubernetes JSON as plain Go values,
+// nil for null, validate.Computed for what a preview does not know yet, and the paths
+// of the secret values beside), works on those and the objects built from them (an
+// intent to write, the recorded object whose UID and create ID the ownership rule
+// reads, a list's items), and encodes its answer once, every value at a secret path
+// of the inputs or state still secret. Only Check hands the inputs as the engine gave
+// them to validate, after setting the names it assigns.
 //
 // # IDs and pending IDs
 //
@@ -217,9 +221,10 @@
 //     lifecycles write to ([RenderTarget] or the cluster) and the choice of it, and the
 //     objects it holds: the kinds, their IDs (the pending ID of a create whose name the
 //     server picked included), and the objects the state records per resource.
-//     values.go: property values, decoded and encoded in one place: an object built
-//     from inputs (with its default labels and secret paths), its outputs and inputs
-//     read back, what a state records, a list's items, its state and its Read's answer. store_cluster.go: the cluster's store and every API call under it
+//     values.go: the edge where property values are decoded and encoded (decoded),
+//     and the objects and values built past it: an object built from inputs (with its
+//     default labels and secret paths), its outputs and inputs read back, what a state
+//     records, a list's items, its state and its Read's answer. store_cluster.go: the cluster's store and every API call under it
 //     (kindClient: create and adoption, get, the dry run of a preview, update, delete
 //     and the wait, finding a lost create, reading a list's items). store_render.go,
 //     render.go: the render directory's store, and its manifests (file names,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // The labels and annotations that the provider, the Kubernetes controllers and kubectl
@@ -96,9 +95,9 @@ var ownKeys = []ownKey{
 }
 
 // ownKeyOf returns the row of ownKeys of the label or annotation (in) key with value v.
-func ownKeyOf(in, key string, v property.Value) (ownKey, bool) {
+func ownKeyOf(in, key string, v any) (ownKey, bool) {
 	for _, k := range ownKeys {
-		if k.in == in && k.key == key && (k.value == "" || v.IsString() && v.AsString() == k.value) {
+		if k.in == in && k.key == key && (k.value == "" || v == k.value) {
 			return k, true
 		}
 	}
@@ -117,10 +116,10 @@ func (k ownKey) on(imported bool) readBack {
 // live object keep of the live ones: on import (no previous inputs), every key but
 // those ownKeys leaves out; on refresh, the keys the previous inputs (old) set, but
 // those ownKeys leaves out.
-func readBackKeys(in string, live, old property.Map, imported bool) property.Map {
-	kept := map[string]property.Value{}
-	for key, v := range live.All {
-		_, wasSet := old.GetOk(key)
+func readBackKeys(in string, live, old map[string]any, imported bool) map[string]any {
+	kept := map[string]any{}
+	for key, v := range live {
+		_, wasSet := old[key]
 		if !imported && !wasSet {
 			continue
 		}
@@ -129,26 +128,23 @@ func readBackKeys(in string, live, old property.Map, imported bool) property.Map
 		}
 		kept[key] = v
 	}
-	return property.NewMap(kept)
+	return kept
 }
 
 // reservedKeyFailures reports a program that sets a key reserved to the provider on
 // an object (inputs are the object's).
-func reservedKeyFailures(inputs property.Map) []p.CheckFailure {
+func reservedKeyFailures(inputs map[string]any) []p.CheckFailure {
 	return reservedKeysAt("", inputs)
 }
 
 // reservedItemKeyFailures reports a program that sets a key reserved to the provider
 // on an item of an EndpointsList (inputs are the list's), naming the item.
-func reservedItemKeyFailures(inputs property.Map) []p.CheckFailure {
-	items, ok := inputs.GetOk("items")
-	if !ok || !items.IsArray() {
-		return nil
-	}
+func reservedItemKeyFailures(inputs map[string]any) []p.CheckFailure {
+	items, _ := inputs["items"].([]any)
 	var failures []p.CheckFailure
-	for i, item := range items.AsArray().All {
-		if item.IsMap() {
-			failures = append(failures, reservedKeysAt(fmt.Sprintf("items[%d].", i), item.AsMap())...)
+	for i, item := range items {
+		if m := mapOf(item); m != nil {
+			failures = append(failures, reservedKeysAt(itemPath(i)+".", m)...)
 		}
 	}
 	return failures
@@ -156,11 +152,11 @@ func reservedItemKeyFailures(inputs property.Map) []p.CheckFailure {
 
 // reservedKeysAt reports the reserved keys an object's inputs set, each path prefixed
 // with at (the object's place in the resource's inputs).
-func reservedKeysAt(at string, inputs property.Map) []p.CheckFailure {
-	meta := mapField(inputs, "metadata")
+func reservedKeysAt(at string, inputs map[string]any) []p.CheckFailure {
+	meta := metadataOf(inputs)
 	var failures []p.CheckFailure
 	for _, k := range ownKeys {
-		if _, set := mapField(meta, k.in).GetOk(k.key); set && k.reserved != "" {
+		if v := mapOf(meta[k.in])[k.key]; v != nil && k.reserved != "" {
 			failures = append(failures, p.CheckFailure{Property: fmt.Sprintf("%smetadata.%s[%q]", at, k.in, k.key),
 				Reason: k.reserved})
 		}

@@ -6,12 +6,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 // Every key of ownKeys is what the table says on import and on refresh; the program's
@@ -36,12 +34,12 @@ func TestOwnKeysReadBack(t *testing.T) {
 				return map[string]any{"metadata": map[string]any{"name": "web", "namespace": "n", k.in: keys(own)}}
 			}
 			live := &unstructured.Unstructured{Object: object(true)}
-			got := mapField(mapField(liveInputs(endpointsKind, live, property.Map{}), "metadata"), k.in)
-			if diff := cmp.Diff(keys(k.onImport == asSet), validate.PlainMap(got)); diff != "" {
+			got := mapOf(metadataOf(liveInputs(endpointsKind, live, decoded{}).fields)[k.in])
+			if diff := cmp.Diff(keys(k.onImport == asSet), got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("import (-want +got):\n%s", diff)
 			}
-			got = mapField(mapField(liveInputs(endpointsKind, live, fromObject(object(true))), "metadata"), k.in)
-			if diff := cmp.Diff(keys(k.onRefresh == asSet), validate.PlainMap(got)); diff != "" {
+			got = mapOf(metadataOf(liveInputs(endpointsKind, live, plain(object(true))).fields)[k.in])
+			if diff := cmp.Diff(keys(k.onRefresh == asSet), got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("refresh of inputs that set it (-want +got):\n%s", diff)
 			}
 		})
@@ -54,7 +52,7 @@ func TestReservedKeyFailures(t *testing.T) {
 	for _, k := range ownKeys {
 		t.Run(k.in+"/"+k.key, func(t *testing.T) {
 			t.Parallel()
-			inputs := fromObject(map[string]any{"metadata": map[string]any{k.in: map[string]any{k.key: "x", "app": "web"}}})
+			inputs := map[string]any{"metadata": map[string]any{k.in: map[string]any{k.key: "x", "app": "web"}}}
 			var want []p.CheckFailure
 			if k.reserved != "" {
 				want = []p.CheckFailure{{Property: fmt.Sprintf("metadata.%s[%q]", k.in, k.key), Reason: k.reserved}}
@@ -112,14 +110,14 @@ func TestImportLeavesPulumiKubernetesBookkeeping(t *testing.T) {
 	}}}
 	wantLabels := map[string]any{"kubernetes.io/service-name": "web", "app.kubernetes.io/managed-by": "pulumi"}
 	wantAnnotations := map[string]any{"pulumi.com/patchForce": "true", "example.com/owner": "team-a"}
-	imported := liveInputs(endpointSliceKind, live, property.Map{})
+	imported := liveInputs(endpointSliceKind, live, decoded{})
 	refreshed := liveInputs(endpointSliceKind, live, imported)
-	for name, inputs := range map[string]property.Map{"import": imported, "refresh after the import": refreshed} {
-		meta := mapField(inputs, "metadata")
-		if diff := cmp.Diff(wantLabels, validate.PlainMap(mapField(meta, "labels"))); diff != "" {
+	for name, inputs := range map[string]decoded{"import": imported, "refresh after the import": refreshed} {
+		meta := metadataOf(inputs.fields)
+		if diff := cmp.Diff(wantLabels, meta["labels"]); diff != "" {
 			t.Errorf("%s: labels (-want +got):\n%s", name, diff)
 		}
-		if diff := cmp.Diff(wantAnnotations, validate.PlainMap(mapField(meta, "annotations"))); diff != "" {
+		if diff := cmp.Diff(wantAnnotations, meta["annotations"]); diff != "" {
 			t.Errorf("%s: annotations (-want +got):\n%s", name, diff)
 		}
 	}

@@ -46,36 +46,48 @@ type EndpointsList struct{ clusterResource }
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	st := r.open(req.Urn)
 	namespace := defaultNamespace(ctx, st)
-	r.inState.note(req.Urn, req.State)
-	inputs := req.Inputs
-	if items, ok := inputs.GetOk("items"); ok && items.IsArray() {
-		previous, taken := generatedNames(req.State)
-		out := make([]property.Value, 0, items.AsArray().Len())
-		for i, item := range items.AsArray().All {
-			meta, known := knownMetadata(mapOrEmpty(item))
-			if !item.IsMap() || !known {
-				out = append(out, item)
-				continue
-			}
-			meta = withNamespace(meta, namespace)
-			if name, err := itemName(meta, previous, taken, req.Urn, i); err != nil {
-				return p.CheckResponse{}, err
-			} else if name != "" {
-				meta = meta.Set("name", property.New(name))
-			}
-			out = append(out, property.WithGoValue(item, item.AsMap().Set("metadata", property.New(meta))))
-		}
-		inputs = inputs.Set("items", property.New(out))
+	olds, news := decode(req.State), decode(req.Inputs)
+	r.inState.note(req.Urn, olds)
+	set, err := itemNames(news.fields, olds, namespace, req.Urn)
+	if err != nil {
+		return p.CheckResponse{}, err
 	}
+	inputs := withItemMetadata(req.Inputs, set)
 	server, written := st.rules(ctx)
 	check := func(m property.Map) validate.Result { return validate.EndpointsList(m, namespace, server, written) }
 	res := check(inputs)
-	if len(res.Failures) > 0 && req.State.Len() > 0 {
+	if len(res.Failures) > 0 && !olds.empty() {
 		res = validate.ListUpdate(res, req.State, namespace, server)
 	}
 	checked, failures := checkResult(ctx, res, req.State, check)
-	failures = append(failures, reservedItemKeyFailures(checked)...)
+	failures = append(failures, reservedItemKeyFailures(news.fields)...)
 	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
+}
+
+// itemNames are the metadata keys Check sets on the items of a list's inputs, by
+// index: each known item's namespace, when it names none, and its name, when it asks
+// for a generated one (see itemName). olds are the previous inputs.
+func itemNames(inputs map[string]any, olds decoded, namespace string, urn resource.URN,
+) (map[int]map[string]string, error) {
+	items, _ := inputs["items"].([]any)
+	previous, taken := generatedNames(olds)
+	set := map[int]map[string]string{}
+	for i, item := range items {
+		meta, known := knownMetadata(mapOf(item))
+		if mapOf(item) == nil || !known {
+			continue
+		}
+		keys := namespaceToSet(meta, namespace)
+		if name, err := itemName(meta, previous, taken, urn, i); err != nil {
+			return nil, err
+		} else if name != "" {
+			keys["name"] = name
+		}
+		if len(keys) > 0 {
+			set[i] = keys
+		}
+	}
+	return set, nil
 }
 
 // itemName returns the name to give an item that has generateName and no name (or an
@@ -83,12 +95,12 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 // prefix; "" when the item needs none. A new name is drawn from the list's URN and the
 // item's index (see derivedName), so the run after an interrupted create names the
 // item as the interrupted one did and finds the object; it is none of the names taken.
-func itemName(meta property.Map, previous map[string][]string, taken map[string]bool, urn resource.URN, index int,
+func itemName(meta map[string]any, previous map[string][]string, taken map[string]bool, urn resource.URN, index int,
 ) (string, error) {
-	if name, set := stringField(meta, "name"); set && name != "" || !set && !meta.Get("name").IsNull() {
+	if v, set := meta["name"]; set && v != nil && v != "" {
 		return "", nil
 	}
-	prefix, ok := stringField(meta, "generateName")
+	prefix, ok := stringOf(meta["generateName"])
 	if !ok || prefix == "" {
 		return "", nil
 	}
@@ -107,23 +119,15 @@ func itemName(meta property.Map, previous map[string][]string, taken map[string]
 
 // generatedNames lists, per generateName prefix, the names the previous inputs gave
 // to items with that prefix, in order, and the set of all of them.
-func generatedNames(olds property.Map) (map[string][]string, map[string]bool) {
+func generatedNames(olds decoded) (map[string][]string, map[string]bool) {
 	out, taken := map[string][]string{}, map[string]bool{}
 	for _, it := range itemsOf(olds) {
-		meta := mapField(it.inputs, "metadata")
-		if prefix, ok := stringField(meta, "generateName"); ok && prefix != "" && it.id.name != "" {
+		if prefix, ok := stringOf(metadataOf(it.inputs.fields)["generateName"]); ok && prefix != "" && it.id.name != "" {
 			out[prefix] = append(out[prefix], it.id.name)
 			taken[it.id.name] = true
 		}
 	}
 	return out, taken
-}
-
-func mapOrEmpty(v property.Value) property.Map {
-	if v.IsMap() {
-		return v.AsMap()
-	}
-	return property.Map{}
 }
 
 // Diff reports item and metadata changes as updates, in canonical form (items are a set
@@ -132,11 +136,12 @@ func mapOrEmpty(v property.Value) property.Map {
 // copy in the store must be written again (a render directory's manifest missing or
 // edited) is a change, which Update writes.
 func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	d := listInputsDiff(req)
+	olds, news := decode(req.OldInputs), decode(req.Inputs)
+	d := listInputsDiff(olds.fields, news.fields)
 	st := r.open(req.Urn)
-	if !d.HasChanges && !hasUnknowns(req.Inputs) {
-		for _, it := range itemsOf(req.Inputs) {
-			if stale(ctx, st, r.kind.object(it.inputs), "") {
+	if !d.HasChanges && news.known() {
+		for _, it := range itemsOf(news) {
+			if stale(ctx, st, r.kind.object(it.inputs.fields), "") {
 				d.HasChanges = true
 			}
 		}
@@ -145,10 +150,10 @@ func (r *EndpointsList) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 }
 
 // listInputsDiff compares a list's old and new inputs (see EndpointsList.Diff).
-func listInputsDiff(req p.DiffRequest) p.DiffResponse {
+func listInputsDiff(olds, news map[string]any) p.DiffResponse {
 	d := p.DiffResponse{DetailedDiff: map[string]p.PropertyDiff{}}
 	for _, f := range []string{"items", "metadata"} {
-		if c, changed := change(validate.EndpointsListForm, f, req.OldInputs, req.Inputs, false); changed {
+		if c, changed := change(validate.EndpointsListForm, f, olds, news, false); changed {
 			d.DetailedDiff[f] = c
 		}
 	}
@@ -163,10 +168,10 @@ func listInputsDiff(req p.DiffRequest) p.DiffResponse {
 // inputs, as partial state: nothing written is left untracked, and the next update
 // creates the rest.
 func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	metadata := req.Properties.Get("metadata")
+	inputs := decode(req.Properties)
 	st := r.open(req.Urn)
-	warnList(ctx, st, req.Properties, property.Map{}, req.DryRun)
-	if req.DryRun && hasUnknowns(req.Properties) {
+	warnList(ctx, st, inputs, decoded{}, req.DryRun)
+	if req.DryRun && !inputs.known() {
 		return p.CreateResponse{Properties: req.Properties}, nil
 	}
 	if _, err := st.ready(ctx); err != nil {
@@ -176,30 +181,30 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	if err != nil {
 		return p.CreateResponse{}, err
 	}
-	items := itemsOf(req.Properties)
+	items := itemsOf(inputs)
 	results := st.forItems(ctx, len(items), func(i int) error {
 		var err error
 		items[i].output, err = createItem(ctx, st, r.kind, items[i], i, req.DryRun)
 		return err
 	})
-	written := newItemSet(property.Map{})
+	written := newItemSet(decoded{})
 	written.recordWrites(items, results)
 	if err := itemsFailed(results); err != nil {
 		if req.DryRun || len(written.items()) == 0 {
 			return p.CreateResponse{}, err // nothing exists: nothing to record
 		}
 		state, err := partial(err, written, someUnanswered(results))
-		return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata), PartialState: state}, err
+		return p.CreateResponse{ID: id, Properties: r.state(written.items(), inputs).encode(), PartialState: state}, err
 	}
 	if req.DryRun {
 		id = "" // a preview creates nothing
 	}
-	return p.CreateResponse{ID: id, Properties: r.state(written.items(), metadata)}, nil
+	return p.CreateResponse{ID: id, Properties: r.state(written.items(), inputs).encode()}, nil
 }
 
 // warnList warns, on a cluster, about the items of a list (news, olds: the list's
 // inputs) that a controller will overwrite or delete (see clusterStore.warnItems).
-func warnList(ctx context.Context, st store, news, olds property.Map, preview bool) {
+func warnList(ctx context.Context, st store, news, olds decoded, preview bool) {
 	if c, ok := onCluster(st); ok {
 		c.warnItems(ctx, itemsWritten(news, olds), preview)
 	}
@@ -217,15 +222,15 @@ func newListID(urn resource.URN) (string, error) {
 
 // createItem creates the i-th item and returns its outputs. In a preview whose store
 // cannot judge the item yet (see kindClient.previewCreate), the outputs are its inputs.
-func createItem(ctx context.Context, st store, k kind, it listItem, i int, dryRun bool) (property.Map, error) {
+func createItem(ctx context.Context, st store, k kind, it listItem, i int, dryRun bool) (decoded, error) {
 	obj, err := st.create(ctx, k.intent(it.inputs, itemPath(i)), dryRun, true)
 	switch {
 	case err != nil && !dryRun:
-		return property.Map{}, err
+		return decoded{}, err
 	case err != nil || obj == nil:
 		return it.inputs, err
 	}
-	return outputs(k, obj), nil
+	return it.inputs.with(outputs(k, obj)), nil
 }
 
 // itemPath is the path of the i-th item in a list's inputs.
@@ -240,56 +245,57 @@ func itemPath(i int) string { return fmt.Sprintf("items[%d]", i) }
 // cluster), as at Create: a preview leaves out the Services that do not exist yet.
 func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	st := r.open(req.Urn)
-	warnList(ctx, st, req.Inputs, req.OldInputs, req.DryRun)
-	if req.DryRun && hasUnknowns(req.Inputs) {
+	inputs, olds := decode(req.Inputs), decode(req.OldInputs)
+	warnList(ctx, st, inputs, olds, req.DryRun)
+	if req.DryRun && !inputs.known() {
 		return p.UpdateResponse{Properties: req.Inputs}, nil
 	}
 	if _, err := st.ready(ctx); err != nil {
 		return p.UpdateResponse{}, err
 	}
-	set := newItemSet(req.State)
-	desired := itemsOf(req.Inputs)
-	results := st.forItems(ctx, len(desired), r.writeItem(ctx, st, set, req, desired))
+	set := newItemSet(decode(req.State))
+	desired := itemsOf(inputs)
+	results := st.forItems(ctx, len(desired), r.writeItem(ctx, st, set, olds, req.DryRun, desired))
 	failed := itemsFailed(results)
 	switch {
 	case failed != nil && req.DryRun:
 		return p.UpdateResponse{}, failed // a preview records nothing
 	case req.DryRun:
-		return p.UpdateResponse{Properties: r.state(desired, req.Inputs.Get("metadata"))}, nil
+		return p.UpdateResponse{Properties: r.state(desired, inputs).encode()}, nil
 	}
 	set.recordWrites(desired, results)
 	if failed != nil {
-		return r.partialUpdate(failed, set, req, someUnanswered(results))
+		return r.partialUpdate(failed, set, inputs, someUnanswered(results))
 	}
 	if err := r.removeDropped(ctx, st, set, desired, req); err != nil {
-		return r.partialUpdate(err, set, req, false)
+		return r.partialUpdate(err, set, inputs, false)
 	}
-	return p.UpdateResponse{Properties: r.state(desired, req.Inputs.Get("metadata"))}, nil
+	return p.UpdateResponse{Properties: r.state(desired, inputs).encode()}, nil
 }
 
 // writeItem is Update's write of desired[i], which keeps the outputs it gives in
 // desired[i]: a create for an item the set does not have, else an update of the object
 // the set records.
-func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, req p.UpdateRequest,
+func (r *EndpointsList) writeItem(ctx context.Context, st store, set *itemSet, olds decoded, dryRun bool,
 	desired []listItem,
 ) func(i int) error {
-	oldInputs := map[objectID]property.Map{}
-	for _, it := range itemsOf(req.OldInputs) {
-		oldInputs[it.id] = it.inputs
+	oldInputs := map[objectID]map[string]any{}
+	for _, it := range itemsOf(olds) {
+		oldInputs[it.id] = it.inputs.fields
 	}
 	return func(i int) error {
 		it := &desired[i]
 		if !set.has(it.id) {
 			var err error
-			it.output, err = createItem(ctx, st, r.kind, *it, i, req.DryRun)
+			it.output, err = createItem(ctx, st, r.kind, *it, i, dryRun)
 			return err
 		}
 		obj, err := st.update(ctx, it.id, set.get(it.id).recorded(r.kind), r.kind.object(oldInputs[it.id]),
-			r.kind.intent(it.inputs, itemPath(i)), req.DryRun)
+			r.kind.intent(it.inputs, itemPath(i)), dryRun)
 		if err != nil {
 			return err
 		}
-		it.output = outputs(r.kind, obj)
+		it.output = it.inputs.with(outputs(r.kind, obj))
 		return nil
 	}
 }
@@ -312,10 +318,10 @@ func (r *EndpointsList) removeDropped(ctx context.Context, st store, set *itemSe
 
 // partialUpdate is the answer to an update that failed with err: the set as it is
 // (unanswered as for partial).
-func (r *EndpointsList) partialUpdate(err error, set *itemSet, req p.UpdateRequest, unanswered bool,
+func (r *EndpointsList) partialUpdate(err error, set *itemSet, inputs decoded, unanswered bool,
 ) (p.UpdateResponse, error) {
 	state, err := partial(err, set, unanswered)
-	return p.UpdateResponse{Properties: r.state(set.items(), req.Inputs.Get("metadata")), PartialState: state}, err
+	return p.UpdateResponse{Properties: r.state(set.items(), inputs).encode(), PartialState: state}, err
 }
 
 // Delete deletes every item the state records (each by its UID) and waits until all
@@ -326,7 +332,7 @@ func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 		return err
 	}
 	var targets []deleteTarget
-	for _, it := range recordedItems(req.Properties) {
+	for _, it := range recordedItems(decode(req.Properties)) {
 		targets = append(targets, it.deleteTarget(req.Urn))
 	}
 	_, err := st.removeAll(ctx, targets, engineTimeout(req.Timeout))
@@ -334,4 +340,4 @@ func (r *EndpointsList) Delete(ctx context.Context, req p.DeleteRequest) error {
 }
 
 // previewOffline is the list's inputs: its items are written as they are given.
-func (r *EndpointsList) previewOffline(inputs property.Map) property.Map { return inputs }
+func (r *EndpointsList) previewOffline(inputs decoded) decoded { return inputs }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // listItem is one Endpoints object of an EndpointsList: its inputs (read from the
@@ -13,8 +12,8 @@ import (
 // the list's state, see recordedItems).
 type listItem struct {
 	id     objectID
-	inputs property.Map
-	output property.Map
+	inputs decoded
+	output decoded
 }
 
 // deleteTarget is what deleting the item of the list owner deletes: read from a state,
@@ -34,7 +33,7 @@ type itemSet struct {
 }
 
 // newItemSet records the items of a state, each with the state's item as its outputs.
-func newItemSet(state property.Map) *itemSet {
+func newItemSet(state decoded) *itemSet {
 	s := &itemSet{byID: map[objectID]listItem{}}
 	for _, it := range recordedItems(state) {
 		s.record(it)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
@@ -92,7 +91,7 @@ func TestItemSet(t *testing.T) {
 	t.Parallel()
 	item := func(name, ip string) listItem {
 		return listItem{id: objectID{namespace: "n", name: name},
-			inputs: property.NewMap(map[string]property.Value{"ip": property.New(ip)})}
+			inputs: plain(map[string]any{"ip": ip})}
 	}
 	set := &itemSet{byID: map[objectID]listItem{}}
 	for _, it := range []listItem{item("a", "1"), item("b", "1"), item("c", "1")} {
@@ -111,7 +110,7 @@ func TestItemSet(t *testing.T) {
 	set.forget(objectID{namespace: "n", name: "a"})
 	var got []string
 	for _, it := range set.items() {
-		got = append(got, it.id.name+"="+it.output.Get("ip").AsString())
+		got = append(got, it.id.name+"="+it.output.fields["ip"].(string))
 	}
 	if diff := cmp.Diff([]string{"b=2", "c=1", "d=2"}, got); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
@@ -138,7 +137,7 @@ func TestForItemsStopsStartingOnCancel(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		return ctx.Err()
 	})
-	set := newItemSet(property.Map{})
+	set := newItemSet(decoded{})
 	items := make([]listItem, n)
 	for i := range items {
 		items[i] = listItem{id: objectID{namespace: "ns", name: strconv.Itoa(i)}}

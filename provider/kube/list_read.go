@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -29,18 +28,20 @@ func (r *EndpointsList) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	if lookup(req) {
 		return r.importSet(ctx, st, req.ID, fallback)
 	}
-	recorded := recordedItems(req.Properties)
+	state := decode(req.Properties)
+	recorded := recordedItems(state)
 	objs, err := st.readItems(ctx, recorded) // nil: gone
 	if err != nil {
 		return p.ReadResponse{}, err
 	}
-	return r.refreshed(req, recorded, objs), nil
+	return r.refreshed(req, state, recorded, objs), nil
 }
 
 // refreshed answers the refresh of the recorded items from their live objects, read
 // from the cluster or the render directory (nil: gone, and the item leaves the state;
 // a list with none left is gone).
-func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs []*unstructured.Unstructured,
+func (r *EndpointsList) refreshed(req p.ReadRequest, state decoded, recorded []listItem,
+	objs []*unstructured.Unstructured,
 ) p.ReadResponse {
 	var live []liveItem
 	for i, it := range recorded {
@@ -51,7 +52,8 @@ func (r *EndpointsList) refreshed(req p.ReadRequest, recorded []listItem, objs [
 	if len(live) == 0 && len(recorded) > 0 {
 		return p.ReadResponse{}
 	}
-	return r.readAnswer(req.ID, live, req.Properties.Get("metadata"), req.Inputs)
+	props, inputs := r.readAnswer(live, decode(req.Inputs), state)
+	return p.ReadResponse{ID: req.ID, Properties: props.encode(), Inputs: inputs.encode()}
 }
 
 // itemListPage is the size of a page of the list of a namespace's Endpoints that a
@@ -83,11 +85,12 @@ func (r *EndpointsList) importSet(ctx context.Context, st store, id, fallback st
 	for _, obj := range objs {
 		live = append(live, liveItem{id: idOf(obj), obj: obj})
 	}
-	meta := property.New(property.Null)
+	read := decoded{}
 	if resourceVersion != "" {
-		meta = property.New(map[string]property.Value{"resourceVersion": property.New(resourceVersion)})
+		read = plain(map[string]any{"metadata": map[string]any{"resourceVersion": resourceVersion}})
 	}
-	return r.readAnswer(id, live, meta, property.Map{}), nil
+	props, inputs := r.readAnswer(live, decoded{}, read)
+	return p.ReadResponse{ID: id, Properties: props.encode(), Inputs: inputs.encode()}, nil
 }
 
 // parseImportID reads `namespace?labelSelector=<selector>&fieldSelector=<selector>&limit=N`:

@@ -77,10 +77,11 @@ func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error
 			req.Token, strings.Join(slices.Sorted(maps.Keys(k.resources())), ", "))
 	}
 	r := resource.base()
-	if property.New(req.Query).HasComputed() {
+	query := decode(req.Query)
+	if !query.known() {
 		return ListPage{Computed: true}, nil
 	}
-	q, err := parseListQuery(r.kind, req.Query)
+	q, err := parseListQuery(r.kind, query.fields)
 	if err != nil {
 		return ListPage{}, err
 	}
@@ -135,13 +136,13 @@ type listQuery struct {
 // parseListQuery reads and checks a query against the resource's listInputs: an
 // unknown input, a value of the wrong type, a namespace that is no DNS label or a
 // selector that does not parse is an error naming the input.
-func parseListQuery(k kind, m property.Map) (listQuery, error) {
+func parseListQuery(k kind, m map[string]any) (listQuery, error) {
 	q := listQuery{kind: k}
 	inputs := spec.MustLoad().Resources[k.token].ListInputs
 	if inputs == nil {
 		return q, fmt.Errorf("internal error: schema.json gives %s no listInputs", k.token)
 	}
-	for key, v := range m.All {
+	for key, v := range m {
 		prop, known := inputs.Properties[key]
 		if !known {
 			names := make([]string, 0, len(inputs.Properties))
@@ -151,24 +152,26 @@ func parseListQuery(k kind, m property.Map) (listQuery, error) {
 			sort.Strings(names)
 			return q, fmt.Errorf("list %s: unknown input %q; the inputs are %s", k.token, key, strings.Join(names, ", "))
 		}
-		if v.IsNull() {
+		if v == nil {
 			continue
 		}
+		s, isString := v.(string)
+		b, isBool := v.(bool)
 		switch {
-		case prop.Type == "string" && v.IsString():
-		case prop.Type == "boolean" && v.IsBool():
+		case prop.Type == "string" && isString:
+		case prop.Type == "boolean" && isBool:
 		default:
 			return q, fmt.Errorf("list %s: input %s must be a %s, not %s", k.token, key, prop.Type, describeValue(v))
 		}
 		switch key {
 		case "namespace":
-			q.namespace = v.AsString()
+			q.namespace = s
 		case "labelSelector":
-			q.labelSelector = v.AsString()
+			q.labelSelector = s
 		case "fieldSelector":
-			q.fieldSelector = v.AsString()
+			q.fieldSelector = s
 		case "includeManaged":
-			q.includeManaged = v.AsBool()
+			q.includeManaged = b
 		default:
 			return q, fmt.Errorf("internal error: list input %q of schema.json is not read", key)
 		}
@@ -188,18 +191,20 @@ func parseListQuery(k kind, m property.Map) (listQuery, error) {
 	return q, nil
 }
 
-// describeValue names a property value's type for messages.
-func describeValue(v property.Value) string {
-	switch {
-	case v.IsString():
-		return fmt.Sprintf("the string %q", v.AsString())
-	case v.IsBool():
-		return fmt.Sprintf("the boolean %t", v.AsBool())
-	case v.IsNumber():
-		return "the number " + strconv.FormatFloat(v.AsNumber(), 'g', -1, 64)
-	case v.IsArray():
+// describeValue names a decoded value's type for messages.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case bool:
+		return fmt.Sprintf("the boolean %t", x)
+	case int64:
+		return "the number " + strconv.FormatInt(x, 10)
+	case float64:
+		return "the number " + strconv.FormatFloat(x, 'g', -1, 64)
+	case []any:
 		return "a list"
-	case v.IsMap():
+	case map[string]any:
 		return "an object"
 	default:
 		return "a value of another type"

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
 func TestParseListQuery(t *testing.T) {
@@ -48,7 +49,7 @@ func TestParseListQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parseListQuery(tt.kind, property.NewMap(tt.query))
+			got, err := parseListQuery(tt.kind, decode(property.NewMap(tt.query)).fields)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -212,12 +213,12 @@ func TestListRendered(t *testing.T) {
 	for _, o := range []struct{ ns, name, manager string }{
 		{"a", "one", ManagedBy}, {"a", "two", ManagedBy}, {"b", "three", ""}, {"b", "ctl", endpointSliceController},
 	} {
-		obj := endpointSliceKind.object(property.NewMap(map[string]property.Value{
+		obj := endpointSliceKind.object(validate.DecodeMap(property.NewMap(map[string]property.Value{
 			"metadata": property.New(map[string]property.Value{
 				"namespace": property.New(o.ns), "name": property.New(o.name),
 			}),
 			"addressType": property.New("IPv4"),
-		}))
+		})))
 		if o.manager != "" {
 			obj.SetLabels(map[string]string{ManagedByLabel: o.manager})
 		}

@@ -7,7 +7,6 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -107,67 +106,69 @@ func derivedName(draw func(seed []byte) (string, error), urn resource.URN, salt 
 	return "", fmt.Errorf("%d names drawn for %s were all taken", derivedNameTries, urn)
 }
 
-// withNamespace sets the namespace of object metadata that names none (or an empty
-// one) to namespace.
-func withNamespace(meta property.Map, namespace string) property.Map {
-	if v, ok := meta.GetOk("namespace"); !ok || v.IsNull() || (v.IsString() && v.AsString() == "") {
-		return meta.Set("namespace", property.New(namespace))
+// namespaceToSet is what Check sets in object metadata meta: its namespace, when it
+// names none (or an empty one).
+func namespaceToSet(meta map[string]any, namespace string) map[string]string {
+	if v := meta["namespace"]; v == nil || v == "" {
+		return map[string]string{"namespace": namespace}
 	}
-	return meta
+	return map[string]string{}
 }
 
 // knownMetadata returns an object's metadata when the program left it out or gave a
 // known map; ok is false when it is not known yet (preview) or not a map (which
 // validation reports), and then nothing is assigned.
-func knownMetadata(obj property.Map) (property.Map, bool) {
-	v, ok := obj.GetOk("metadata")
+func knownMetadata(obj map[string]any) (map[string]any, bool) {
+	v, ok := obj["metadata"]
 	switch {
-	case !ok || v.IsNull():
-		return property.Map{}, true
-	case v.IsMap():
-		return v.AsMap(), true
+	case !ok || v == nil:
+		return map[string]any{}, true
+	case mapOf(v) != nil:
+		return mapOf(v), true
 	}
-	return property.Map{}, false
+	return nil, false
 }
 
-// assignMetadata completes the metadata of an object of kind k in Check: the
-// namespace defaults to the provider's, and the name is generated unless the program
-// set name or generateName. olds are the previous inputs (empty on create); an
-// autoname is kept unless the change replaces the object (see replaces). replaced,
-// when olds are empty, is the name of the object the state records for the resource
-// (see stateObjects): the engine checks a replacement again without the previous
-// inputs, and the replacement then needs a name of its own. autonamed says whether the
-// name was generated.
-func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds property.Map, namespace, replaced string,
-) (out property.Map, autonamed bool, failures []p.CheckFailure) {
-	meta, ok := knownMetadata(news)
+// assignMetadata completes the metadata of an object of kind k in Check, and returns
+// the keys to set in it (see withMetadata): the namespace defaults to the provider's,
+// and the name is generated unless the program set name or generateName. olds are the
+// previous inputs (empty on create); an autoname is kept unless the change replaces
+// the object (see replaces). replaced, when olds are empty, is the name of the object
+// the state records for the resource (see stateObjects): the engine checks a
+// replacement again without the previous inputs, and the replacement then needs a
+// name of its own. autonamed says whether the name was generated.
+func assignMetadata(ctx context.Context, k kind, urn resource.URN, news, olds decoded, namespace, replaced string,
+) (set map[string]string, autonamed bool, failures []p.CheckFailure) {
+	meta, ok := knownMetadata(news.fields)
 	if !ok {
-		return news, false, nil
+		return nil, false, nil
 	}
-	meta = withNamespace(meta, namespace)
-	_, hasName := meta.GetOk("name")
-	_, hasGenerateName := meta.GetOk("generateName")
-	if !hasName && !hasGenerateName {
-		oldMeta := mapField(olds, "metadata")
-		oldName, _ := stringField(oldMeta, "name")
-		if _, oldGenerated := oldMeta.GetOk("generateName"); oldGenerated {
-			oldName = ""
-		}
-		// Would the object be replaced if it kept its name?
-		keeping := news.Set("metadata", property.New(meta.Set("name", property.New(oldName))))
-		replacing := oldName != "" && replaces(k, olds, keeping)
-		if oldName == "" && replaced != "" {
-			oldName, replacing = replaced, true
-		}
-		name, reason := autoname(ctx, urn, oldName, replacing)
-		if reason != "" {
-			failures = append(failures, p.CheckFailure{Property: "metadata.name", Reason: reason})
-		} else {
-			meta = meta.Set("name", property.New(name))
-			autonamed = true
-		}
+	set = namespaceToSet(meta, namespace)
+	_, hasName := meta["name"]
+	_, hasGenerateName := meta["generateName"]
+	if hasName || hasGenerateName {
+		return set, false, nil
 	}
-	return news.Set("metadata", property.New(meta)), autonamed, failures
+	oldMeta := metadataOf(olds.fields)
+	oldName, _ := stringOf(oldMeta["name"])
+	if _, oldGenerated := oldMeta["generateName"]; oldGenerated {
+		oldName = ""
+	}
+	// Would the object be replaced if it kept its name?
+	keeping := withMeta(news.fields, "name", oldName)
+	for key, v := range set {
+		keeping = withMeta(keeping, key, v)
+	}
+	replacing := oldName != "" && replaces(k, olds.fields, keeping)
+	if oldName == "" && replaced != "" {
+		oldName, replacing = replaced, true
+	}
+	name, reason := autoname(ctx, urn, oldName, replacing)
+	if reason != "" {
+		return set, false, []p.CheckFailure{{Property: "metadata.name", Reason: reason}}
+	}
+	set["name"] = name
+	return set, true, nil
 }
 
 // generatedNameChars are the characters of the random part of the names the API server

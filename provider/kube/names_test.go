@@ -110,7 +110,7 @@ func TestDerivedNameSkipsTakenNames(t *testing.T) {
 func TestItemNamesAreDerivedFromTheURN(t *testing.T) {
 	t.Parallel()
 	u := resource.NewURN("dev", "shop", "", "endpoints:core/v1:EndpointsList", "list")
-	meta := property.NewMap(map[string]property.Value{"generateName": property.New("web-")})
+	meta := map[string]any{"generateName": "web-"}
 	names := func(taken map[string]bool) []string {
 		var out []string
 		for i := range 3 {
@@ -145,18 +145,21 @@ func TestRecheckedReplacementGetsANameOfItsOwn(t *testing.T) {
 	news := func(addressType string) property.Map {
 		return inputsOf(t, `{"addressType":"`+addressType+`","endpoints":[{"addresses":["10.0.0.1"]}]}`)
 	}
-	first, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv4"), property.Map{}, "apps", "")
+	assign := func(news property.Map, olds decoded, replaced string) decoded {
+		set, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, decode(news), olds, "apps", replaced)
+		return decode(withMetadata(news, set))
+	}
+	first := assign(news("IPv4"), decoded{}, "")
 	if ids := r.inState.of(u); len(ids) != 0 {
 		t.Fatalf("recorded %v before any previous inputs were seen", ids)
 	}
 	r.inState.note(u, first)
-	if d := cmp.Diff([]objectID{idOfInputs(first)}, r.inState.of(u), cmp.AllowUnexported(objectID{})); d != "" {
+	if d := cmp.Diff([]objectID{idOfInputs(first.fields)}, r.inState.of(u), cmp.AllowUnexported(objectID{})); d != "" {
 		t.Errorf("recorded (-want +got):\n%s", d)
 	}
-	second, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv6"), property.Map{}, "apps",
-		idOfInputs(first).name)
-	withOlds, _, _ := assignMetadata(t.Context(), endpointSliceKind, u, news("IPv6"), first, "apps", "")
-	if a, b, c := idOfInputs(first).name, idOfInputs(second).name, idOfInputs(withOlds).name; a == b || b != c {
+	second := assign(news("IPv6"), decoded{}, idOfInputs(first.fields).name)
+	withOlds := assign(news("IPv6"), first, "")
+	if a, b, c := idOfInputs(first.fields).name, idOfInputs(second.fields).name, idOfInputs(withOlds.fields).name; a == b || b != c {
 		t.Errorf("names %q, then %q when checked again without the previous inputs, %q with them; "+
 			"want the last two the same and another than the first", a, b, c)
 	}

@@ -276,7 +276,7 @@ func TestClaimHolds(t *testing.T) {
 		}
 		return obj
 	}
-	state := func(doc string) property.Map { return inputsOf(t, doc) }
+	state := func(doc string) decoded { return decodedOf(t, doc) }
 	const (
 		recorded = `{"metadata":{"name":"web","uid":"u1","labels":{"` + CreateIDLabel + `":"c1"}}}`
 		pending  = `{"metadata":{"generateName":"web-","labels":{"` + CreateIDLabel + `":"c1"}}}`

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	p "github.com/pulumi/pulumi-go-provider"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -228,14 +227,14 @@ func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstr
 // sameObject tells whether two manifests of kind k are the same once canonical. Both
 // name their object, so a generateName is inert in either and is left out.
 func sameObject(k kind, a, b *unstructured.Unstructured) bool {
-	canonical := func(obj *unstructured.Unstructured) property.Map {
+	named := func(obj *unstructured.Unstructured) map[string]any {
 		obj = obj.DeepCopy()
 		if obj.GetName() != "" {
 			obj.SetGenerateName("")
 		}
-		return k.form.Object(fromObject(obj.Object))
+		return obj.Object
 	}
-	return canonical(a).Equals(canonical(b))
+	return k.form.SameObject(named(a), named(b))
 }
 
 // warnSecrets warns that the secret values of an object's inputs, at the paths fields

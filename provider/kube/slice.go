@@ -24,10 +24,11 @@ type EndpointSlice struct{ clusterResource }
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	st := r.open(req.Urn)
 	namespace := defaultNamespace(ctx, st)
-	r.inState.note(req.Urn, req.State)
-	replaced := r.inState.replaced(req.Urn, req.State)
-	named, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, req.Inputs, req.State, namespace,
-		replaced)
+	olds, news := decode(req.State), decode(req.Inputs)
+	r.inState.note(req.Urn, olds)
+	replaced := r.inState.replaced(req.Urn, olds)
+	set, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, news, olds, namespace, replaced)
+	named := withMetadata(req.Inputs, set)
 	shown := req.State
 	if replaced != "" {
 		// The engine checks a replacement again without its previous inputs; the first
@@ -37,7 +38,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	server, written := st.rules(ctx)
 	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server, written) }
 	res := check(named)
-	if len(res.Failures) > 0 && req.State.Len() > 0 && !replaces(endpointSliceKind, req.State, res.Inputs) {
+	if len(res.Failures) > 0 && !olds.empty() && !replaces(endpointSliceKind, olds.fields, decode(res.Inputs).fields) {
 		res = validate.SliceUpdate(res, req.State, server)
 	}
 	inputs, failures := checkResult(ctx, res, shown, check)
@@ -47,7 +48,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 				"or metadata.generateName, or change the stack's autonaming configuration)", req.Urn.Name())
 		}
 	}
-	failures = append(failures, reservedKeyFailures(inputs)...)
+	failures = append(failures, reservedKeyFailures(news.fields)...)
 	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
 }
 
@@ -57,19 +58,20 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 // change to the inputs, a copy in the store that must be written again (a render
 // directory's manifest missing or edited) is a change, which Update writes.
 func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	d := diffInputs(endpointSliceKind, req.OldInputs, req.Inputs)
+	olds, news := decode(req.OldInputs), decode(req.Inputs)
+	d := diffInputs(endpointSliceKind, olds.fields, news.fields)
 	st := r.open(req.Urn)
 	if d.HasChanges {
 		if c, ok := onCluster(st); ok {
-			c.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(req.Inputs)})
+			c.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(news.fields)})
 			if d.DeleteBeforeReplace {
-				p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(req.OldInputs), d))
+				p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(olds.fields), d))
 			}
 		}
 		return d, nil
 	}
-	if !hasUnknowns(req.Inputs) {
-		d.HasChanges = stale(ctx, st, r.kind.object(req.Inputs), req.ID)
+	if news.known() {
+		d.HasChanges = stale(ctx, st, r.kind.object(news.fields), req.ID)
 	}
 	return d, nil
 }
@@ -78,22 +80,23 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 // cluster's is a server-side dry run), so it shows before `up`.
 func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	st := r.open(req.Urn)
-	if req.DryRun && hasUnknowns(req.Properties) {
-		warnSlice(ctx, st, r.kind.object(req.Properties))
-		return p.CreateResponse{Properties: st.preview(req.Properties)}, nil
+	inputs := decode(req.Properties)
+	if req.DryRun && !inputs.known() {
+		warnSlice(ctx, st, r.kind.object(inputs.fields))
+		return p.CreateResponse{Properties: inputs.with(st.preview(inputs.fields)).encode()}, nil
 	}
 	if _, err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
 	}
-	in := r.kind.intent(req.Properties, "")
+	in := r.kind.intent(inputs, "")
 	desired := in.obj
 	warnSlice(ctx, st, desired)
 	if req.DryRun {
 		obj, err := st.create(ctx, in, true, true)
 		if err != nil || obj == nil {
-			return p.CreateResponse{Properties: st.preview(req.Properties)}, err
+			return p.CreateResponse{Properties: inputs.with(st.preview(inputs.fields)).encode()}, err
 		}
-		return p.CreateResponse{Properties: st.preview(outputs(r.kind, obj))}, nil
+		return p.CreateResponse{Properties: inputs.with(st.preview(outputs(r.kind, obj))).encode()}, nil
 	}
 	createID, err := st.name(desired, "")
 	if err != nil {
@@ -104,16 +107,16 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		if c, ok := onCluster(st); ok && c.mayExist(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it (by name, or by its create ID) or creates it.
-			id, properties := idOf(desired), req.Properties
+			id, properties := idOf(desired), inputs.fields
 			if createID != "" {
 				id, properties = pendingID(desired), withCreateID(properties, createID)
 			}
 			state, err := partialFailure(unconfirmed(r.kind, id, err))
-			return p.CreateResponse{ID: id.String(), Properties: properties, PartialState: state}, err
+			return p.CreateResponse{ID: id.String(), Properties: inputs.with(properties).encode(), PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
 	}
-	return p.CreateResponse{ID: idOf(obj).String(), Properties: outputs(r.kind, obj)}, nil
+	return p.CreateResponse{ID: idOf(obj).String(), Properties: inputs.with(outputs(r.kind, obj)).encode()}, nil
 }
 
 // id reads the slice's ID, a bare name in the store's namespace.
@@ -135,7 +138,8 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 		return p.ReadResponse{}, err
 	}
 	lookingUp := lookup(req)
-	live, err := lookUp(ctx, st, id, recordedIn(r.kind, req.Properties))
+	state := decode(req.Properties)
+	live, err := lookUp(ctx, st, id, recordedIn(r.kind, state))
 	switch {
 	case err != nil:
 		return p.ReadResponse{}, err
@@ -144,28 +148,29 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	case live == nil:
 		return p.ReadResponse{}, nil
 	}
-	oldInputs := req.Inputs
+	oldInputs := decode(req.Inputs)
 	if lookingUp {
-		oldInputs = property.Map{}
+		oldInputs = decoded{}
 	}
 	return p.ReadResponse{
 		ID:         idOf(live).String(),
-		Properties: outputs(r.kind, live),
-		Inputs:     liveInputs(r.kind, live, oldInputs),
+		Properties: state.with(outputs(r.kind, live)).encode(),
+		Inputs:     liveInputs(r.kind, live, oldInputs).encode(),
 	}, nil
 }
 
 // Update writes the new inputs onto the slice (see kindClient.update).
 func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	st := r.open(req.Urn)
-	if req.DryRun && hasUnknowns(req.Inputs) {
-		return p.UpdateResponse{Properties: st.preview(req.Inputs)}, nil
+	inputs := decode(req.Inputs)
+	if req.DryRun && !inputs.known() {
+		return p.UpdateResponse{Properties: inputs.with(st.preview(inputs.fields)).encode()}, nil
 	}
 	id, err := r.id(ctx, st, req.ID)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	rec := recordedIn(r.kind, req.State)
+	rec := recordedIn(r.kind, decode(req.State))
 	if id.pending() || rec.createID() != "" {
 		// The server named the slice: find it under the name the state records, or
 		// by its create ID.
@@ -174,38 +179,40 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 			return p.UpdateResponse{}, err
 		}
 		if live == nil {
-			return r.createAgain(ctx, st, req, rec.createID())
+			return r.createAgain(ctx, st, inputs, req.DryRun, rec.createID())
 		}
 		id = idOf(live)
 	}
-	obj, err := st.update(ctx, id, rec, r.kind.object(req.OldInputs), r.kind.intent(req.Inputs, ""), req.DryRun)
+	obj, err := st.update(ctx, id, rec, r.kind.object(decode(req.OldInputs).fields), r.kind.intent(inputs, ""),
+		req.DryRun)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	return p.UpdateResponse{Properties: outputs(r.kind, obj)}, nil
+	return p.UpdateResponse{Properties: inputs.with(outputs(r.kind, obj)).encode()}, nil
 }
 
 // createAgain creates a slice whose name the server generates and that is not there:
 // its first create went unanswered and did not take effect, or it was deleted since.
 // It carries the create ID the state records, recordedID, and if this answer is lost
 // too, the state records the create ID again, so the next update finds the slice.
-func (r *EndpointSlice) createAgain(ctx context.Context, st store, req p.UpdateRequest, recordedID string,
+func (r *EndpointSlice) createAgain(ctx context.Context, st store, inputs decoded, dryRun bool, recordedID string,
 ) (p.UpdateResponse, error) {
-	in := r.kind.intent(req.Inputs, "")
+	in := r.kind.intent(inputs, "")
 	desired := in.obj
 	createID, err := st.name(desired, recordedID)
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
-	obj, err := st.create(ctx, in, req.DryRun, false)
+	obj, err := st.create(ctx, in, dryRun, false)
 	if err != nil {
-		if c, ok := onCluster(st); ok && c.mayExist(err) && !req.DryRun && createID != "" {
+		if c, ok := onCluster(st); ok && c.mayExist(err) && !dryRun && createID != "" {
 			state, err := partialFailure(unconfirmed(r.kind, pendingID(desired), err))
-			return p.UpdateResponse{Properties: withCreateID(req.Inputs, createID), PartialState: state}, err
+			return p.UpdateResponse{Properties: inputs.with(withCreateID(inputs.fields, createID)).encode(),
+				PartialState: state}, err
 		}
 		return p.UpdateResponse{}, err
 	}
-	return p.UpdateResponse{Properties: outputs(r.kind, obj)}, nil
+	return p.UpdateResponse{Properties: inputs.with(outputs(r.kind, obj)).encode()}, nil
 }
 
 // Delete deletes the slice the state records (the object its claim holds, by UID, see
@@ -216,7 +223,7 @@ func (r *EndpointSlice) Delete(ctx context.Context, req p.DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	rec := recordedIn(r.kind, req.Properties)
+	rec := recordedIn(r.kind, decode(req.Properties))
 	t := deleteTarget{id: rec.at(id), claim: rec.claim(req.Urn)}
 	if rec.unconfirmed(id) {
 		live, err := st.locate(ctx, id, rec)
@@ -237,6 +244,6 @@ func warnSlice(ctx context.Context, st store, obj *unstructured.Unstructured) {
 }
 
 // previewOffline is the slice's inputs, with what only the server knows left unknown.
-func (r *EndpointSlice) previewOffline(inputs property.Map) property.Map {
-	return previewOutputs(inputs)
+func (r *EndpointSlice) previewOffline(inputs decoded) decoded {
+	return inputs.with(previewOutputs(inputs.fields))
 }

@@ -50,7 +50,7 @@ type store interface {
 	ready(ctx context.Context) (namespace string, err error)
 	// preview is what a preview shows of an object's outputs, or of inputs the store
 	// could not judge: what only a server would set is left unknown.
-	preview(m property.Map) property.Map
+	preview(fields map[string]any) map[string]any
 	// name gives obj, before it is created, the name the store gives an object with
 	// metadata.generateName, and returns the create ID it carries ("" for none; see
 	// labelCreate). createID, when given, is the one the state records.
@@ -164,7 +164,7 @@ type Resource interface {
 	Lifecycle
 	// previewOffline is what a preview shows when the API server cannot be reached
 	// (see reachability): the outputs the checked inputs alone tell.
-	previewOffline(inputs property.Map) property.Map
+	previewOffline(inputs decoded) decoded
 	// shared is what the package's resources share.
 	shared() *Kubernetes
 	// base is what the resource holds (see clusterResource).
@@ -438,9 +438,9 @@ func newStateObjects() *stateObjects {
 
 // note records the objects that the previous inputs olds of the resource urn name: the
 // object's metadata, or each item's.
-func (r *stateObjects) note(urn resource.URN, olds property.Map) {
+func (r *stateObjects) note(urn resource.URN, olds decoded) {
 	var ids []objectID
-	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds)}) {
+	for _, it := range append(itemsOf(olds), listItem{id: idOfInputs(olds.fields)}) {
 		if it.id.name != "" {
 			ids = append(ids, it.id)
 		}
@@ -463,8 +463,8 @@ func (r *stateObjects) of(urn resource.URN) []objectID {
 // replaced is the name of the object a Check without previous inputs olds replaces:
 // the one object recorded for the resource urn, which the engine checks again without
 // its previous inputs when it replaces it; "" otherwise.
-func (r *stateObjects) replaced(urn resource.URN, olds property.Map) string {
-	if ids := r.of(urn); olds.Len() == 0 && len(ids) == 1 {
+func (r *stateObjects) replaced(urn resource.URN, olds decoded) string {
+	if ids := r.of(urn); olds.empty() && len(ids) == 1 {
 		return ids[0].name
 	}
 	return ""

@@ -14,7 +14,6 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,7 +54,7 @@ func (s clusterStore) ready(ctx context.Context) (string, error) {
 	return o.client.Namespace, nil
 }
 
-func (clusterStore) preview(m property.Map) property.Map { return previewOutputs(m) }
+func (clusterStore) preview(fields map[string]any) map[string]any { return previewOutputs(fields) }
 
 // name labels obj with a create ID when the server picks its name.
 func (clusterStore) name(obj *unstructured.Unstructured, createID string) (string, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
@@ -25,7 +24,7 @@ type renderStore struct {
 func (s renderStore) ready(context.Context) (string, error) { return s.target.namespace(), nil }
 
 // preview leaves unknown only the name the store is to pick.
-func (renderStore) preview(m property.Map) property.Map { return withNameUnknown(m) }
+func (renderStore) preview(fields map[string]any) map[string]any { return withNameUnknown(fields) }
 
 // name gives an object with metadata.generateName and no name a name of the shape the
 // API server gives (the prefix and 5 random characters); it needs no create ID.

@@ -18,7 +18,6 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -119,7 +118,7 @@ func Wrap(r Resource) Lifecycle {
 type reachability struct {
 	Lifecycle
 	// offline is the preview's answer from the checked inputs alone.
-	offline func(inputs property.Map) property.Map
+	offline func(inputs decoded) decoded
 	// open is the resource's store of the target in force (see clusterResource.open).
 	open func(urn resource.URN) store
 	k    *Kubernetes
@@ -204,11 +203,11 @@ const (
 
 func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
 	if req.DryRun && r.down(ctx) {
-		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
+		return p.CreateResponse{Properties: r.offline(decode(req.Properties)).encode()}, nil
 	}
 	resp, err := r.Lifecycle.Create(ctx, req)
 	if req.DryRun && r.previewFallback(ctx, err) {
-		return p.CreateResponse{Properties: r.offline(req.Properties)}, nil
+		return p.CreateResponse{Properties: r.offline(decode(req.Properties)).encode()}, nil
 	}
 	err = r.unreachableError(ctx, err, "the create is retried by the next `pulumi up`")
 	resp.PartialState = restated(resp.PartialState, err)
@@ -217,12 +216,12 @@ func (r reachability) Create(ctx context.Context, req p.CreateRequest) (p.Create
 
 func (r reachability) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
 	if req.DryRun && r.down(ctx) {
-		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
+		return p.UpdateResponse{Properties: r.offline(decode(req.Inputs)).encode()}, nil
 	}
 	resp, err := r.Lifecycle.Update(ctx, req)
 	switch {
 	case req.DryRun && r.previewFallback(ctx, err):
-		return p.UpdateResponse{Properties: r.offline(req.Inputs)}, nil
+		return p.UpdateResponse{Properties: r.offline(decode(req.Inputs)).encode()}, nil
 	case !req.DryRun && clusterGone(err) && r.k.Options().SkipUpdateUnreachable:
 		r.warnKept(ctx, err, "skipped", ", then `pulumi up` applies the change")
 		state := resp.Properties

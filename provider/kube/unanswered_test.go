@@ -304,10 +304,10 @@ func TestRetryThatCannotConnectIsInDoubt(t *testing.T) {
 		_ = c.Close()
 	}()
 	o := kindClientAt(t, l.Addr().String(), 10*time.Second)
-	obj := endpointSliceKind.object(property.NewMap(map[string]property.Value{
-		"metadata":    property.New(map[string]property.Value{"name": property.New("x"), "namespace": property.New("ns")}),
-		"addressType": property.New("IPv4"),
-	}))
+	obj := endpointSliceKind.object(map[string]any{
+		"metadata":    map[string]any{"name": "x", "namespace": "ns"},
+		"addressType": "IPv4",
+	})
 	_, err := o.create(t.Context(), obj, false)
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("create = %v; want the retry's refused connection", err)
@@ -368,8 +368,8 @@ func TestLabelCreate(t *testing.T) {
 			if !tt.wantLabel {
 				return
 			}
-			state := withCreateID(inputsOf(t, tt.doc), id)
-			if d := cmp.Diff(id, recordedIn(endpointSliceKind, state).createID()); d != "" {
+			state := withCreateID(fieldsOf(t, tt.doc), id)
+			if d := cmp.Diff(id, recordedIn(endpointSliceKind, plain(state)).createID()); d != "" {
 				t.Errorf("recorded createID of withCreateID(...) (-want +got):\n%s", d)
 			}
 		})
@@ -392,17 +392,17 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 	t.Parallel()
 	live := liveObject(t, `{"metadata":{"name":"web-x2b4c","namespace":"n","labels":{"app":"web","`+CreateIDLabel+`":"abc"}},`+
 		`"addressType":"IPv4"}`)
-	imported := liveInputs(endpointSliceKind, live, inputsOf(t, `{}`))
-	if got, want := mapField(mapField(imported, "metadata"), "labels").Len(), 1; got != want {
-		t.Errorf("imported labels %v, want app alone", mapField(mapField(imported, "metadata"), "labels"))
+	imported := liveInputs(endpointSliceKind, live, decodedOf(t, `{}`))
+	if got, want := len(mapOf(metadataOf(imported.fields)["labels"])), 1; got != want {
+		t.Errorf("imported labels %v, want app alone", metadataOf(imported.fields)["labels"])
 	}
-	old := inputsOf(t, `{"metadata":{"generateName":"web-","namespace":"n","labels":{"app":"web"}},"addressType":"IPv4"}`)
+	old := decodedOf(t, `{"metadata":{"generateName":"web-","namespace":"n","labels":{"app":"web"}},"addressType":"IPv4"}`)
 	refreshed := liveInputs(endpointSliceKind, live, old)
-	if _, ok := mapField(mapField(refreshed, "metadata"), "labels").GetOk(CreateIDLabel); ok {
-		t.Errorf("refreshed inputs carry the create ID: %v", refreshed)
+	if _, ok := mapOf(metadataOf(refreshed.fields)["labels"])[CreateIDLabel]; ok {
+		t.Errorf("refreshed inputs carry the create ID: %v", refreshed.fields)
 	}
 	o := kindClient{kind: endpointSliceKind}
-	merged := o.kind.merge(live, o.kind.object(old), o.kind.object(old.Set("addressType", old.Get("addressType"))))
+	merged := o.kind.merge(live, o.kind.object(old.fields), o.kind.object(old.fields))
 	if merged.GetLabels()[CreateIDLabel] != "abc" {
 		t.Errorf("an update drops the create ID: labels %v", merged.GetLabels())
 	}
@@ -411,10 +411,10 @@ func TestCreateIDLabelIsTheProviders(t *testing.T) {
 // A program may not set the create ID label.
 func TestCreateIDFailures(t *testing.T) {
 	t.Parallel()
-	if f := reservedKeyFailures(inputsOf(t, `{"metadata":{"labels":{"app":"web"}}}`)); len(f) != 0 {
+	if f := reservedKeyFailures(fieldsOf(t, `{"metadata":{"labels":{"app":"web"}}}`)); len(f) != 0 {
 		t.Errorf("failures for a program without the label: %v", f)
 	}
-	f := reservedKeyFailures(inputsOf(t, `{"metadata":{"labels":{"`+CreateIDLabel+`":"x"}}}`))
+	f := reservedKeyFailures(fieldsOf(t, `{"metadata":{"labels":{"`+CreateIDLabel+`":"x"}}}`))
 	if len(f) != 1 || f[0].Property != `metadata.labels["`+CreateIDLabel+`"]` {
 		t.Errorf("failures for a program that sets the label: %+v", f)
 	}
@@ -484,7 +484,7 @@ func TestPartialSaysUnansweredItemsMayExist(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			set := newItemSet(property.Map{})
+			set := newItemSet(decoded{})
 			_, err := partial(itemsFailed(tt.results), set, someUnanswered(judged(tt.results)))
 			if got := strings.Contains(err.Error(), "may or may not have been written"); got != tt.want {
 				t.Errorf("the partial state's message says the items may or may not have been written: %t, want %t:\n%v",
@@ -514,7 +514,7 @@ func TestPartialKeepsTheCause(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			results := []itemResult{{sent: true}, {sent: true, err: apiError("update", endpointsKind, id, tt.cause)}}
-			listState, listErr := partial(itemsFailed(results), newItemSet(property.Map{}), someUnanswered(judged(results)))
+			listState, listErr := partial(itemsFailed(results), newItemSet(decoded{}), someUnanswered(judged(results)))
 			sliceState, sliceErr := partialFailure(unconfirmed(endpointSliceKind, id, tt.cause))
 			for _, c := range []struct {
 				what   string

@@ -1,60 +1,173 @@
 package kube
 
 import (
-	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
-// Property values, in one place: the resources' inputs and states decoded into
-// objects (kind.object, intent with its secret paths, recorded, the IDs and the items
-// they name), and the objects encoded back (outputs, a preview's, the inputs read back
-// on refresh and import, a list's state and its Read's answer, a state's create ID).
-// The lifecycles' entry points hand the engine's property maps to these functions and
-// build their answers from what they return.
+// Property values, in one place. The engine's property maps (a resource's inputs, its
+// state) are decoded once, where a lifecycle's entry point receives them (decode), into
+// plain Go values: the object's Kubernetes JSON, as an unstructured object holds it,
+// with null as nil and a value not known yet (a preview's) as validate.Computed{}, and
+// the paths of the secret values beside. Past that edge the package works on these
+// values and on the objects built from them (kind.object, intent, recorded, listItem);
+// the answers are encoded once on the way out (decoded.encode), every secret value
+// still secret. Only Check keeps the inputs as the engine gave them: it hands them to
+// validate, whose rules name their paths, and sets the names it assigns on them
+// (withMetadata).
+
+// decoded is a resource's inputs or state, decoded (see above).
+type decoded struct {
+	// fields are the values, plain (see validate.Decode).
+	fields map[string]any
+	// secrets are the paths of the secret values (see validate.Encode).
+	secrets map[string]bool
+}
+
+// decode decodes a resource's inputs or state.
+func decode(m property.Map) decoded {
+	return decoded{fields: validate.DecodeMap(m), secrets: validate.SecretPaths(property.New(m), "")}
+}
+
+// encode is the property map of d: the engine's inputs, state or outputs.
+func (d decoded) encode() property.Map { return validate.EncodeMap(d.fields, "", d.secrets) }
+
+// plain is d's fields with no secret among them: what the server answered.
+func plain(fields map[string]any) decoded { return decoded{fields: fields} }
+
+// known tells whether d holds no value that is not known yet.
+func (d decoded) known() bool { return !validate.HasComputed(d.fields) }
+
+// empty tells whether d holds nothing: no previous inputs (a create), no state (a
+// Read with the ID alone).
+func (d decoded) empty() bool { return len(d.fields) == 0 }
+
+// with is d with fields f, keeping the paths of d's secrets that f still holds: an
+// object's state, from its inputs, keeps what they hold secret.
+func (d decoded) with(f map[string]any) decoded { return decoded{fields: f, secrets: d.secrets} }
+
+// at is the part of d at the path at (see validate.PathOf), with the paths of its
+// secrets made relative to it.
+func (d decoded) at(at string, v map[string]any) decoded {
+	out := decoded{fields: v, secrets: map[string]bool{}}
+	for path := range d.secrets {
+		if rest, ok := strings.CutPrefix(path, at); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			out.secrets[strings.TrimPrefix(rest, ".")] = true
+		}
+	}
+	return out
+}
+
+// under is the secret paths of d placed at the path at of a bigger value.
+func (d decoded) under(at string) map[string]bool {
+	out := make(map[string]bool, len(d.secrets))
+	for path := range d.secrets {
+		switch {
+		case at == "":
+			out[path] = true
+		case path == "" || strings.HasPrefix(path, "["):
+			out[at+path] = true
+		default:
+			out[at+"."+path] = true
+		}
+	}
+	return out
+}
+
+// The Check's one write to the inputs as the engine gave them: the name and namespace
+// it assigns.
+
+// withMetadata is the inputs of an object with the metadata keys set (none: the inputs
+// as they are); the metadata keeps its secrecy.
+func withMetadata(inputs property.Map, set map[string]string) property.Map {
+	if len(set) == 0 {
+		return inputs
+	}
+	v := inputs.Get("metadata")
+	var meta property.Map
+	if v.IsMap() {
+		meta = v.AsMap()
+	}
+	for _, key := range slices.Sorted(maps.Keys(set)) {
+		meta = meta.Set(key, property.New(set[key]))
+	}
+	return inputs.Set("metadata", property.WithGoValue(v, meta))
+}
+
+// withItemMetadata is a list's inputs with the metadata keys set[i] set on the i-th
+// item (see withMetadata).
+func withItemMetadata(inputs property.Map, set map[int]map[string]string) property.Map {
+	v := inputs.Get("items")
+	if len(set) == 0 || !v.IsArray() {
+		return inputs
+	}
+	items := v.AsArray().AsSlice()
+	for i, keys := range set {
+		items[i] = property.WithGoValue(items[i], withMetadata(items[i].AsMap(), keys))
+	}
+	return inputs.Set("items", property.WithGoValue(v, items))
+}
+
+// Reading plain values.
+
+// mapOf is v as a map; nil when it is not one.
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// stringOf is v as a string; ok is false when it is not one.
+func stringOf(v any) (s string, ok bool) {
+	s, ok = v.(string)
+	return s, ok
+}
+
+// metadataOf is an object's metadata, or its inputs'; nil when there is none.
+func metadataOf(fields map[string]any) map[string]any { return mapOf(fields["metadata"]) }
+
+// The objects: built from inputs (kind.object, intent), decoded from a state
+// (recordedIn), and their outputs (outputs, previewOutputs, liveInputs).
 
 // object builds the object to send from a resource's inputs, with the kind's default
-// labels.
-func (k kind) object(inputs property.Map) *unstructured.Unstructured {
-	obj := k.fromProperties(inputs)
+// labels; what is not known yet is left out.
+func (k kind) object(inputs map[string]any) *unstructured.Unstructured {
+	obj := k.fromFields(inputs)
 	setDefaultLabels(k, obj.Object)
 	return obj
 }
 
-// intent is an object to write, decoded once from a resource's inputs (see
-// kind.intent): the object to send, and the paths of the inputs' secret values, which
-// a manifest holds in plain text (see warnSecrets).
+// intent is an object to write, built once from a resource's inputs (see kind.intent):
+// the object to send, and the paths of the inputs' secret values, which a manifest
+// holds in plain text (see warnSecrets).
 type intent struct {
 	obj     *unstructured.Unstructured
 	secrets []string
 }
 
-// intent decodes inputs, at the path at of the resource's inputs ("" for the whole),
-// into the object to write (see object) and the paths of their secret values.
-func (k kind) intent(inputs property.Map, at string) intent {
-	in := intent{obj: k.object(inputs)}
-	secretPaths(property.New(inputs), at, &in.secrets)
-	return in
+// intent builds from inputs, at the path at of the resource's inputs ("" for the
+// whole), the object to write (see object) and the paths of their secret values.
+func (k kind) intent(inputs decoded, at string) intent {
+	return intent{obj: k.object(inputs.fields), secrets: slices.Sorted(maps.Keys(inputs.under(at)))}
 }
 
 // setDefaultLabels gives obj the labels its kind carries by default, unless the
-// inputs set them (an unknown value counts as set).
+// inputs set them.
 func setDefaultLabels(k kind, obj map[string]any) {
 	if len(k.defaultLabels) == 0 {
 		return
 	}
-	meta, _ := obj["metadata"].(map[string]any)
+	meta := mapOf(obj["metadata"])
 	if meta == nil {
 		meta = map[string]any{}
 		obj["metadata"] = meta
 	}
-	labels, _ := meta["labels"].(map[string]any)
+	labels := mapOf(meta["labels"])
 	if labels == nil {
 		labels = map[string]any{}
 	}
@@ -66,23 +179,30 @@ func setDefaultLabels(k kind, obj map[string]any) {
 	meta["labels"] = labels
 }
 
-// fromProperties is the object of the kind whose metadata and fields are those of m
-// (inputs or a state).
-func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
+// fromFields is the object of the kind whose metadata and fields are those of fields
+// (inputs or a state), what is not known yet left out.
+func (k kind) fromFields(fields map[string]any) *unstructured.Unstructured {
 	obj := map[string]any{"apiVersion": k.apiVersion, "kind": k.name}
 	for _, f := range append([]string{"metadata"}, k.fields...) {
-		if v, ok := m.GetOk(f); ok {
-			if x := validate.Plain(v); x != nil {
-				obj[f] = x
-			}
+		if x := validate.Known(fields[f]); x != nil {
+			obj[f] = x
 		}
 	}
 	return &unstructured.Unstructured{Object: obj}
 }
 
-// An object as property values, in one place: the outputs of a live object, what a
-// preview leaves unknown, and the inputs read back on refresh and import (the reverse
-// of kind.object, above).
+// recordedIn decodes the state of an object of kind k.
+func recordedIn(k kind, state decoded) recorded {
+	return recorded{obj: k.fromFields(state.fields), known: state.known()}
+}
+
+// idOfInputs is the namespace/name that an object's inputs or state give.
+func idOfInputs(fields map[string]any) objectID {
+	meta := metadataOf(fields)
+	namespace, _ := stringOf(meta["namespace"])
+	name, _ := stringOf(meta["name"])
+	return objectID{namespace: namespace, name: name}
+}
 
 // outputs are a live object's properties: its fields without apiVersion and kind,
 // without metadata.managedFields, the server's bookkeeping of field ownership, which
@@ -90,8 +210,8 @@ func (k kind) fromProperties(m property.Map) *unstructured.Unstructured {
 // provider's OwnerAnnotation, the resource's URN, which the state holds already (the
 // provider reads it from live objects only, and puts it back on every object it
 // writes: see kindClient.marked).
-func outputs(k kind, obj *unstructured.Unstructured) property.Map {
-	out := map[string]property.Value{}
+func outputs(k kind, obj *unstructured.Unstructured) map[string]any {
+	out := map[string]any{}
 	for _, f := range append([]string{"metadata"}, k.fields...) {
 		v, ok := obj.Object[f]
 		if !ok {
@@ -100,15 +220,15 @@ func outputs(k kind, obj *unstructured.Unstructured) property.Map {
 		if meta, isMap := v.(map[string]any); isMap && f == "metadata" {
 			v = withoutBookkeeping(meta)
 		}
-		out[f] = fromPlain(v)
+		out[f] = v
 	}
-	return property.NewMap(out)
+	return out
 }
 
 // withoutBookkeeping is an object's metadata without managedFields and the
 // OwnerAnnotation (see outputs); the metadata itself when it has neither.
 func withoutBookkeeping(meta map[string]any) map[string]any {
-	annotations, _ := meta["annotations"].(map[string]any)
+	annotations := mapOf(meta["annotations"])
 	_, owned := annotations[OwnerAnnotation]
 	if _, has := meta["managedFields"]; !has && !owned {
 		return meta
@@ -126,21 +246,53 @@ func withoutBookkeeping(meta map[string]any) map[string]any {
 	return meta
 }
 
+// withMeta is fields with the metadata key set to v (fields and its metadata are
+// copied, not changed).
+func withMeta(fields map[string]any, key string, v any) map[string]any {
+	meta := maps.Clone(metadataOf(fields))
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[key] = v
+	out := maps.Clone(fields)
+	if out == nil {
+		out = map[string]any{}
+	}
+	out["metadata"] = meta
+	return out
+}
+
 // previewOutputs are the outputs of an object that could not be dry-run: the inputs,
 // with what only the server knows left unknown.
-func previewOutputs(inputs property.Map) property.Map {
-	meta := mapField(inputs, "metadata")
+func previewOutputs(inputs map[string]any) map[string]any {
+	out := inputs
 	for _, f := range validate.ServerSetOnCreate() {
-		meta = meta.Set(f, property.New(property.Computed))
+		out = withMeta(out, f, validate.Computed{})
 	}
-	if _, named := meta.GetOk("name"); !named {
-		meta = meta.Set("name", property.New(property.Computed))
+	return withNameUnknown(out)
+}
+
+// withNameUnknown is inputs with metadata.name unknown, unless they give it: the
+// outputs of a preview that only the name is missing from.
+func withNameUnknown(inputs map[string]any) map[string]any {
+	if _, named := metadataOf(inputs)["name"]; named {
+		return inputs
 	}
-	return inputs.Set("metadata", property.New(meta))
+	return withMeta(inputs, "name", validate.Computed{})
+}
+
+// withCreateID records createID in the labels of a state's metadata.
+func withCreateID(state map[string]any, createID string) map[string]any {
+	labels := maps.Clone(mapOf(metadataOf(state)["labels"]))
+	if labels == nil {
+		labels = map[string]any{}
+	}
+	labels[CreateIDLabel] = createID
+	return withMeta(state, "labels", labels)
 }
 
 // liveInputs are the inputs that describe a live object. On refresh they are the
-// live object projected onto the shape of the previous inputs: a field whose live
+// live object projected onto the shape of the previous inputs old: a field whose live
 // value is the same, in the kind's canonical form, as the previous input keeps the
 // input as the program wrote it (so what the server defaulted or normalised stays
 // left out); a field that really changed out of band takes its live value, without
@@ -148,136 +300,80 @@ func previewOutputs(inputs property.Map) property.Map {
 // inputs) they are the object's own fields, without server defaults, with its name,
 // namespace, labels, annotations, owner references and finalizers, but without what
 // the provider, the controllers and kubectl add by themselves (see ownKeys): what a
-// program that writes the object would set.
-func liveInputs(k kind, live *unstructured.Unstructured, old property.Map) property.Map {
+// program that writes the object would set. The previous inputs' secret values stay
+// secret where the inputs keep their paths.
+func liveInputs(k kind, live *unstructured.Unstructured, old decoded) decoded {
 	obj := outputs(k, live)
-	imported := old.Len() == 0
-	in := map[string]property.Value{}
+	imported := old.empty()
+	in := map[string]any{}
 	for _, f := range k.fields {
-		oldValue, hadOld := old.GetOk(f)
-		if !imported && k.form.Same(f, oldValue, obj.Get(f)) {
+		oldValue, hadOld := old.fields[f]
+		if !imported && k.form.Same(f, oldValue, obj[f]) {
 			if hadOld {
 				in[f] = oldValue
 			}
 			continue
 		}
-		if v, ok := k.form.Stripped(f, obj.Get(f)); ok {
+		if v, ok := k.form.Stripped(f, obj[f]); ok {
 			in[f] = v
 		}
 	}
-	liveMeta := mapField(obj, "metadata")
-	oldMeta := mapField(old, "metadata")
-	meta := map[string]property.Value{
-		"name":      property.New(live.GetName()),
-		"namespace": property.New(live.GetNamespace()),
-	}
-	if v, ok := oldMeta.GetOk("generateName"); ok {
+	in["metadata"] = liveMetadata(live, metadataOf(obj), metadataOf(old.fields), imported)
+	return old.with(in)
+}
+
+// liveMetadata is the metadata of liveInputs: liveMeta read back against the previous
+// inputs' oldMeta (see liveInputs).
+func liveMetadata(live *unstructured.Unstructured, liveMeta, oldMeta map[string]any, imported bool) map[string]any {
+	meta := map[string]any{"name": live.GetName(), "namespace": live.GetNamespace()}
+	if v, ok := oldMeta["generateName"]; ok {
 		// The server picked the name (a slice), unless Check did (an EndpointsList item,
 		// whose inputs keep the name so that it stays the same).
 		meta["generateName"] = v
-		if _, named := oldMeta.GetOk("name"); !named {
+		if _, named := oldMeta["name"]; !named {
 			delete(meta, "name")
 		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
-		oldMap, wasSet := oldMeta.GetOk(f)
+		oldMap, wasSet := oldMeta[f]
 		switch {
 		case imported:
-			if keep := readBackKeys(f, mapField(liveMeta, f), property.Map{}, true); keep.Len() > 0 {
-				meta[f] = property.New(keep)
+			if keep := readBackKeys(f, mapOf(liveMeta[f]), nil, true); len(keep) > 0 {
+				meta[f] = keep
 			}
-		case wasSet && oldMap.IsMap():
-			meta[f] = property.New(readBackKeys(f, mapField(liveMeta, f), oldMap.AsMap(), false))
+		case wasSet && mapOf(oldMap) != nil:
+			meta[f] = readBackKeys(f, mapOf(liveMeta[f]), mapOf(oldMap), false)
 		}
 	}
 	for _, f := range []string{"ownerReferences", "finalizers"} {
-		_, wasSet := oldMeta.GetOk(f)
-		if v, ok := liveMeta.GetOk(f); ok && (imported || wasSet) {
+		_, wasSet := oldMeta[f]
+		if v, ok := liveMeta[f]; ok && (imported || wasSet) {
 			meta[f] = v
 		}
 	}
-	in["metadata"] = property.New(meta)
-	return property.NewMap(in)
+	return meta
 }
 
-// fromObject turns an unstructured object into property values. The schema's property
-// names are the Kubernetes JSON field names, so the two convert value by value
-// (validate.Plain converts back).
-func fromObject(obj map[string]any) property.Map {
-	out := make(map[string]property.Value, len(obj))
-	for k, v := range obj {
-		out[k] = fromPlain(v)
-	}
-	return property.NewMap(out)
-}
+// A list's items, read from its inputs or state, and its state and Read's answer
+// built from them.
 
-func fromPlain(v any) property.Value {
-	switch x := v.(type) {
-	case nil:
-		return property.New(property.Null)
-	case string:
-		return property.New(x)
-	case bool:
-		return property.New(x)
-	case int64:
-		return property.New(float64(x))
-	case int:
-		return property.New(float64(x))
-	case int32:
-		return property.New(float64(x))
-	case float64:
-		return property.New(x)
-	case []any:
-		arr := make([]property.Value, len(x))
-		for i, e := range x {
-			arr[i] = fromPlain(e)
+// itemsOf reads the items of an EndpointsList's inputs, in order, each with its own
+// secret paths; those of a state name the objects it records (see recordedItems for
+// their states).
+func itemsOf(list decoded) []listItem {
+	all, _ := list.fields["items"].([]any)
+	var items []listItem
+	for i, item := range all {
+		if m := mapOf(item); m != nil {
+			items = append(items, listItem{id: idOfInputs(m), inputs: list.at(itemPath(i), m)})
 		}
-		return property.New(arr)
-	case map[string]any:
-		return property.New(fromObject(x))
-	default:
-		return property.New(fmt.Sprint(x))
 	}
+	return items
 }
-
-// idOfInputs is the namespace/name that an object's inputs or state give.
-func idOfInputs(m property.Map) objectID {
-	meta := mapField(m, "metadata")
-	namespace, _ := stringField(meta, "namespace")
-	name, _ := stringField(meta, "name")
-	return objectID{namespace: namespace, name: name}
-}
-
-// recordedIn decodes the state of an object of kind k.
-func recordedIn(k kind, state property.Map) recorded {
-	return recorded{obj: k.fromProperties(state), known: !hasUnknowns(state)}
-}
-
-// Reading property maps, for the whole package.
-
-// mapField reads a map-valued key of a property map; missing or non-map gives an empty map.
-func mapField(m property.Map, key string) property.Map {
-	if v, ok := m.GetOk(key); ok && v.IsMap() {
-		return v.AsMap()
-	}
-	return property.Map{}
-}
-
-// stringField reads a known string key of a property map.
-func stringField(m property.Map, key string) (string, bool) {
-	v, ok := m.GetOk(key)
-	if !ok || !v.IsString() {
-		return "", false
-	}
-	return v.AsString(), true
-}
-
-// hasUnknowns tells whether any value in the map is not known yet (previews only).
-func hasUnknowns(m property.Map) bool { return property.New(m).HasComputed() }
 
 // recordedItems reads the items of an EndpointsList's state, in order, each with its
 // state as its outputs.
-func recordedItems(state property.Map) []listItem {
+func recordedItems(state decoded) []listItem {
 	items := itemsOf(state)
 	for i, it := range items {
 		items[i] = listItem{id: it.id, output: it.inputs}
@@ -285,64 +381,21 @@ func recordedItems(state property.Map) []listItem {
 	return items
 }
 
-// itemsOf reads the items of an EndpointsList's inputs, in order; those of a state
-// name the objects it records (see recordedItems for their states).
-func itemsOf(m property.Map) []listItem {
-	v, ok := m.GetOk("items")
-	if !ok || !v.IsArray() {
-		return nil
+// state is a list's state: the outputs of the items, and the metadata of from (the
+// list's inputs, or its state), each keeping its secrets.
+func (r *EndpointsList) state(items []listItem, from decoded) decoded {
+	out := decoded{fields: map[string]any{}, secrets: map[string]bool{}}
+	all := make([]any, 0, len(items))
+	for i, it := range items {
+		all = append(all, it.output.fields)
+		maps.Copy(out.secrets, it.output.under(itemPath(i)))
 	}
-	var items []listItem
-	for _, item := range v.AsArray().All {
-		if !item.IsMap() {
-			continue
-		}
-		items = append(items, listItem{id: idOfInputs(item.AsMap()), inputs: item.AsMap()})
+	out.fields["items"] = all
+	if metadata, ok := from.fields["metadata"]; ok && metadata != nil {
+		out.fields["metadata"] = metadata
+		maps.Copy(out.secrets, from.at("metadata", nil).under("metadata"))
 	}
-	return items
-}
-
-// state is a list's state: the outputs of the items, and metadata (null: none).
-func (r *EndpointsList) state(items []listItem, metadata property.Value) property.Map {
-	out := make([]property.Value, 0, len(items))
-	for _, it := range items {
-		out = append(out, property.New(it.output))
-	}
-	m := map[string]property.Value{"items": property.New(out)}
-	if !metadata.IsNull() {
-		m["metadata"] = metadata
-	}
-	return property.NewMap(m)
-}
-
-// secretPaths appends the paths of the secret values within v, at path at.
-func secretPaths(v property.Value, at string, out *[]string) {
-	switch {
-	case v.Secret():
-		*out = append(*out, at)
-	case v.IsMap():
-		for key, e := range v.AsMap().AllStable {
-			next := key
-			if at != "" {
-				next = at + "." + key
-			}
-			if strings.ContainsAny(key, ".[]\"") || strings.ContainsRune(key, '/') {
-				next = fmt.Sprintf("%s[%q]", at, key)
-			}
-			secretPaths(e, next, out)
-		}
-	case v.IsArray():
-		for i, e := range v.AsArray().All {
-			secretPaths(e, fmt.Sprintf("%s[%d]", at, i), out)
-		}
-	}
-}
-
-// withCreateID records createID in the labels of a state's metadata.
-func withCreateID(state property.Map, createID string) property.Map {
-	meta := mapField(state, "metadata")
-	labels := mapField(meta, "labels").Set(CreateIDLabel, property.New(createID))
-	return state.Set("metadata", property.New(meta.Set("labels", property.New(labels))))
+	return out
 }
 
 // liveItem is an item of a list as a Read finds it: the object the store holds under
@@ -352,56 +405,45 @@ type liveItem struct {
 	obj *unstructured.Unstructured
 }
 
-// readAnswer is the answer of a Read that finds the items live under the list's id:
-// the state records each item's outputs, and metadata (the state's own, or what an
-// import read); the inputs are each item's as read back against the list's inputs
-// olds (none for an import, see liveInputs), with the metadata of olds.
-func (r *EndpointsList) readAnswer(id string, live []liveItem, metadata property.Value, olds property.Map,
-) p.ReadResponse {
-	oldInputs := map[objectID]property.Map{}
+// readAnswer is the state and inputs of a list found live: the state records each
+// item's outputs (with the secrets its recorded state held), and the metadata of
+// state (the state's own, or what an import read); the inputs are each item's as read
+// back against the list's inputs olds (none for an import, see liveInputs), with the
+// metadata of olds.
+func (r *EndpointsList) readAnswer(live []liveItem, olds, state decoded) (decoded, decoded) {
+	oldInputs, oldStates := map[objectID]decoded{}, map[objectID]decoded{}
 	for _, it := range itemsOf(olds) {
 		oldInputs[it.id] = it.inputs
 	}
-	var items []listItem
-	var inputs []property.Value
+	for _, it := range recordedItems(state) {
+		oldStates[it.id] = it.output
+	}
+	items := make([]listItem, 0, len(live))
+	inputs := make([]listItem, 0, len(live))
 	for _, it := range live {
-		items = append(items, listItem{id: it.id, output: outputs(r.kind, it.obj)})
-		inputs = append(inputs, property.New(liveInputs(r.kind, it.obj, oldInputs[it.id])))
+		items = append(items, listItem{id: it.id, output: oldStates[it.id].with(outputs(r.kind, it.obj))})
+		inputs = append(inputs, listItem{id: it.id, output: liveInputs(r.kind, it.obj, oldInputs[it.id])})
 	}
-	newInputs := map[string]property.Value{"items": property.New(inputs)}
-	if v, ok := olds.GetOk("metadata"); ok {
-		newInputs["metadata"] = v
-	}
-	return p.ReadResponse{ID: id, Properties: r.state(items, metadata), Inputs: property.NewMap(newInputs)}
-}
-
-// withNameUnknown is inputs m with metadata.name unknown, unless they give it: the
-// outputs of a preview that only the name is missing from.
-func withNameUnknown(m property.Map) property.Map {
-	meta := mapField(m, "metadata")
-	if _, named := meta.GetOk("name"); named {
-		return m
-	}
-	return m.Set("metadata", property.New(meta.Set("name", property.New(property.Computed))))
+	return r.state(items, state), r.state(inputs, olds)
 }
 
 // itemsWritten is the objects of the items of a list's inputs news that are known,
 // without those whose canonical form is the same as in the previous inputs olds (they
 // are not written).
-func itemsWritten(news, olds property.Map) []*unstructured.Unstructured {
-	old := map[objectID]property.Map{}
+func itemsWritten(news, olds decoded) []*unstructured.Unstructured {
+	old := map[objectID]map[string]any{}
 	for _, it := range itemsOf(olds) {
-		old[it.id] = endpointsKind.form.Object(it.inputs)
+		old[it.id] = it.inputs.fields
 	}
 	var objs []*unstructured.Unstructured
 	for _, it := range itemsOf(news) {
-		if it.id.name == "" || it.id.namespace == "" || hasUnknowns(mapField(it.inputs, "metadata")) {
+		if it.id.name == "" || it.id.namespace == "" || validate.HasComputed(metadataOf(it.inputs.fields)) {
 			continue
 		}
-		if prev, ok := old[it.id]; ok && prev.Equals(endpointsKind.form.Object(it.inputs)) {
+		if prev, ok := old[it.id]; ok && endpointsKind.form.SameObject(prev, it.inputs.fields) {
 			continue
 		}
-		objs = append(objs, endpointsKind.object(it.inputs))
+		objs = append(objs, endpointsKind.object(it.inputs.fields))
 	}
 	return objs
 }

@@ -80,7 +80,7 @@ func TestDefaultLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			obj := tt.k.object(inputsOf(t, tt.inputs))
+			obj := tt.k.object(fieldsOf(t, tt.inputs))
 			if diff := cmp.Diff(tt.want, obj.GetLabels()); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}
@@ -104,7 +104,7 @@ func TestManagedByWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.manager, func(t *testing.T) {
 			t.Parallel()
-			obj := endpointSliceKind.object(inputsOf(t,
+			obj := endpointSliceKind.object(fieldsOf(t,
 				`{"metadata":{"namespace":"n","generateName":"web-","labels":{"`+ManagedByLabel+`":"`+tt.manager+`"}}}`))
 			got := managedByWarning(obj)
 			switch {

@@ -2,11 +2,10 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -47,12 +46,15 @@ var omitEmpty = map[string][]string{
 	forZoneType:    {"name"},
 }
 
-// Form reduces one kind's values to their canonical form (see above). Stripped keeps
-// the order of every list, for showing a live value in the shape users write it;
-// Canonical also puts sets in order, for comparing.
+// Form reduces one kind's values to their canonical form (see above). Its values are
+// decoded (see Decode): a resource's inputs and state as the provider's lifecycles
+// hold them, secrets unwrapped (a secret compares by its value), and Computed{} for
+// what a preview does not know yet. Stripped keeps the order of every list, for
+// showing a live value in the shape users write it; Canonical also puts sets in order,
+// for comparing.
 type Form struct {
 	token string // the resource or type token whose properties the form knows
-	sets  map[string]func(property.Value) property.Value
+	sets  map[string]func([]any) []any
 }
 
 // The forms: an EndpointSlice's inputs, one v1 Endpoints (an EndpointsList item), an
@@ -60,10 +62,10 @@ type Form struct {
 // object metadata.
 var (
 	EndpointSliceForm = Form{token: sliceResource}
-	EndpointsForm     = Form{token: endpointsType, sets: map[string]func(property.Value) property.Value{
+	EndpointsForm     = Form{token: endpointsType, sets: map[string]func([]any) []any{
 		"subsets": repackSubsets,
 	}}
-	EndpointsListForm = Form{token: endpointsListResource, sets: map[string]func(property.Value) property.Value{
+	EndpointsListForm = Form{token: endpointsListResource, sets: map[string]func([]any) []any{
 		"items": canonicalItems,
 	}}
 	ObjectMetaForm = Form{token: objectMetaType}
@@ -72,20 +74,20 @@ var (
 // Stripped returns the value of the top-level property field with defaults, empty
 // values and server-owned fields left out; order is kept. ok is false when nothing is
 // left (the property is as good as absent).
-func (f Form) Stripped(field string, v property.Value) (property.Value, bool) {
+func (f Form) Stripped(field string, v any) (any, bool) {
 	prop, known := f.property(field)
 	if !known {
-		return v, !v.IsNull()
+		return v, v != nil
 	}
 	return strip(spec.MustLoad(), prop, v)
 }
 
 // Canonical returns the canonical form of the top-level property field: Stripped, with
 // sets in order.
-func (f Form) Canonical(field string, v property.Value) (property.Value, bool) {
+func (f Form) Canonical(field string, v any) (any, bool) {
 	s, ok := f.Stripped(field, v)
-	if set := f.sets[field]; ok && set != nil && !s.HasComputed() {
-		s = set(s)
+	if list, isList := s.([]any); isList && ok && f.sets[field] != nil && !HasComputed(s) {
+		s = f.sets[field](list)
 	}
 	return s, ok
 }
@@ -93,25 +95,27 @@ func (f Form) Canonical(field string, v property.Value) (property.Value, bool) {
 // Object returns the canonical form of a whole object (or of a resource's inputs):
 // every property in canonical form, absent ones left out. An object named by
 // generateName is identified by that prefix: the name the server picked is left out.
-func (f Form) Object(obj property.Map) property.Map {
-	out := map[string]property.Value{}
-	for k, v := range obj.All {
+func (f Form) Object(obj map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj {
 		if c, ok := f.Canonical(k, v); ok {
 			out[k] = c
 		}
 	}
-	if meta, ok := out["metadata"]; ok && meta.IsMap() {
-		if _, generated := meta.AsMap().GetOk("generateName"); generated {
-			out["metadata"] = property.WithGoValue(meta, meta.AsMap().Delete("name"))
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		if _, generated := meta["generateName"]; generated {
+			meta = maps.Clone(meta)
+			delete(meta, "name")
+			out["metadata"] = meta
 		}
 	}
-	return property.NewMap(out)
+	return out
 }
 
 // Same tells whether two values of the top-level property field are the same once
 // canonical. A value not known yet is never the same as anything.
-func (f Form) Same(field string, a, b property.Value) bool {
-	if a.HasComputed() || b.HasComputed() {
+func (f Form) Same(field string, a, b any) bool {
+	if HasComputed(a) || HasComputed(b) {
 		return false
 	}
 	ca, okA := f.Canonical(field, a)
@@ -120,6 +124,12 @@ func (f Form) Same(field string, a, b property.Value) bool {
 		return false
 	}
 	return !okA || sortKey(ca) == sortKey(cb)
+}
+
+// SameObject tells whether two objects (or two resources' inputs) are the same once
+// canonical (see Object).
+func (f Form) SameObject(a, b map[string]any) bool {
+	return sortKey(f.Object(a)) == sortKey(f.Object(b))
 }
 
 func (f Form) property(field string) (spec.Property, bool) {
@@ -133,45 +143,48 @@ func (f Form) property(field string) (spec.Property, bool) {
 }
 
 // strip reduces v, a value of prop, as Stripped describes. Unknown values stay.
-func strip(pkg *spec.Package, prop spec.Property, v property.Value) (property.Value, bool) {
-	switch {
-	case v.IsComputed():
+func strip(pkg *spec.Package, prop spec.Property, v any) (any, bool) {
+	switch x := v.(type) {
+	case Computed:
 		return v, true
-	case v.IsNull():
+	case nil:
 		return v, false
-	case prop.Ref != "":
-		token, _ := strings.CutPrefix(prop.Ref, "#/types/")
-		t, ok := pkg.Types[token]
-		if !ok || t.Type != "object" || !v.IsMap() {
+	case map[string]any:
+		if prop.Ref != "" {
+			token, _ := strings.CutPrefix(prop.Ref, "#/types/")
+			if t, ok := pkg.Types[token]; ok && t.Type == "object" {
+				return stripObject(pkg, token, t, x)
+			}
 			return v, true
 		}
-		return stripObject(pkg, token, t, v)
-	case prop.Type == "array" && v.IsArray():
-		if v.AsArray().Len() == 0 {
+		return v, prop.Type != "object" || len(x) > 0
+	case []any:
+		if prop.Ref != "" || prop.Type != "array" {
+			return v, true
+		}
+		if len(x) == 0 {
 			return v, false
 		}
 		if prop.Items == nil {
 			return v, true
 		}
-		elems := make([]property.Value, 0, v.AsArray().Len())
-		for _, e := range v.AsArray().All {
+		elems := make([]any, 0, len(x))
+		for _, e := range x {
 			s, ok := strip(pkg, *prop.Items, e)
 			if !ok {
 				// An element with nothing left is still an element (an empty port).
-				s = property.WithGoValue(e, property.Map{})
+				s = map[string]any{}
 			}
 			elems = append(elems, s)
 		}
-		return property.WithGoValue(v, elems), true
-	case prop.Type == "object" && v.IsMap():
-		return v, v.AsMap().Len() > 0
+		return elems, true
 	}
 	return v, true
 }
 
-func stripObject(pkg *spec.Package, token string, t spec.Type, v property.Value) (property.Value, bool) {
-	out := map[string]property.Value{}
-	for k, e := range v.AsMap().All {
+func stripObject(pkg *spec.Package, token string, t spec.Type, v map[string]any) (any, bool) {
+	out := map[string]any{}
+	for k, e := range v {
 		if _, drop := droppedFields[token][k]; drop {
 			continue
 		}
@@ -189,72 +202,74 @@ func stripObject(pkg *spec.Package, token string, t spec.Type, v property.Value)
 	if len(out) == 0 {
 		return v, false
 	}
-	return property.WithGoValue(v, property.NewMap(out)), true
+	return out, true
 }
 
 // isDefault tells whether v is what the server reads the property k as when it is left
 // out: its schema default, or an empty string the API type omits.
-func isDefault(token, k string, prop spec.Property, v property.Value) bool {
-	if !v.IsString() {
+func isDefault(token, k string, prop spec.Property, v any) bool {
+	s, ok := v.(string)
+	if !ok {
 		return false
 	}
-	if d, ok := prop.Default.(string); ok && v.AsString() == d {
+	if d, ok := prop.Default.(string); ok && s == d {
 		return true
 	}
-	return v.AsString() == "" && slices.Contains(omitEmpty[token], k)
+	return s == "" && slices.Contains(omitEmpty[token], k)
 }
 
 // repackSubsets turns stripped Endpoints subsets into their canonical packing: one
 // subset per distinct port (and one for addresses offered with no port), its ready and
 // not-ready addresses sorted. An address listed both ready and not ready for a port is
 // ready, as the Endpoints API reads it.
-func repackSubsets(v property.Value) property.Value {
-	facts := subsetFacts{byPort: map[string]map[string]addressFact{}, ports: map[string]property.Value{}}
-	for _, ss := range v.AsArray().All {
-		if !ss.IsMap() {
-			return v
+func repackSubsets(subsets []any) []any {
+	facts := subsetFacts{byPort: map[string]map[string]addressFact{}, ports: map[string]any{}}
+	for _, ss := range subsets {
+		subset, ok := ss.(map[string]any)
+		if !ok {
+			return subsets
 		}
-		facts.add(ss.AsMap())
+		facts.add(subset)
 	}
-	return property.WithGoValue(v, facts.subsets())
+	return facts.subsets()
 }
 
 // subsetFacts are the (address, port, ready) facts of Endpoints subsets.
 type subsetFacts struct {
 	byPort map[string]map[string]addressFact // port key -> address key -> fact
-	ports  map[string]property.Value         // port key -> port ("" for no port)
+	ports  map[string]any                    // port key -> port ("" for no port)
 }
 
 // addressFact is an address offered for a port, ready or not.
 type addressFact struct {
-	addr  property.Value
+	addr  any
 	ready bool
 }
 
 // add records the facts of one subset: each of its addresses for each of its ports.
-func (f subsetFacts) add(subset property.Map) {
-	subsetPorts := []property.Value{{}}
-	if ps, ok := subset.GetOk("ports"); ok && ps.IsArray() && ps.AsArray().Len() > 0 {
-		subsetPorts = ps.AsArray().AsSlice()
+func (f subsetFacts) add(subset map[string]any) {
+	subsetPorts := []any{nil}
+	if ps, ok := subset["ports"].([]any); ok && len(ps) > 0 {
+		subsetPorts = ps
 	}
 	for _, list := range []struct {
 		key   string
 		ready bool
 	}{{"addresses", true}, {"notReadyAddresses", false}} {
-		addrs, _ := subset.GetOk(list.key)
-		if !addrs.IsArray() {
+		addrs, ok := subset[list.key].([]any)
+		if !ok {
 			continue
 		}
 		for _, port := range subsetPorts {
 			pk := ""
-			if !port.IsNull() {
+			if port != nil {
 				pk = sortKey(port)
 			}
 			f.ports[pk] = port
 			if f.byPort[pk] == nil {
 				f.byPort[pk] = map[string]addressFact{}
 			}
-			for _, a := range addrs.AsArray().All {
+			for _, a := range addrs {
 				ak := sortKey(a)
 				if seen, ok := f.byPort[pk][ak]; !ok || !seen.ready {
 					f.byPort[pk][ak] = addressFact{addr: a, ready: list.ready}
@@ -265,10 +280,10 @@ func (f subsetFacts) add(subset property.Map) {
 }
 
 // subsets packs the facts into one subset per port, in port order, addresses sorted.
-func (f subsetFacts) subsets() []property.Value {
-	subsets := make([]property.Value, 0, len(f.byPort))
+func (f subsetFacts) subsets() []any {
+	subsets := make([]any, 0, len(f.byPort))
 	for _, pk := range slices.Sorted(maps.Keys(f.byPort)) {
-		var ready, notReady []property.Value
+		var ready, notReady []any
 		for _, ak := range slices.Sorted(maps.Keys(f.byPort[pk])) {
 			if fact := f.byPort[pk][ak]; fact.ready {
 				ready = append(ready, fact.addr)
@@ -276,41 +291,40 @@ func (f subsetFacts) subsets() []property.Value {
 				notReady = append(notReady, fact.addr)
 			}
 		}
-		subset := map[string]property.Value{}
+		subset := map[string]any{}
 		if len(ready) > 0 {
-			subset["addresses"] = property.New(ready)
+			subset["addresses"] = ready
 		}
 		if len(notReady) > 0 {
-			subset["notReadyAddresses"] = property.New(notReady)
+			subset["notReadyAddresses"] = notReady
 		}
 		if pk != "" {
-			subset["ports"] = property.New([]property.Value{f.ports[pk]})
+			subset["ports"] = []any{f.ports[pk]}
 		}
-		subsets = append(subsets, property.New(subset))
+		subsets = append(subsets, subset)
 	}
 	return subsets
 }
 
 // canonicalItems puts stripped EndpointsList items in canonical form, in a canonical
 // order.
-func canonicalItems(v property.Value) property.Value {
-	items := make([]property.Value, 0, v.AsArray().Len())
-	for _, item := range v.AsArray().All {
-		if item.IsMap() {
-			item = property.WithGoValue(item, EndpointsForm.Object(item.AsMap()))
+func canonicalItems(list []any) []any {
+	items := make([]any, 0, len(list))
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			item = EndpointsForm.Object(m)
 		}
 		items = append(items, item)
 	}
-	slices.SortFunc(items, func(a, b property.Value) int { return strings.Compare(sortKey(a), sortKey(b)) })
-	return property.WithGoValue(v, items)
+	slices.SortFunc(items, func(a, b any) int { return strings.Compare(sortKey(a), sortKey(b)) })
+	return items
 }
 
-// sortKey is a stable text form of a known value, secrets unwrapped, for ordering and
-// comparing values.
-func sortKey(v property.Value) string {
-	b, err := json.Marshal(Plain(v))
+// sortKey is a stable text form of a known value, for ordering and comparing values.
+func sortKey(v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return v.GoString()
+		return fmt.Sprint(v)
 	}
 	return string(b)
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
 
 // TestCanonicalSame: values the API server stores as the same object are the same in
@@ -78,7 +77,7 @@ func TestCanonicalSame(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a, b := inputs(t, tt.a).Get("v"), inputs(t, tt.b).Get("v")
+			a, b := Decode(inputs(t, tt.a).Get("v")), Decode(inputs(t, tt.b).Get("v"))
 			if got := tt.form.Same(tt.field, a, b); got != tt.same {
 				t.Errorf("Same(%s) = %v, want %v (%s)", tt.field, got, tt.same, tt.reason)
 			}
@@ -93,16 +92,16 @@ func TestCanonicalSame(t *testing.T) {
 // and keeps the order the server has.
 func TestStrippedKeepsOrder(t *testing.T) {
 	t.Parallel()
-	live := inputs(t, `{"v":[{"addresses":[{"ip":"10.0.0.2"},{"ip":"10.0.0.1"}],"ports":[{"port":80,"protocol":"TCP"}]}]}`).Get("v")
-	want := inputs(t, `{"v":[{"addresses":[{"ip":"10.0.0.2"},{"ip":"10.0.0.1"}],"ports":[{"port":80}]}]}`).Get("v")
+	live := Decode(inputs(t, `{"v":[{"addresses":[{"ip":"10.0.0.2"},{"ip":"10.0.0.1"}],"ports":[{"port":80,"protocol":"TCP"}]}]}`).Get("v"))
+	want := Decode(inputs(t, `{"v":[{"addresses":[{"ip":"10.0.0.2"},{"ip":"10.0.0.1"}],"ports":[{"port":80}]}]}`).Get("v"))
 	got, ok := EndpointsForm.Stripped("subsets", live)
 	if !ok {
 		t.Fatal("Stripped: nothing left")
 	}
-	if diff := cmp.Diff(Plain(want), Plain(got)); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Stripped (-want +got):\n%s", diff)
 	}
-	if _, ok := EndpointSliceForm.Stripped("endpoints", inputs(t, `{"v":null}`).Get("v")); ok {
+	if _, ok := EndpointSliceForm.Stripped("endpoints", Decode(inputs(t, `{"v":null}`).Get("v"))); ok {
 		t.Error("Stripped(endpoints: null) left a value")
 	}
 }
@@ -114,10 +113,7 @@ func TestCanonicalObject(t *testing.T) {
 		`"resourceVersion":"1","creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{"manager":"m"}]},`+
 		`"addressType":"IPv4","endpoints":null,"ports":null}`)
 	checked := inputs(t, `{"metadata":{"generateName":"web-","namespace":"n"},"addressType":"IPv4"}`)
-	if diff := cmp.Diff(Plain(propertyValue(EndpointSliceForm.Object(checked))),
-		Plain(propertyValue(EndpointSliceForm.Object(stored)))); diff != "" {
+	if diff := cmp.Diff(EndpointSliceForm.Object(DecodeMap(checked)), EndpointSliceForm.Object(DecodeMap(stored))); diff != "" {
 		t.Errorf("canonical forms differ (-checked +stored):\n%s", diff)
 	}
 }
-
-func propertyValue(m property.Map) property.Value { return property.New(m) }

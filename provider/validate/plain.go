@@ -1,7 +1,10 @@
 package validate
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
@@ -47,4 +50,162 @@ func PlainMap(m property.Map) map[string]any {
 		}
 	}
 	return out
+}
+
+// Computed stands, in a decoded value (see Decode), for a value not known yet: only
+// previews carry them.
+type Computed struct{}
+
+// Decode turns a property value into plain Go values, as Plain does, but keeps what
+// Plain leaves out: null is nil, in maps too, and a value not known yet is Computed{}.
+// Secrets are unwrapped; their paths are read apart (see Encode).
+func Decode(v property.Value) any {
+	switch {
+	case v.IsComputed():
+		return Computed{}
+	case v.IsArray():
+		out := make([]any, 0, v.AsArray().Len())
+		for _, e := range v.AsArray().All {
+			out = append(out, Decode(e))
+		}
+		return out
+	case v.IsMap():
+		return DecodeMap(v.AsMap())
+	}
+	return Plain(v)
+}
+
+// DecodeMap is Decode for a map.
+func DecodeMap(m property.Map) map[string]any {
+	out := make(map[string]any, m.Len())
+	for k, v := range m.All {
+		out[k] = Decode(v)
+	}
+	return out
+}
+
+// Known is a decoded value as Plain gives it: map entries that are null or not known
+// yet are left out, and a value not known yet is nil.
+func Known(v any) any {
+	switch x := v.(type) {
+	case Computed:
+		return nil
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			out = append(out, Known(e))
+		}
+		return out
+	case map[string]any:
+		return KnownMap(x)
+	}
+	return v
+}
+
+// KnownMap is Known for a map.
+func KnownMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if x := Known(v); x != nil {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// HasComputed tells whether a decoded value holds a value not known yet.
+func HasComputed(v any) bool {
+	switch x := v.(type) {
+	case Computed:
+		return true
+	case []any:
+		return slices.ContainsFunc(x, HasComputed)
+	case map[string]any:
+		for _, e := range x {
+			if HasComputed(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Encode turns a plain or decoded value back into a property value (numbers are
+// float64, Computed{} is unknown); the values at the paths secret holds are secret.
+// at is the path of v: "" for a resource's whole inputs or state. A path is the one
+// Check's failures name: a.b, a[0], a["key/with.dots"] (see PathOf).
+func Encode(v any, at string, secret map[string]bool) property.Value {
+	var out property.Value
+	switch x := v.(type) {
+	case nil:
+		out = property.New(property.Null)
+	case Computed:
+		out = property.New(property.Computed)
+	case string:
+		out = property.New(x)
+	case bool:
+		out = property.New(x)
+	case int64:
+		out = property.New(float64(x))
+	case int:
+		out = property.New(float64(x))
+	case int32:
+		out = property.New(float64(x))
+	case float64:
+		out = property.New(x)
+	case []any:
+		arr := make([]property.Value, len(x))
+		for i, e := range x {
+			arr[i] = Encode(e, fmt.Sprintf("%s[%d]", at, i), secret)
+		}
+		out = property.New(arr)
+	case map[string]any:
+		out = property.New(EncodeMap(x, at, secret))
+	default:
+		out = property.New(fmt.Sprint(x))
+	}
+	return out.WithSecret(secret[at] && at != "")
+}
+
+// EncodeMap is Encode for a map.
+func EncodeMap(m map[string]any, at string, secret map[string]bool) property.Map {
+	out := make(map[string]property.Value, len(m))
+	for k, e := range m {
+		out[k] = Encode(e, PathOf(at, k), secret)
+	}
+	return property.NewMap(out)
+}
+
+// PathOf is the path of the key of the value at path at.
+func PathOf(at, key string) string {
+	switch {
+	case strings.ContainsAny(key, ".[]\"/"):
+		return fmt.Sprintf("%s[%q]", at, key)
+	case at == "":
+		return key
+	}
+	return at + "." + key
+}
+
+// SecretPaths are the paths of the secret values within v, the value at path at (see
+// Encode).
+func SecretPaths(v property.Value, at string) map[string]bool {
+	out := map[string]bool{}
+	secretPaths(v, at, out)
+	return out
+}
+
+func secretPaths(v property.Value, at string, out map[string]bool) {
+	switch {
+	case v.Secret():
+		out[at] = true
+	case v.IsMap():
+		for key, e := range v.AsMap().All {
+			secretPaths(e, PathOf(at, key), out)
+		}
+	case v.IsArray():
+		for i, e := range v.AsArray().All {
+			secretPaths(e, fmt.Sprintf("%s[%d]", at, i), out)
+		}
+	}
 }

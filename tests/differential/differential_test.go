@@ -668,11 +668,11 @@ func unwritten(stored map[string]any) map[string]any {
 // validate.EndpointsForm: server defaults, empty values and server-set metadata
 // normalized away, Endpoints subsets compared as facts), and describes each difference.
 func storedDifferences(c testCase, returned property.Map, s judged) []string {
-	compare := func(where string, canonical func(property.Map) property.Map, fields []string, ours property.Map,
+	compare := func(where string, canonical func(map[string]any) map[string]any, fields []string, ours property.Map,
 		stored map[string]any,
 	) []string {
-		want := validate.Plain(property.New(canonical(only(ours, fields))))
-		got := validate.Plain(property.New(canonical(only(fromJSONObject(unwritten(stored)), fields))))
+		want := validate.KnownMap(canonical(validate.DecodeMap(only(ours, fields))))
+		got := validate.KnownMap(canonical(validate.DecodeMap(only(fromJSONObject(unwritten(stored)), fields))))
 		if diff := cmp.Diff(want, got); diff != "" {
 			return []string{fmt.Sprintf("%s(-Check +server):\n%s\nCheck returned: %s\nserver stored: %s", where, diff,
 				abbreviate(inputsJSON(ours)), abbreviate(mustJSON(stored)))}

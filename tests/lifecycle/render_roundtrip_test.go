@@ -268,8 +268,7 @@ func (d dirStore) verify(rt *roundTrip, step string) {
 			continue
 		}
 		canonical := func(m map[string]any) any {
-			return validate.Plain(property.New(form.Object(
-				resource.FromResourcePropertyMap(resource.NewPropertyMapFromMap(m)))))
+			return form.Object(validate.DecodeMap(resource.FromResourcePropertyMap(resource.NewPropertyMapFromMap(m))))
 		}
 		if diff := cmp.Diff(canonical(obj.Object), canonical(stored.Object)); diff != "" {
 			rt.errorf("%s: the API server stores something else than the manifest %s (-manifest +stored):\n%s",
