@@ -29,7 +29,8 @@ func (k kind) replacedBy(property string) bool {
 // replaces tells whether the new inputs of an object of kind k replace the object the
 // old ones describe: Diff (diffInputs, the one walk over the properties replacedBy
 // judges) marks a replacement. Without old inputs (a create) there is nothing to
-// replace.
+// replace. Both need hold no more than the metadata and the immutable fields (see
+// kind.identity): nothing else replaces.
 func replaces(k kind, olds, news map[string]any) bool {
 	if len(olds) == 0 {
 		return false

@@ -46,7 +46,7 @@ type EndpointsList struct{ clusterResource }
 func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	st := r.open(req.Urn)
 	namespace := defaultNamespace(ctx, st)
-	olds, news := decode(req.State), decode(req.Inputs)
+	olds, news := r.kind.identity(req.State), r.kind.identity(req.Inputs)
 	r.inState.note(req.Urn, olds)
 	set, err := itemNames(news.fields, olds, namespace, req.Urn)
 	if err != nil {

@@ -24,7 +24,7 @@ type EndpointSlice struct{ clusterResource }
 func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	st := r.open(req.Urn)
 	namespace := defaultNamespace(ctx, st)
-	olds, news := decode(req.State), decode(req.Inputs)
+	olds, news := r.kind.identity(req.State), r.kind.identity(req.Inputs)
 	r.inState.note(req.Urn, olds)
 	replaced := r.inState.replaced(req.Urn, olds)
 	set, autonamed, nameFailures := assignMetadata(ctx, endpointSliceKind, req.Urn, news, olds, namespace, replaced)
@@ -38,7 +38,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	server, written := st.rules(ctx)
 	check := func(m property.Map) validate.Result { return validate.EndpointSlice(m, server, written) }
 	res := check(named)
-	if len(res.Failures) > 0 && !olds.empty() && !replaces(endpointSliceKind, olds.fields, decode(res.Inputs).fields) {
+	if len(res.Failures) > 0 && !olds.empty() && !replaces(endpointSliceKind, olds.fields, r.kind.identity(res.Inputs).fields) {
 		res = validate.SliceUpdate(res, req.State, server)
 	}
 	inputs, failures := checkResult(ctx, res, shown, check)

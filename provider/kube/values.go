@@ -35,6 +35,31 @@ func decode(m property.Map) decoded {
 	return decoded{fields: validate.DecodeMap(m), secrets: validate.SecretPaths(property.New(m), "")}
 }
 
+// identity decodes the part of a resource's inputs or state that Check reads: the
+// metadata, which names the object, the kind's immutable fields, whose change replaces
+// it (see replaces), and each item's metadata for a list. Check validates the rest as
+// the engine gave it, and decoding it too (a slice's endpoints) would cost as much.
+func (k kind) identity(m property.Map) decoded {
+	part := map[string]property.Value{}
+	for _, f := range append([]string{"metadata"}, k.immutable...) {
+		if v, ok := m.GetOk(f); ok {
+			part[f] = v
+		}
+	}
+	if items := m.Get("items"); items.IsArray() {
+		metas := make([]property.Value, 0, items.AsArray().Len())
+		for _, item := range items.AsArray().All {
+			if item.IsMap() {
+				meta := map[string]property.Value{"metadata": item.AsMap().Get("metadata")}
+				item = property.WithGoValue(item, property.NewMap(meta))
+			}
+			metas = append(metas, item)
+		}
+		part["items"] = property.WithGoValue(items, metas)
+	}
+	return decode(property.NewMap(part))
+}
+
 // encode is the property map of d: the engine's inputs, state or outputs.
 func (d decoded) encode() property.Map { return validate.EncodeMap(d.fields, "", d.secrets) }
 
