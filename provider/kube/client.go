@@ -134,6 +134,25 @@ type Client struct {
 	outsideWindow sync.Once
 }
 
+// setLimits gives restConfig the rate limit and request timeout of cfg (the defaults
+// where it sets none), and a dialer that gives up on a connection after dialTimeout.
+func setLimits(restConfig *rest.Config, cfg Config) {
+	restConfig.QPS, restConfig.Burst, restConfig.Timeout = float32(DefaultQPS()), DefaultBurst(), DefaultRequestTimeout()
+	if cfg.QPS > 0 {
+		restConfig.QPS = float32(cfg.QPS)
+	}
+	if cfg.Burst > 0 {
+		restConfig.Burst = cfg.Burst
+	}
+	if cfg.RequestTimeout > 0 {
+		restConfig.Timeout = cfg.RequestTimeout
+	}
+	if restConfig.Dial == nil {
+		dialer := &net.Dialer{Timeout: dialTimeout(restConfig.Timeout), KeepAlive: 30 * time.Second}
+		restConfig.Dial = dialer.DialContext
+	}
+}
+
 // NewClient builds a client from the configuration. It reads the kubeconfig but makes
 // no request to the cluster. When the kubeconfig now reaches another cluster than
 // the one recorded (or cannot be read), the recorded kubeconfig is used: a provider's
@@ -164,20 +183,7 @@ func NewClient(cfg Config) (*Client, error) {
 		restConfig.UserAgent = cfg.UserAgent
 	}
 	restConfig.WarningHandlerWithContext = warningLogger{}
-	restConfig.QPS, restConfig.Burst, restConfig.Timeout = float32(DefaultQPS()), DefaultBurst(), DefaultRequestTimeout()
-	if cfg.QPS > 0 {
-		restConfig.QPS = float32(cfg.QPS)
-	}
-	if cfg.Burst > 0 {
-		restConfig.Burst = cfg.Burst
-	}
-	if cfg.RequestTimeout > 0 {
-		restConfig.Timeout = cfg.RequestTimeout
-	}
-	if restConfig.Dial == nil {
-		dialer := &net.Dialer{Timeout: dialTimeout(restConfig.Timeout), KeepAlive: 30 * time.Second}
-		restConfig.Dial = dialer.DialContext
-	}
+	setLimits(restConfig, cfg)
 	namespace := cfg.Namespace
 	if namespace == "" {
 		ns, _, err := loader.Namespace()
