@@ -128,7 +128,7 @@ type Client struct {
 	unreachable unreachableOnce
 	// reads are the lists that Reads arriving together share (see read_lists.go).
 	reads sharedReads
-	// serverVersion is the API server's version, asked once (see version.go), and
+	// serverVersion is the API server's version, kept once known (see version.go), and
 	// outsideWindow says once that it is outside the supported minors.
 	serverVersion serverVersion
 	outsideWindow sync.Once
