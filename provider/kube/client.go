@@ -198,6 +198,7 @@ func NewClient(cfg Config) (*Client, error) {
 	// One REST client serves the dynamic client and the raw calls (as
 	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).
 	restConfig.Wrap(func(next http.RoundTripper) http.RoundTripper { return answerRecorder{next} })
+	restConfig.Wrap(proxyRefusals(restConfig.Proxy))
 	rawConfig := dynamic.ConfigFor(restConfig)
 	rawConfig.GroupVersion = nil
 	raw, err := rest.UnversionedRESTClientFor(rawConfig)
