@@ -30,7 +30,8 @@ const versionRetry = 5 * time.Second
 // serverVersion is the version of a client's API server, once known. Callers take
 // turns (mu): one request is in flight at a time, and those that waited for it share
 // its answer, or its failure for versionRetry. Each request runs with its own caller's
-// context, so a caller that gives up fails no one else: its failure is not kept.
+// context, so a caller that gives up fails no one else: its failure is not kept. (A
+// caller waits its turn for at most one request, which the request timeout bounds.)
 type serverVersion struct {
 	mu    sync.Mutex
 	known bool
