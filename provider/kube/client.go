@@ -128,7 +128,7 @@ type Client struct {
 	unreachable unreachableOnce
 	// reads are the lists that Reads arriving together share (see read_lists.go).
 	reads sharedReads
-	// serverVersion is the API server's version, asked once (see version.go), and
+	// serverVersion is the API server's version, kept once known (see version.go), and
 	// outsideWindow says once that it is outside the supported minors.
 	serverVersion serverVersion
 	outsideWindow sync.Once
@@ -198,6 +198,7 @@ func NewClient(cfg Config) (*Client, error) {
 	// One REST client serves the dynamic client and the raw calls (as
 	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).
 	restConfig.Wrap(func(next http.RoundTripper) http.RoundTripper { return answerRecorder{next} })
+	restConfig.Wrap(proxyRefusals(restConfig.Proxy))
 	rawConfig := dynamic.ConfigFor(restConfig)
 	rawConfig.GroupVersion = nil
 	raw, err := rest.UnversionedRESTClientFor(rawConfig)

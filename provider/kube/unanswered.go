@@ -42,10 +42,11 @@ type unreachableOnce struct {
 
 // unreachable tells whether err means the API server could not be reached at all:
 // the connection was refused or reset, the name did not resolve, or no answer came
-// within the request timeout. An answer from the server (any status), a certificate
-// the client rejects, and a cancel by the engine are not.
+// within the request timeout. An answer from the server (any status), a proxy's
+// refusal of its own (see proxyAnswered), a certificate the client rejects, and a
+// cancel by the engine are not.
 func unreachable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || proxyAnswered(err) {
 		return false
 	}
 	var status apierrors.APIStatus
@@ -306,15 +307,17 @@ func ambiguous(err error) bool {
 
 // notSent tells whether err shows that a request never reached the API server: the
 // connection could not be made (refused, no route, an unknown host, a dial that timed
-// out), so nothing was written. A connection that broke after it was made, a timeout
-// while the request was out, and a call an earlier attempt of which was answered (see
-// answered) are not such failures.
+// out), or a proxy's tunnel to the API server could not (see proxy.go: the connection
+// to the proxy, a SOCKS handshake, an HTTP proxy's answer to the CONNECT), so nothing
+// was written. A connection that broke after it was made, a timeout while the request
+// was out, and a call an earlier attempt of which was answered (see answered) are not
+// such failures.
 func notSent(err error) bool {
-	var (
-		op  *net.OpError
-		dns *net.DNSError
-	)
-	return !errors.As(err, new(*answeredBefore)) && (errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns))
+	if errors.As(err, new(*answeredBefore)) {
+		return false
+	}
+	return anyOp(err, append([]string{"dial"}, proxyOps...)...) || errors.As(err, new(*net.DNSError)) ||
+		errors.As(err, new(*proxyRefused))
 }
 
 // answered tracks whether any attempt of one call got an answer. client-go sends a

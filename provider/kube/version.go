@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/apimachinery/pkg/version"
@@ -14,41 +15,93 @@ import (
 )
 
 // The cluster's Kubernetes version, which Check follows where the rules differ by minor
-// (see validate's minors.go). A client asks its API server once (GET /version), the
-// first time a Check needs it, and keeps the answer: one request per provider process
-// and cluster, and none for a program whose inputs are the same on every minor.
+// (see validate's minors.go). A client asks its API server (GET /version) the first
+// time a Check needs it, and keeps the answer: one request per client and cluster, and
+// none for a program whose inputs are the same on every minor. A failure is not kept
+// for good: Check applies the newest minor's rules, says so once at warning level, and
+// a Check after versionRetry asks again, so an API server that was restarting or
+// briefly out of reach does not pin the rules for the rest of the command.
 
-// serverVersion is the version of a client's API server, asked once.
+// versionRetry is how long a failure to get the version is kept: the Checks of one
+// burst (the engine checks many resources at once) share the failure instead of each
+// waiting on an unreachable server, and a later Check asks again.
+const versionRetry = 5 * time.Second
+
+// serverVersion is the version of a client's API server, once known. Callers take
+// turns (mu): one request is in flight at a time, and those that waited for it share
+// its answer, or its failure for versionRetry. Each request runs with its own caller's
+// context, so a caller that gives up fails no one else: its failure is not kept. (A
+// caller waits its turn for at most one request, which the request timeout bounds.)
 type serverVersion struct {
-	once  sync.Once
+	mu    sync.Mutex
+	known bool
 	minor int
 	git   string // "v1.32.13"
-	err   error
+	// err is the last failure, when it came (failed), and whether Check said so.
+	err    error
+	failed time.Time
+	warned bool
+	// now is the clock (time.Now where nil), which tests set.
+	now func() time.Time
 }
 
-// version returns the API server's minor and version, asking it on first use. A
-// failed request is kept too: Check goes on with the default rules (the write will
-// say what is wrong), rather than wait on an unreachable server for every resource.
+func (v *serverVersion) clock() time.Time {
+	if v.now != nil {
+		return v.now()
+	}
+	return time.Now()
+}
+
+// version returns the API server's minor and version, asking it when not known yet and
+// no failure came within versionRetry. The first failure while the version is unknown
+// is said at warning level, with the rules Check then applies; the later ones at debug
+// level.
 func (c *Client) version(ctx context.Context) (int, string, error) {
-	c.serverVersion.once.Do(func() {
-		raw, err := c.raw.Get().AbsPath("/version").Do(ctx).Raw()
-		if err != nil {
-			c.serverVersion.err = fmt.Errorf("asking the API server's version: %w", err)
-			return
+	v := &c.serverVersion
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case v.known:
+		return v.minor, v.git, nil
+	case v.err != nil && v.clock().Sub(v.failed) < versionRetry:
+		return 0, "", v.err
+	}
+	minor, git, err := c.askVersion(ctx)
+	switch {
+	case err == nil:
+		v.known, v.minor, v.git, v.err = true, minor, git, nil
+	case ctx.Err() != nil:
+		// The caller gave up (the engine canceled its Check): not the server's failure.
+	default:
+		v.err, v.failed = err, v.clock()
+		log := p.GetLogger(ctx)
+		if v.warned {
+			log.Debugf("Check applies the rules of Kubernetes 1.%d: %v", validate.NewestMinor, err)
+			break
 		}
-		var info version.Info
-		if err := json.Unmarshal(raw, &info); err != nil {
-			c.serverVersion.err = fmt.Errorf("reading the API server's version: %w", err)
-			return
-		}
-		minor, ok := leadingNumber(info.Minor)
-		if !ok {
-			c.serverVersion.err = fmt.Errorf("reading the API server's version: minor %q is not a number", info.Minor)
-			return
-		}
-		c.serverVersion.minor, c.serverVersion.git = minor, info.GitVersion
-	})
-	return c.serverVersion.minor, c.serverVersion.git, c.serverVersion.err
+		v.warned = true
+		log.Warningf("could not ask the Kubernetes API server %s its version (%v): Check applies the rules of "+
+			"Kubernetes 1.%d, the newest supported, and asks again at a later Check; the API server judges each write",
+			c.REST.Host, err, validate.NewestMinor)
+	}
+	return minor, git, err
+}
+
+// askVersion asks the API server its minor and version (GET /version).
+func (c *Client) askVersion(ctx context.Context) (int, string, error) {
+	raw, err := c.raw.Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return 0, "", fmt.Errorf("asking the API server's version: %w", err)
+	}
+	var info version.Info
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return 0, "", fmt.Errorf("reading the API server's version: %w", err)
+	}
+	minor, ok := leadingNumber(info.Minor)
+	if !ok {
+		return 0, "", fmt.Errorf("reading the API server's version: minor %q is not a number", info.Minor)
+	}
+	return minor, info.GitVersion, nil
 }
 
 // leadingNumber reads the number a version field starts with: managed clusters report
@@ -81,7 +134,7 @@ func (s checkedServer) Version() (int, string) {
 	}
 	minor, git, err := c.version(s.ctx)
 	if err != nil {
-		log.Debugf("Check applies the rules of Kubernetes 1.%d: %v", validate.NewestMinor, err)
+		// version said which rules apply and why.
 		return validate.Newest.Version()
 	}
 	if minor < validate.OldestMinor || minor > validate.NewestMinor {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -55,6 +56,13 @@ func TestCheckFollowsTheClustersMinor(t *testing.T) {
 // answers GET /version with info, and the count of those requests.
 func clusterOfVersion(t *testing.T, info string) (*Kubernetes, *atomic.Int32) {
 	t.Helper()
+	return clusterAnswering(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprint(w, info) })
+}
+
+// clusterAnswering is the package's resources configured for an API server whose
+// GET /version is answer, and the count of those requests.
+func clusterAnswering(t *testing.T, answer http.HandlerFunc) (*Kubernetes, *atomic.Int32) {
+	t.Helper()
 	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/version" {
@@ -62,12 +70,133 @@ func clusterOfVersion(t *testing.T, info string) (*Kubernetes, *atomic.Int32) {
 			return
 		}
 		asked.Add(1)
-		_, _ = fmt.Fprint(w, info)
+		answer(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return New(Config{Kubeconfig: fmt.Sprintf(`{"apiVersion": "v1", "kind": "Config",
 "clusters": [{"name": "c", "cluster": {"server": %q}}],
 "contexts": [{"name": "x", "context": {"cluster": "c"}}], "current-context": "x"}`, srv.URL)}), &asked
+}
+
+// TestCheckAsksTheVersionAgain checks that a failed GET /version does not pin Check to
+// the newest minor's rules: Check applies them and says so once at warning level, the
+// Checks within versionRetry share the failure, and a later Check asks again and, once
+// the server answers, applies its minor's rules (a 1.32 cluster drops node hints).
+//
+//nolint:paralleltest // it swaps slog's default logger, where warnings go without an engine
+func TestCheckAsksTheVersionAgain(t *testing.T) {
+	var failures atomic.Int32
+	k, asked := clusterAnswering(t, func(w http.ResponseWriter, _ *http.Request) {
+		if failures.Add(1) <= 2 {
+			http.Error(w, "the API server is starting", http.StatusInternalServerError)
+			return
+		}
+		_, _ = fmt.Fprint(w, `{"major":"1","minor":"32","gitVersion":"v1.32.13"}`)
+	})
+	c, err := k.Client(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elapsed time.Duration
+	start := time.Now()
+	c.serverVersion.now = func() time.Time { return start.Add(elapsed) }
+	var log allWarnings
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(&log))
+
+	slice := k.EndpointSlice()
+	const urn = resource.URN("urn:pulumi:dev::proj::endpoints:discovery.k8s.io/v1:EndpointSlice::retried")
+	hinted := inputsOf(t, `{"metadata":{"name":"web"},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],`+
+		`"hints":{"forNodes":[{"name":"node-a"}]}}]}`)
+	keepsHints := func() bool {
+		t.Helper()
+		resp, err := slice.Check(t.Context(), p.CheckRequest{Urn: urn, Inputs: hinted})
+		if err != nil || len(resp.Failures) != 0 {
+			t.Fatalf("Check: %v, %v", resp.Failures, err)
+		}
+		_, kept := resp.Inputs.Get("endpoints").AsArray().Get(0).AsMap().Get("hints").AsMap().GetOk("forNodes")
+		return kept
+	}
+	for i, step := range []struct {
+		after time.Duration
+		kept  bool
+		asked int32
+	}{
+		{0, true, 1},                             // fails: the newest rules, which keep hints
+		{versionRetry / 2, true, 1},              // the same burst: the failure is shared
+		{versionRetry + time.Second, true, 2},    // asks again, fails again
+		{2*versionRetry + time.Second, false, 3}, // asks again: the 1.32 rules
+		{time.Hour, false, 3},                    // the answer is kept
+	} {
+		elapsed = step.after
+		if kept := keepsHints(); kept != step.kept {
+			t.Errorf("Check %d, %v after the first: hints kept = %v, want %v", i, step.after, kept, step.kept)
+		}
+		if n := asked.Load(); n != step.asked {
+			t.Errorf("Check %d, %v after the first: the version was asked %d times, want %d", i, step.after, n, step.asked)
+		}
+	}
+	said := 0
+	for _, w := range log.texts {
+		if strings.Contains(w, "could not ask the Kubernetes API server "+c.REST.Host+" its version") &&
+			strings.Contains(w, "Check applies the rules of Kubernetes 1.37, the newest supported, and asks again") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the failed version request was said %d times, want once: %q", said, log.texts)
+	}
+}
+
+// TestVersionOfACanceledCaller checks that a caller that gives up while its GET
+// /version is in flight fails no one else: those waiting share one request of their
+// own and get the version.
+func TestVersionOfACanceledCaller(t *testing.T) {
+	t.Parallel()
+	first := make(chan struct{})
+	var requests atomic.Int32
+	k, asked := clusterAnswering(t, func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			close(first)
+			<-r.Context().Done() // the first request is never answered; its caller gives up
+			return
+		}
+		_, _ = fmt.Fprint(w, `{"major":"1","minor":"33","gitVersion":"v1.33.13"}`)
+	})
+	c, err := k.Client(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	canceled := make(chan error, 1)
+	go func() {
+		_, _, err := c.version(ctx)
+		canceled <- err
+	}()
+	<-first
+	const others = 3
+	minors := make(chan int, others)
+	for range others {
+		go func() {
+			minor, _, err := c.version(t.Context())
+			if err != nil {
+				t.Errorf("a caller waiting behind a canceled one: %v", err)
+			}
+			minors <- minor
+		}()
+	}
+	cancel()
+	if err := <-canceled; err == nil {
+		t.Error("the canceled caller got the version")
+	}
+	for range others {
+		if minor := <-minors; minor != 33 {
+			t.Errorf("a caller waiting behind a canceled one got minor %d, want 33", minor)
+		}
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("the version was asked %d times, want 2: the canceled caller's and one shared by the others", n)
+	}
 }
 
 // TestUpdateKeepsUnchangedEndpoints checks that a slice created with an address in a
