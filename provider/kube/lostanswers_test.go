@@ -1,0 +1,130 @@
+package kube
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// sliceAt is the inputs of the slice ns/web (meta: its metadata's JSON) serving port.
+func sliceAt(t *testing.T, meta string, port int) property.Map {
+	t.Helper()
+	return inputsOf(t, `{"metadata":`+meta+`,"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["10.0.0.2"]}],"ports":[{"name":"http","port":`+strconv.Itoa(port)+`,"protocol":"TCP"}]}`)
+}
+
+// listAt is the inputs of a list of the one item ns/web serving port.
+func listAt(t *testing.T, port int) property.Map {
+	t.Helper()
+	return inputsOf(t, `{"items":[{"metadata":{"name":"web","namespace":"ns"},`+
+		`"subsets":[{"addresses":[{"ip":"10.0.0.2"}],"ports":[{"port":`+strconv.Itoa(port)+`}]}]}]}`)
+}
+
+// lifecycleCase is a resource kind in the tests of lost answers.
+type lifecycleCase struct {
+	name       string
+	urn        resource.URN
+	collection string
+	r          func(*Kubernetes) Lifecycle
+	at         func(port int) property.Map
+}
+
+func lifecycleCases(t *testing.T) []lifecycleCase {
+	return []lifecycleCase{
+		{"slice", sliceURN, slicesPath, (*Kubernetes).EndpointSlice,
+			func(port int) property.Map { return sliceAt(t, `{"name":"web","namespace":"ns"}`, port) }},
+		{"list item", listURN, itemsPath, (*Kubernetes).EndpointsList,
+			func(port int) property.Map { return listAt(t, port) }},
+	}
+}
+
+// dropPosts loses the answer of every create.
+func dropPosts(method, _ string) string {
+	if method == http.MethodPost {
+		return "drop"
+	}
+	return ""
+}
+
+// uidsIn lists the UIDs a slice's or a list's state records.
+func uidsIn(state property.Map) []string {
+	d := decode(state)
+	var uids []string
+	for _, it := range append(recordedItems(d), listItem{output: d}) {
+		if uid := it.recorded(endpointSliceKind).uid(); uid != "" {
+			uids = append(uids, string(uid))
+		}
+	}
+	return uids
+}
+
+// A state that version 0.6.0 wrote for an object whose create (or list item write)
+// went unanswered records no UID, and the object carries no URN: the object under its
+// name that this provider wrote is still the resource's, once, for a refresh (which
+// records its UID), an update (which writes it, marking it) and a destroy (which
+// deletes it). An object there that another client wrote is not.
+func TestStateOf060WithoutUID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range lifecycleCases(t) {
+		for _, manager := range []string{FieldManager, "kubectl-client-side-apply"} {
+			t.Run(tc.name+", written by "+manager, func(t *testing.T) {
+				t.Parallel()
+				ours := manager == FieldManager
+				start := func(t *testing.T) (*fakeCluster, Lifecycle, *unstructured.Unstructured) {
+					f, c := startCluster(t)
+					obj := kindOf(tc).object(map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns"}})
+					obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: manager}})
+					return f, tc.r(kubernetesWith(t, Config{}, c)), f.put(tc.collection, obj.Object)
+				}
+				id, state := "ns/web", tc.at(80)
+				if tc.collection == itemsPath {
+					id = "web-list"
+				}
+				t.Run("refresh", func(t *testing.T) {
+					_, r, live := start(t)
+					read, err := r.Read(t.Context(), p.ReadRequest{ID: id, Urn: tc.urn, Properties: state, Inputs: state})
+					kept := err == nil && read.ID == id && len(uidsIn(read.Properties)) == 1 &&
+						uidsIn(read.Properties)[0] == string(live.GetUID())
+					if kept != ours {
+						t.Errorf("refresh = %q, %v, UIDs %v; want the object kept and its UID recorded: %v",
+							read.ID, err, uidsIn(read.Properties), ours)
+					}
+				})
+				t.Run("update", func(t *testing.T) {
+					f, r, live := start(t)
+					_, err := r.Update(t.Context(), p.UpdateRequest{ID: id, Urn: tc.urn, State: state, OldInputs: state,
+						Inputs: tc.at(81)})
+					now := f.list(tc.collection)
+					written := err == nil && f.posts == 0 && len(now) == 1 && now[0].GetUID() == live.GetUID() &&
+						now[0].GetAnnotations()[OwnerAnnotation] == string(tc.urn)
+					if written != ours {
+						t.Errorf("update = %v after %d creates; want the object written in place and marked: %v",
+							err, f.posts, ours)
+					}
+				})
+				t.Run("destroy", func(t *testing.T) {
+					f, r, _ := start(t)
+					err := r.Delete(t.Context(), p.DeleteRequest{ID: id, Urn: tc.urn, Properties: state})
+					if deleted := err == nil && len(f.list(tc.collection)) == 0; deleted != ours {
+						t.Errorf("destroy = %v, %d objects left; want the object deleted: %v", err,
+							len(f.list(tc.collection)), ours)
+					}
+				})
+			})
+		}
+	}
+}
+
+// kindOf is the kind of object a case writes.
+func kindOf(tc lifecycleCase) kind {
+	if tc.collection == itemsPath {
+		return endpointsKind
+	}
+	return endpointSliceKind
+}
