@@ -2,6 +2,7 @@ package kube
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -50,6 +51,69 @@ func dropPosts(method, _ string) string {
 		return "drop"
 	}
 	return ""
+}
+
+// An update that finds its object deleted by another client creates it again; when
+// that create's answer is lost, the update answers partial state that records the
+// create, not the object that is gone: the next update writes what the create made
+// (no 409, no second object), and destroy deletes it. A destroy with the state of
+// before (the UID of the object that is gone) deletes it too: it carries the
+// resource's URN.
+func TestUpdateRecordsItsLostCreate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range lifecycleCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, c := startCluster(t)
+			r := tc.r(kubernetesWith(t, Config{}, c))
+			ctx := t.Context()
+			created, err := r.Create(ctx, p.CreateRequest{Urn: tc.urn, Properties: tc.at(80)})
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			f.remove(tc.collection, "web") // another client deletes it
+			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(80), Inputs: tc.at(81)}); err != nil {
+				t.Fatal(err)
+			}
+			f.fault(dropPosts)
+			lost, err := r.Update(ctx, p.UpdateRequest{ID: created.ID, Urn: tc.urn, State: created.Properties,
+				OldInputs: tc.at(80), Inputs: tc.at(81)})
+			f.fault(nil)
+			if err == nil || lost.PartialState == nil {
+				t.Fatalf("update whose create went unanswered = %v, partial state %v; want an error with partial state",
+					err, lost.PartialState)
+			}
+			if gone := uidsIn(created.Properties); slices.Contains(uidsIn(lost.Properties), gone[0]) {
+				t.Errorf("the partial state records %s, the UID of the object that is gone", gone[0])
+			}
+			made := f.list(tc.collection)
+			if len(made) != 1 {
+				t.Fatalf("%d objects after the lost create, want 1", len(made))
+			}
+			// The engine records the partial state; `pulumi up` runs again.
+			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(81), Inputs: tc.at(81)}); err != nil {
+				t.Fatal(err)
+			}
+			again, err := r.Update(ctx, p.UpdateRequest{ID: created.ID, Urn: tc.urn, State: lost.Properties,
+				OldInputs: tc.at(81), Inputs: tc.at(81)})
+			if err != nil {
+				t.Fatalf("the next update: %v", err)
+			}
+			live := f.list(tc.collection)
+			if len(live) != 1 || live[0].GetUID() != made[0].GetUID() || f.posts != 2 {
+				t.Fatalf("after the next update: %d objects, %d creates; want the one the lost create made", len(live), f.posts)
+			}
+			if got := uidsIn(again.Properties); len(got) != 1 || got[0] != string(made[0].GetUID()) {
+				t.Errorf("the state records UIDs %v, want %s", got, made[0].GetUID())
+			}
+			if err := r.Delete(ctx, p.DeleteRequest{ID: created.ID, Urn: tc.urn, Properties: created.Properties}); err != nil {
+				t.Fatalf("destroy with the state of before: %v", err)
+			}
+			if left := f.list(tc.collection); len(left) != 0 {
+				t.Errorf("destroy left %s, which this resource's create made", idOf(left[0]))
+			}
+		})
+	}
 }
 
 // uidsIn lists the UIDs a slice's or a list's state records.

@@ -404,7 +404,7 @@ func (o kindClient) update(ctx context.Context, id objectID, rec recorded, old, 
 		if live = owned.held(live); live == nil {
 			// Deleted behind our back, or never confirmed created, or the name is
 			// another's object (see claim): create it.
-			return o.create(ctx, desired.DeepCopy(), dryRun)
+			return o.recreate(ctx, desired, rec.createID(), dryRun)
 		}
 		merged := o.marked(o.kind.merge(live, old, desired))
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
@@ -416,6 +416,24 @@ func (o kindClient) update(ctx context.Context, id objectID, rec recorded, old, 
 		}
 		return out, nil
 	}
+}
+
+// recreate is an update's create of the object it found gone (see update): desired,
+// labelled with createID (a new one if empty) when the server names it. When the
+// create may have taken effect (see mayExist), the error is a recreateError that
+// names the object sent, so that the resource records it (see lostCreate) instead of
+// the object the state recorded, which is gone.
+func (o kindClient) recreate(ctx context.Context, desired *unstructured.Unstructured, createID string, dryRun bool,
+) (*unstructured.Unstructured, error) {
+	obj := desired.DeepCopy()
+	if _, err := labelCreate(obj, createID); err != nil {
+		return nil, err
+	}
+	out, err := o.create(ctx, obj, dryRun)
+	if err != nil && !dryRun && mayExist(err) {
+		return nil, &recreateError{err: err, sent: obj}
+	}
+	return out, err
 }
 
 // remove deletes the target and waits until it is gone. The delete names the UID as a
