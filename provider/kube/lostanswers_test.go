@@ -128,6 +128,42 @@ func uidsIn(state property.Map) []string {
 	return uids
 }
 
+// A create whose name the server generates and that kube-apiserver answers 504 with
+// Retry-After after storing the object (or whose answer is lost) is sent once: the
+// object is found by its create ID, and the create answers it. client-go sent it
+// again, and made a second slice that nothing recorded.
+func TestServerNamedCreateIsSentOnce(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"504", "drop"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			f, c := startCluster(t)
+			r := kubernetesWith(t, Config{}, c).EndpointSlice()
+			once := 0
+			f.fault(func(method, _ string) string {
+				if method == http.MethodPost && once == 0 {
+					once++
+					return fault
+				}
+				return ""
+			})
+			resp, err := r.Create(t.Context(), p.CreateRequest{Urn: sliceURN,
+				Properties: sliceAt(t, `{"generateName":"web-","namespace":"ns"}`, 80)})
+			live := f.list(slicesPath)
+			if err != nil || len(live) != 1 || f.posts != 1 {
+				t.Fatalf("create = %v; %d slices after %d creates sent, want 1 slice, 1 create and no error",
+					err, len(live), f.posts)
+			}
+			if resp.ID != idOf(live[0]).String() || resp.PartialState != nil {
+				t.Errorf("create ID %q (partial state %v), want %s", resp.ID, resp.PartialState, idOf(live[0]))
+			}
+			if got := uidsIn(resp.Properties); len(got) != 1 || got[0] != string(live[0].GetUID()) {
+				t.Errorf("the state records UIDs %v, want %s", got, live[0].GetUID())
+			}
+		})
+	}
+}
+
 // A state that version 0.6.0 wrote for an object whose create (or list item write)
 // went unanswered records no UID, and the object carries no URN: the object under its
 // name that this provider wrote is still the resource's, once, for a refresh (which

@@ -223,10 +223,13 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	if !dryRun {
 		defer o.wrote(obj.GetNamespace())
 	}
+	if serverNamed(obj) && !dryRun {
+		return o.createServerNamed(ctx, obj)
+	}
 	sent, answers := track(ctx)
 	out, err := o.api(obj.GetNamespace()).Create(sent, obj, opts)
 	err = answers.err(err)
-	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
+	if apierrors.IsAlreadyExists(err) && !dryRun {
 		if adopted, ours, adoptErr := o.adopt(ctx, obj, err); ours || adoptErr != nil {
 			return adopted, adoptErr
 		}
@@ -235,6 +238,92 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 		return nil, apiError("create", o.kind, idOrPending(obj), err)
 	}
 	return out, nil
+}
+
+// createServerNamed creates obj, whose name the server generates and which carries
+// its create ID (see labelCreate). A second POST of it would make a second object
+// (there is no name to meet a 409), so it is sent once (see postOnce), again only
+// after a 429, which says the server did nothing. When the answer leaves the create
+// in doubt (a 5xx, a timeout, a broken connection: see inDoubt), the object is looked
+// for by its create ID (after the Retry-After the server gave, if any, up to
+// maxLookAfter): found, it is the answer; not found, the error stands, and the
+// resource records the create (see lostCreate) for the next call to look again.
+func (o kindClient) createServerNamed(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	for attempt := 1; ; attempt++ {
+		sent, answers := track(ctx)
+		out, err := o.postOnce(sent, obj)
+		err = answers.err(err)
+		delay, suggested := apierrors.SuggestsClientDelay(err)
+		switch {
+		case err == nil:
+			return out, nil
+		case apierrors.IsTooManyRequests(err) && attempt < conflictRetries && pause(ctx, time.Duration(delay)*time.Second):
+			continue
+		case inDoubt(err):
+			if !suggested {
+				delay = 0
+			}
+			return o.lookAfter(ctx, obj, min(time.Duration(delay)*time.Second, maxLookAfter), err)
+		}
+		return nil, apiError("create", o.kind, pendingID(obj), err)
+	}
+}
+
+// maxLookAfter bounds the wait before a create in doubt looks for its object.
+const maxLookAfter = 5 * time.Second
+
+// lookAfter looks, after delay, for the object of a create of obj that failed with err
+// and may have taken effect (see createServerNamed), by its create ID.
+func (o kindClient) lookAfter(ctx context.Context, obj *unstructured.Unstructured, delay time.Duration, err error,
+) (*unstructured.Unstructured, error) {
+	id, createID := pendingID(obj), obj.GetLabels()[CreateIDLabel]
+	created := apiError("create", o.kind, id, err)
+	if createID == "" || !pause(ctx, delay) {
+		return nil, created
+	}
+	found, findErr := o.findByCreateID(ctx, id, claim{createID: createID})
+	switch {
+	case findErr != nil:
+		p.GetLogger(ctx).Debugf("looking for the %s of a create in doubt by its create ID failed: %v", o.kind.name, findErr)
+		return nil, created
+	case found == nil:
+		return nil, created
+	}
+	p.GetLogger(ctx).Infof("the create of %s %s got no definite answer (%v), but it took effect: %s %s carries "+
+		"its create ID", o.kind.name, id, err, o.kind.name, idOf(found))
+	return found, nil
+}
+
+// postOnce sends the create of obj once: client-go sends a write again by itself when
+// the server answers 5xx with Retry-After (as kube-apiserver does when etcd times out,
+// after it may have stored the object), and this request asks it not to.
+func (o kindClient) postOnce(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encoding %s %s: %w", o.kind.name, pendingID(obj), err)
+	}
+	raw, err := o.client.raw.Post().AbsPath(o.collectionPath(obj.GetNamespace())).MaxRetries(0).
+		Param("fieldManager", FieldManager).SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	out := &unstructured.Unstructured{}
+	if err := out.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("the API server's answer to the create is not an object: %w", err)
+	}
+	return out, nil
+}
+
+// pause waits for d, and tells whether ctx is still live afterwards.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // marked is a copy of obj that carries the owner's URN, or obj when there is no owner.
@@ -554,12 +643,17 @@ func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.D
 
 // objectPath is the URL path of one object of the kind.
 func (o kindClient) objectPath(id objectID) string {
+	return o.collectionPath(id.namespace) + "/" + id.name
+}
+
+// collectionPath is the URL path of the objects of the kind in a namespace.
+func (o kindClient) collectionPath(namespace string) string {
 	r := o.kind.resource
 	prefix := "/api/" + r.Version
 	if r.Group != "" {
 		prefix = "/apis/" + r.Group + "/" + r.Version
 	}
-	return prefix + "/namespaces/" + id.namespace + "/" + r.Resource + "/" + id.name
+	return prefix + "/namespaces/" + namespace + "/" + r.Resource
 }
 
 // waitGone waits until the target is gone: it watches the name from the version it
