@@ -243,11 +243,12 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 // createServerNamed creates obj, whose name the server generates and which carries
 // its create ID (see labelCreate). A second POST of it would make a second object
 // (there is no name to meet a 409), so it is sent once (see postOnce), again only
-// after a 429, which says the server did nothing. When the answer leaves the create
-// in doubt (a 5xx, a timeout, a broken connection: see inDoubt), the object is looked
-// for by its create ID (after the Retry-After the server gave, if any, up to
-// maxLookAfter): found, it is the answer; not found, the error stands, and the
-// resource records the create (see lostCreate) for the next call to look again.
+// after a 429 with Retry-After, which says the server did nothing (client-go's own
+// rule for a 429). When the answer leaves the create in doubt (a 5xx, a timeout, a
+// broken connection: see inDoubt), the object is looked for by its create ID (after
+// the Retry-After the server gave, if any, up to maxLookAfter): found, it is the
+// answer; not found, the error stands, and the resource records the create (see
+// lostCreate) for the next call to look again.
 func (o kindClient) createServerNamed(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	for attempt := 1; ; attempt++ {
 		sent, answers := track(ctx)
@@ -257,7 +258,8 @@ func (o kindClient) createServerNamed(ctx context.Context, obj *unstructured.Uns
 		switch {
 		case err == nil:
 			return out, nil
-		case apierrors.IsTooManyRequests(err) && attempt < conflictRetries && pause(ctx, time.Duration(delay)*time.Second):
+		case apierrors.IsTooManyRequests(err) && suggested && attempt < conflictRetries &&
+			pause(ctx, time.Duration(delay)*time.Second):
 			continue
 		case inDoubt(err):
 			if !suggested {
@@ -343,12 +345,13 @@ func (o kindClient) marked(obj *unstructured.Unstructured) *unstructured.Unstruc
 
 // adopt takes over the object that holds obj's name when the owner's claim holds it
 // (ours, see ownerClaim): obj is written over it, guarded by its resourceVersion, and
-// the answer is the object as a create would have answered it. Two objects the claim
-// holds are not adopted. The object the state records for the resource (see
-// stateObjects; a replacement created under the name of the object it replaces meets
-// that object, which the engine deletes afterwards): ours is true with an error that
-// says so and wraps taken, the create's 409. An object being deleted (it would vanish
-// once adopted; the name is free again when it is gone): ours is false. When another
+// the answer is the object as a create would have answered it. Of the objects the
+// claim holds, two are not adopted: the object the state records for the resource
+// (see stateObjects; a replacement created under the name of the object it replaces
+// meets that object, which the engine deletes afterwards), where ours is true with an
+// error that says so and wraps taken, the create's 409; and an object being deleted
+// (it would vanish once adopted; the name is free again when it is gone), where ours
+// is false. When another
 // made it, or it is gone, ours is false and nothing is written. When the object
 // cannot be read, the error is taken's, the read's failure quoted: the create failed
 // for sure, whatever the read met, and nothing of it is recorded (see mayExist).
