@@ -33,16 +33,13 @@ type lifecycleCase struct {
 	urn        resource.URN
 	collection string
 	r          func(*Kubernetes) Lifecycle
-	at         func(port int) property.Map
+	at         func(t *testing.T, port int) property.Map
 }
 
-func lifecycleCases(t *testing.T) []lifecycleCase {
-	return []lifecycleCase{
-		{"slice", sliceURN, slicesPath, (*Kubernetes).EndpointSlice,
-			func(port int) property.Map { return sliceAt(t, `{"name":"web","namespace":"ns"}`, port) }},
-		{"list item", listURN, itemsPath, (*Kubernetes).EndpointsList,
-			func(port int) property.Map { return listAt(t, port) }},
-	}
+var lifecycleCases = []lifecycleCase{
+	{"slice", sliceURN, slicesPath, (*Kubernetes).EndpointSlice,
+		func(t *testing.T, port int) property.Map { return sliceAt(t, `{"name":"web","namespace":"ns"}`, port) }},
+	{"list item", listURN, itemsPath, (*Kubernetes).EndpointsList, listAt},
 }
 
 // dropPosts loses the answer of every create.
@@ -61,23 +58,23 @@ func dropPosts(method, _ string) string {
 // resource's URN.
 func TestUpdateRecordsItsLostCreate(t *testing.T) {
 	t.Parallel()
-	for _, tc := range lifecycleCases(t) {
+	for _, tc := range lifecycleCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f, c := startCluster(t)
 			r := tc.r(kubernetesWith(t, Config{}, c))
 			ctx := t.Context()
-			created, err := r.Create(ctx, p.CreateRequest{Urn: tc.urn, Properties: tc.at(80)})
+			created, err := r.Create(ctx, p.CreateRequest{Urn: tc.urn, Properties: tc.at(t, 80)})
 			if err != nil {
 				t.Fatalf("create: %v", err)
 			}
 			f.remove(tc.collection, "web") // another client deletes it
-			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(80), Inputs: tc.at(81)}); err != nil {
+			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(t, 80), Inputs: tc.at(t, 81)}); err != nil {
 				t.Fatal(err)
 			}
 			f.fault(dropPosts)
 			lost, err := r.Update(ctx, p.UpdateRequest{ID: created.ID, Urn: tc.urn, State: created.Properties,
-				OldInputs: tc.at(80), Inputs: tc.at(81)})
+				OldInputs: tc.at(t, 80), Inputs: tc.at(t, 81)})
 			f.fault(nil)
 			if err == nil || lost.PartialState == nil {
 				t.Fatalf("update whose create went unanswered = %v, partial state %v; want an error with partial state",
@@ -91,11 +88,11 @@ func TestUpdateRecordsItsLostCreate(t *testing.T) {
 				t.Fatalf("%d objects after the lost create, want 1", len(made))
 			}
 			// The engine records the partial state; `pulumi up` runs again.
-			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(81), Inputs: tc.at(81)}); err != nil {
+			if _, err := r.Check(ctx, p.CheckRequest{Urn: tc.urn, State: tc.at(t, 81), Inputs: tc.at(t, 81)}); err != nil {
 				t.Fatal(err)
 			}
 			again, err := r.Update(ctx, p.UpdateRequest{ID: created.ID, Urn: tc.urn, State: lost.Properties,
-				OldInputs: tc.at(81), Inputs: tc.at(81)})
+				OldInputs: tc.at(t, 81), Inputs: tc.at(t, 81)})
 			if err != nil {
 				t.Fatalf("the next update: %v", err)
 			}
@@ -171,7 +168,7 @@ func TestServerNamedCreateIsSentOnce(t *testing.T) {
 // deletes it). An object there that another client wrote is not.
 func TestStateOf060WithoutUID(t *testing.T) {
 	t.Parallel()
-	for _, tc := range lifecycleCases(t) {
+	for _, tc := range lifecycleCases {
 		for _, manager := range []string{FieldManager, "kubectl-client-side-apply"} {
 			t.Run(tc.name+", written by "+manager, func(t *testing.T) {
 				t.Parallel()
@@ -182,11 +179,12 @@ func TestStateOf060WithoutUID(t *testing.T) {
 					obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: manager}})
 					return f, tc.r(kubernetesWith(t, Config{}, c)), f.put(tc.collection, obj.Object)
 				}
-				id, state := "ns/web", tc.at(80)
+				id, state := "ns/web", tc.at(t, 80)
 				if tc.collection == itemsPath {
 					id = "web-list"
 				}
 				t.Run("refresh", func(t *testing.T) {
+					t.Parallel()
 					_, r, live := start(t)
 					read, err := r.Read(t.Context(), p.ReadRequest{ID: id, Urn: tc.urn, Properties: state, Inputs: state})
 					kept := err == nil && read.ID == id && len(uidsIn(read.Properties)) == 1 &&
@@ -197,9 +195,10 @@ func TestStateOf060WithoutUID(t *testing.T) {
 					}
 				})
 				t.Run("update", func(t *testing.T) {
+					t.Parallel()
 					f, r, live := start(t)
 					_, err := r.Update(t.Context(), p.UpdateRequest{ID: id, Urn: tc.urn, State: state, OldInputs: state,
-						Inputs: tc.at(81)})
+						Inputs: tc.at(t, 81)})
 					now := f.list(tc.collection)
 					written := err == nil && f.posts == 0 && len(now) == 1 && now[0].GetUID() == live.GetUID() &&
 						now[0].GetAnnotations()[OwnerAnnotation] == string(tc.urn)
@@ -209,6 +208,7 @@ func TestStateOf060WithoutUID(t *testing.T) {
 					}
 				})
 				t.Run("destroy", func(t *testing.T) {
+					t.Parallel()
 					f, r, _ := start(t)
 					err := r.Delete(t.Context(), p.DeleteRequest{ID: id, Urn: tc.urn, Properties: state})
 					if deleted := err == nil && len(f.list(tc.collection)) == 0; deleted != ours {
