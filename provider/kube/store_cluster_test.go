@@ -74,12 +74,7 @@ func TestOwnerMark(t *testing.T) {
 	desired := liveObject(t, `{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",`+
 		`"metadata":{"name":"web","namespace":"ns","annotations":{"team":"a"}}}`)
 	mine := o.marked(desired)
-	if d := cmp.Diff(map[string]string{"team": "a", OwnerAnnotation: string(web)}, mine.GetAnnotations()); d != "" {
-		t.Errorf("marked annotations (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff(map[string]string{"team": "a"}, desired.GetAnnotations()); d != "" {
-		t.Errorf("marked changed the caller's object (-want +got):\n%s", d)
-	}
+	markedCopy(t, o, desired, mine)
 	going := mine.DeepCopy()
 	now := metav1.Now()
 	going.SetDeletionTimestamp(&now)
@@ -123,6 +118,18 @@ func TestOwnerMark(t *testing.T) {
 				t.Errorf("adopt error = %v; want it to say %q", err, tt.errorSays)
 			}
 		})
+	}
+}
+
+// markedCopy fails the test unless mine, o's marked copy of desired, carries o's URN
+// and desired is left as it was, and unless a client with no owner marks nothing.
+func markedCopy(t *testing.T, o kindClient, desired, mine *unstructured.Unstructured) {
+	t.Helper()
+	if d := cmp.Diff(map[string]string{"team": "a", OwnerAnnotation: string(o.owner)}, mine.GetAnnotations()); d != "" {
+		t.Errorf("marked annotations (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"team": "a"}, desired.GetAnnotations()); d != "" {
+		t.Errorf("marked changed the caller's object (-want +got):\n%s", d)
 	}
 	if got := (kindClient{}).marked(desired); got != desired {
 		t.Error("marked without an owner copied or changed the object")
