@@ -78,11 +78,22 @@
 //
 // # Ownership
 //
-// Whose is a live object is one rule, [claim] (ownership.go): the UID the state records
-// when it has one, else its create ID, else the resource's URN. A create's adoption, an
-// update, a delete, a refresh and the search for a lost create ask it before they write,
-// delete or record an object; one it does not hold is, for the resource, not there. A
-// create refused with a 409 stays refused when the read of the holder fails.
+// Whose is a live object is one rule, [claim.holds] (ownership.go): the object of the
+// UID the state records; else, when the state records a create ID, an object that
+// carries it; else an object that carries the resource's URN (which is how an object
+// the resource made after the recorded one was deleted is found); and, for a state
+// that records its object by name alone (0.6.0's lost creates), an object this
+// provider wrote that carries no URN, until the first answer records its UID. A create's adoption, an update, a delete, a refresh, an import, a preview's dry
+// run and the search for a lost create ask it before they write, delete or record an
+// object; one it does not hold is, for the resource, not there. A delete whose UID
+// precondition fails deletes the object under the name that the claim holds, so that
+// nothing the resource made outlives it. A create refused with a 409 stays refused
+// when the read of the holder fails.
+//
+// A create whose answer is lost, a slice's, a list item's or that of an update which
+// found its object gone, is recorded (its name, or its pending ID and create ID), and
+// a create whose name the server generates is sent once: an answer in doubt has the
+// object looked for by its create ID rather than sent again.
 //
 // # Names
 //

@@ -89,7 +89,8 @@ func (s *itemSet) dropped(desired []listItem) []listItem {
 // recordWrites records what the writes of items did (results[i] for items[i]): each
 // item written, with the outputs its write gave it, and each item whose create may have
 // taken effect (its answer was lost, see inDoubt), with its inputs, so that it is never
-// orphaned. An item whose write failed for sure, or was never sent, keeps what the set
+// orphaned: a new item's, or the create of an update that found the item's object
+// gone (see recreated), which replaces the record of the object that is gone. An item whose write failed for sure, or was never sent, keeps what the set
 // recorded of it, if anything.
 func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 	for i, it := range items {
@@ -98,7 +99,10 @@ func (s *itemSet) recordWrites(items []listItem, results []itemResult) {
 		case !res.sent:
 			continue
 		case res.err == nil:
-		case res.inDoubt && !s.has(it.id):
+		case res.inDoubt && (!s.has(it.id) || recreated(res.err) != nil):
+			// A create, or an update's create of an item it found gone, that may
+			// have taken effect: the item is recorded as sent, with no UID, so the
+			// next update or destroy finds what it made (see claim).
 			it.output = it.inputs
 		default:
 			continue

@@ -16,6 +16,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -259,15 +260,18 @@ func TestOneTableOfResources(t *testing.T) {
 	}
 }
 
-// The one rule of ownership: the UID a state records decides alone; without it, the
-// create ID; without either, the resource's URN; a state that records no object (a
-// get, an import) claims any.
+// The one rule of ownership: the UID a state records holds its object; another object
+// under the name, the resource's URN (unless the state records a create ID the object
+// lacks); a state that records no object (a get, an import) claims any; one that
+// records its object by name alone (0.6.0's lost creates) also an object this
+// provider wrote that carries no URN.
 func TestClaimHolds(t *testing.T) {
 	t.Parallel()
 	live := func(uid, createID, urn string) *unstructured.Unstructured {
 		obj := &unstructured.Unstructured{Object: map[string]any{}}
 		obj.SetName("web")
 		obj.SetUID(types.UID(uid))
+		obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: FieldManager}})
 		if createID != "" {
 			obj.SetLabels(map[string]string{CreateIDLabel: createID})
 		}
@@ -281,7 +285,12 @@ func TestClaimHolds(t *testing.T) {
 		recorded = `{"metadata":{"name":"web","uid":"u1","labels":{"` + CreateIDLabel + `":"c1"}}}`
 		pending  = `{"metadata":{"generateName":"web-","labels":{"` + CreateIDLabel + `":"c1"}}}`
 		named    = `{"metadata":{"name":"web"}}`
+		uidOnly  = `{"metadata":{"name":"web","uid":"u1"}}`
 	)
+	unmanaged := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply"}})
+		return obj
+	}
 	tests := []struct {
 		name  string
 		state string
@@ -290,12 +299,19 @@ func TestClaimHolds(t *testing.T) {
 	}{
 		{"the recorded UID", recorded, live("u1", "", ""), true},
 		{"the recorded UID, its create ID removed", recorded, live("u1", "", string(sliceURN)), true},
-		{"another UID, the same create ID and URN", recorded, live("u2", "c1", string(sliceURN)), false},
+		{"another UID, the same create ID and URN", recorded, live("u2", "c1", string(sliceURN)), true},
+		{"another UID, another create ID, the same URN", recorded, live("u2", "c2", string(sliceURN)), false},
+		{"another UID, the same create ID, another URN", recorded, live("u2", "c1", otherURN), true},
+		{"the recorded UID gone: the resource's URN", uidOnly, live("u2", "", string(sliceURN)), true},
+		{"the recorded UID gone: another stack's URN", uidOnly, live("u2", "", otherURN), false},
+		{"the recorded UID gone: no URN, written by the provider", uidOnly, live("u2", "", ""), false},
 		{"no UID recorded: the create ID", pending, live("u2", "c1", ""), true},
 		{"no UID recorded: another create ID", pending, live("u2", "c2", string(sliceURN)), false},
 		{"by name alone: the resource's URN", named, live("u2", "", string(sliceURN)), true},
 		{"by name alone: another stack's URN", named, live("u2", "", otherURN), false},
-		{"by name alone: no URN", named, live("u2", "", ""), false},
+		{"by name alone: no URN, written by the provider (0.6.0)", named, live("u2", "", ""), true},
+		{"by name alone: no URN, written by another client", named, unmanaged(live("u2", "", "")), false},
+		{"a create ID alone: no URN, written by the provider", pending, live("u2", "", ""), false},
 		{"nothing recorded (get, import): any", `{}`, live("u2", "", otherURN), true},
 		{"nothing there", recorded, nil, false},
 	}

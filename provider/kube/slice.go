@@ -98,8 +98,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		}
 		return p.CreateResponse{Properties: inputs.with(st.preview(outputs(r.kind, obj))).encode()}, nil
 	}
-	createID, err := st.name(desired, "")
-	if err != nil {
+	if _, err := st.name(desired, ""); err != nil {
 		return p.CreateResponse{}, err
 	}
 	obj, err := st.create(ctx, in, false, false)
@@ -107,11 +106,7 @@ func (r *EndpointSlice) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 		if c, ok := onCluster(st); ok && c.mayExist(err) {
 			// The slice may exist now: record it, so it is never orphaned; the next
 			// update finds it (by name, or by its create ID) or creates it.
-			id, properties := idOf(desired), inputs.fields
-			if createID != "" {
-				id, properties = pendingID(desired), withCreateID(properties, createID)
-			}
-			state, err := partialFailure(unconfirmed(r.kind, id, err))
+			id, properties, state, err := lostCreate(r.kind, desired, inputs.fields, err)
 			return p.CreateResponse{ID: id.String(), Properties: inputs.with(properties).encode(), PartialState: state}, err
 		}
 		return p.CreateResponse{}, err
@@ -185,6 +180,13 @@ func (r *EndpointSlice) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	}
 	obj, err := st.update(ctx, id, rec, r.kind.object(decode(req.OldInputs).fields), r.kind.intent(inputs, ""),
 		req.DryRun)
+	if sent := recreated(err); sent != nil {
+		// The slice was gone and its create again went unanswered: the state records
+		// that create, not the slice that is gone, so the next update or destroy finds
+		// what it made (see lostCreate).
+		_, properties, state, err := lostCreate(r.kind, sent, inputs.fields, err)
+		return p.UpdateResponse{Properties: inputs.with(properties).encode(), PartialState: state}, err
+	}
 	if err != nil {
 		return p.UpdateResponse{}, err
 	}
@@ -206,9 +208,8 @@ func (r *EndpointSlice) createAgain(ctx context.Context, st store, inputs decode
 	obj, err := st.create(ctx, in, dryRun, false)
 	if err != nil {
 		if c, ok := onCluster(st); ok && c.mayExist(err) && !dryRun && createID != "" {
-			state, err := partialFailure(unconfirmed(r.kind, pendingID(desired), err))
-			return p.UpdateResponse{Properties: inputs.with(withCreateID(inputs.fields, createID)).encode(),
-				PartialState: state}, err
+			_, properties, state, err := lostCreate(r.kind, desired, inputs.fields, err)
+			return p.UpdateResponse{Properties: inputs.with(properties).encode(), PartialState: state}, err
 		}
 		return p.UpdateResponse{}, err
 	}

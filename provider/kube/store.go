@@ -425,7 +425,7 @@ func (r recorded) unconfirmed(id objectID) bool {
 // engine recomputes the inputs of a new object), so the second Check finds the object
 // replaced here and names the replacement after it, not as a new resource; and a
 // create never adopts an object the state holds, which is the one being replaced, not an
-// interrupted create's (see kindClient.adoptable). Every call of a deployment reaches
+// interrupted create's (see kindClient.adopt). Every call of a deployment reaches
 // the same provider, so the Checks come before the create they name.
 type stateObjects struct {
 	mu  sync.Mutex

@@ -223,10 +223,13 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 	if !dryRun {
 		defer o.wrote(obj.GetNamespace())
 	}
+	if serverNamed(obj) && !dryRun {
+		return o.createServerNamed(ctx, obj)
+	}
 	sent, answers := track(ctx)
 	out, err := o.api(obj.GetNamespace()).Create(sent, obj, opts)
 	err = answers.err(err)
-	if apierrors.IsAlreadyExists(err) && !dryRun && !serverNamed(obj) {
+	if apierrors.IsAlreadyExists(err) && !dryRun {
 		if adopted, ours, adoptErr := o.adopt(ctx, obj, err); ours || adoptErr != nil {
 			return adopted, adoptErr
 		}
@@ -235,6 +238,94 @@ func (o kindClient) create(ctx context.Context, obj *unstructured.Unstructured, 
 		return nil, apiError("create", o.kind, idOrPending(obj), err)
 	}
 	return out, nil
+}
+
+// createServerNamed creates obj, whose name the server generates and which carries
+// its create ID (see labelCreate). A second POST of it would make a second object
+// (there is no name to meet a 409), so it is sent once (see postOnce), again only
+// after a 429 with Retry-After, which says the server did nothing (client-go's own
+// rule for a 429). When the answer leaves the create in doubt (a 5xx, a timeout, a
+// broken connection: see inDoubt), the object is looked for by its create ID (after
+// the Retry-After the server gave, if any, up to maxLookAfter): found, it is the
+// answer; not found, the error stands, and the resource records the create (see
+// lostCreate) for the next call to look again.
+func (o kindClient) createServerNamed(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	for attempt := 1; ; attempt++ {
+		sent, answers := track(ctx)
+		out, err := o.postOnce(sent, obj)
+		err = answers.err(err)
+		delay, suggested := apierrors.SuggestsClientDelay(err)
+		switch {
+		case err == nil:
+			return out, nil
+		case apierrors.IsTooManyRequests(err) && suggested && attempt < conflictRetries &&
+			pause(ctx, time.Duration(delay)*time.Second):
+			continue
+		case inDoubt(err):
+			if !suggested {
+				delay = 0
+			}
+			return o.lookAfter(ctx, obj, min(time.Duration(delay)*time.Second, maxLookAfter), err)
+		}
+		return nil, apiError("create", o.kind, pendingID(obj), err)
+	}
+}
+
+// maxLookAfter bounds the wait before a create in doubt looks for its object.
+const maxLookAfter = 5 * time.Second
+
+// lookAfter looks, after delay, for the object of a create of obj that failed with err
+// and may have taken effect (see createServerNamed), by its create ID.
+func (o kindClient) lookAfter(ctx context.Context, obj *unstructured.Unstructured, delay time.Duration, err error,
+) (*unstructured.Unstructured, error) {
+	id, createID := pendingID(obj), obj.GetLabels()[CreateIDLabel]
+	created := apiError("create", o.kind, id, err)
+	if createID == "" || !pause(ctx, delay) {
+		return nil, created
+	}
+	found, findErr := o.findByCreateID(ctx, id, claim{createID: createID})
+	switch {
+	case findErr != nil:
+		p.GetLogger(ctx).Debugf("looking for the %s of a create in doubt by its create ID failed: %v", o.kind.name, findErr)
+		return nil, created
+	case found == nil:
+		return nil, created
+	}
+	p.GetLogger(ctx).Infof("the create of %s %s got no definite answer (%v), but it took effect: %s %s carries "+
+		"its create ID", o.kind.name, id, err, o.kind.name, idOf(found))
+	return found, nil
+}
+
+// postOnce sends the create of obj once: client-go sends a write again by itself when
+// the server answers 5xx with Retry-After (as kube-apiserver does when etcd times out,
+// after it may have stored the object), and this request asks it not to.
+func (o kindClient) postOnce(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encoding %s %s: %w", o.kind.name, pendingID(obj), err)
+	}
+	raw, err := o.client.raw.Post().AbsPath(o.collectionPath(obj.GetNamespace())).MaxRetries(0).
+		Param("fieldManager", FieldManager).SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	out := &unstructured.Unstructured{}
+	if err := out.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("the API server's answer to the create is not an object: %w", err)
+	}
+	return out, nil
+}
+
+// pause waits for d, and tells whether ctx is still live afterwards.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // marked is a copy of obj that carries the owner's URN, or obj when there is no owner.
@@ -252,29 +343,18 @@ func (o kindClient) marked(obj *unstructured.Unstructured) *unstructured.Unstruc
 	return obj
 }
 
-// recorded tells whether live is the owner's object that the state records: a
-// replacement created under the name of the object it replaces meets that object,
-// which the update deletes afterwards.
-func (o kindClient) recorded(live *unstructured.Unstructured) bool {
-	return ownerClaim(o.owner).holds(live) && slices.Contains(o.inState, idOf(live))
-}
-
-// adoptable tells whether a create may take over live, the object that holds its name:
-// the owner's create made it (see ownerClaim), it is not recorded (see recorded), and
-// it is not being deleted (it would vanish once adopted; the name is free again when
-// it is gone).
-func (o kindClient) adoptable(live *unstructured.Unstructured) bool {
-	return ownerClaim(o.owner).holds(live) && !o.recorded(live) && live.GetDeletionTimestamp() == nil
-}
-
-// adopt takes over the object that holds obj's name when the owner's create made it
-// (ours, see adoptable): obj is written over it, guarded by its resourceVersion, and
-// the answer is the object as a create would have answered it. When it is the owner's
-// object that the state records (see recorded), ours is true with an error that says
-// so and wraps taken, the create's 409. When another made it, or it is gone or going,
-// ours is false and nothing is written. When the object cannot be read, the error is
-// taken's, the read's failure quoted: the create failed for sure, whatever the read
-// met, and nothing of it is recorded (see mayExist).
+// adopt takes over the object that holds obj's name when the owner's claim holds it
+// (ours, see ownerClaim): obj is written over it, guarded by its resourceVersion, and
+// the answer is the object as a create would have answered it. Of the objects the
+// claim holds, two are not adopted: the object the state records for the resource
+// (see stateObjects; a replacement created under the name of the object it replaces
+// meets that object, which the engine deletes afterwards), where ours is true with an
+// error that says so and wraps taken, the create's 409; and an object being deleted
+// (it would vanish once adopted; the name is free again when it is gone), where ours
+// is false. When another
+// made it, or it is gone, ours is false and nothing is written. When the object
+// cannot be read, the error is taken's, the read's failure quoted: the create failed
+// for sure, whatever the read met, and nothing of it is recorded (see mayExist).
 func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, taken error) (_ *unstructured.Unstructured, ours bool, _ error) {
 	id := idOf(obj)
 	live, err := o.get(ctx, id)
@@ -283,13 +363,12 @@ func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, t
 		return nil, false, fmt.Errorf("%w; reading it to tell whether an interrupted create of this resource made "+
 			"it failed: %v", apiError("create", o.kind, id, taken), err)
 	}
-	if live == nil {
+	switch {
+	case !ownerClaim(o.owner).holds(live):
 		return nil, false, nil
-	}
-	if o.recorded(live) {
+	case slices.Contains(o.inState, id):
 		return nil, true, recordedNameTaken(o.kind, id, live.GetDeletionTimestamp() != nil, taken)
-	}
-	if !o.adoptable(live) {
+	case live.GetDeletionTimestamp() != nil:
 		return nil, false, nil
 	}
 	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
@@ -339,27 +418,11 @@ func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstruc
 			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
 				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
 		}
-		if getErr == nil && holder != nil && (ownerClaim(o.owner).holds(holder) || unmarked(holder) && writtenByUs(holder)) {
+		if getErr == nil && (claim{owner: o.owner, legacy: true}).holds(holder) {
 			return nil, nil
 		}
 	}
 	return nil, err
-}
-
-// writtenByUs tells whether the provider created or last wrote part of the object.
-func writtenByUs(obj *unstructured.Unstructured) bool {
-	for _, m := range obj.GetManagedFields() {
-		if m.Manager == FieldManager {
-			return true
-		}
-	}
-	return false
-}
-
-// unmarked tells whether obj carries no resource's URN.
-func unmarked(obj *unstructured.Unstructured) bool {
-	_, marked := obj.GetAnnotations()[OwnerAnnotation]
-	return !marked
 }
 
 // server names the API server a client reaches, for messages.
@@ -433,7 +496,7 @@ func (o kindClient) update(ctx context.Context, id objectID, rec recorded, old, 
 		if live = owned.held(live); live == nil {
 			// Deleted behind our back, or never confirmed created, or the name is
 			// another's object (see claim): create it.
-			return o.create(ctx, desired.DeepCopy(), dryRun)
+			return o.recreate(ctx, desired, rec.createID(), dryRun)
 		}
 		merged := o.marked(o.kind.merge(live, old, desired))
 		out, err := o.api(id.namespace).Update(ctx, merged, opts)
@@ -445,6 +508,24 @@ func (o kindClient) update(ctx context.Context, id objectID, rec recorded, old, 
 		}
 		return out, nil
 	}
+}
+
+// recreate is an update's create of the object it found gone (see update): desired,
+// labelled with createID (a new one if empty) when the server names it. When the
+// create may have taken effect (see mayExist), the error is a recreateError that
+// names the object sent, so that the resource records it (see lostCreate) instead of
+// the object the state recorded, which is gone.
+func (o kindClient) recreate(ctx context.Context, desired *unstructured.Unstructured, createID string, dryRun bool,
+) (*unstructured.Unstructured, error) {
+	obj := desired.DeepCopy()
+	if _, err := labelCreate(obj, createID); err != nil {
+		return nil, err
+	}
+	out, err := o.create(ctx, obj, dryRun)
+	if err != nil && !dryRun && mayExist(err) {
+		return nil, &recreateError{err: err, sent: obj}
+	}
+	return out, err
 }
 
 // remove deletes the target and waits until it is gone. The delete names the UID as a
@@ -473,17 +554,18 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 			return nil
 		case apierrors.IsConflict(err):
 			// The UID precondition failed: the name belongs to another object now, so
-			// ours is gone; unless the conflict had another cause, then try again.
-			live, getErr := o.get(ctx, t.id)
-			if getErr == nil && (live == nil || live.GetUID() != t.uid) {
-				return nil
-			}
-			if getErr == nil && attempt < conflictRetries {
-				continue
-			}
-			if getErr != nil {
+			// the target is gone; unless the claim holds that object too, or the
+			// conflict had another cause, then try again.
+			next, gone, getErr := o.retarget(ctx, t)
+			switch {
+			case getErr != nil:
 				return fmt.Errorf("%w; reading it again to tell whether it is gone failed: %w",
 					apiError("delete", o.kind, t.id, err), getErr)
+			case gone:
+				return nil
+			case attempt < conflictRetries:
+				t, opts.Preconditions.UID = next, &next.uid
+				continue
 			}
 		}
 		if err != nil {
@@ -496,6 +578,30 @@ func (o kindClient) remove(ctx context.Context, t deleteTarget, policy DeletePol
 		defer stop()
 		return o.waitGone(wait, t, timeout)
 	}
+}
+
+// retarget reads the object under the target's name after a delete whose UID
+// precondition failed: gone when there is none, or when it is another object the
+// target's claim does not hold; else the target with that object's UID. An object
+// the claim holds under another UID is the resource's own, made after the one the
+// state records was deleted (see claim): it is deleted too, so that nothing the
+// resource made outlives it.
+func (o kindClient) retarget(ctx context.Context, t deleteTarget) (_ deleteTarget, gone bool, _ error) {
+	live, err := o.get(ctx, t.id)
+	switch {
+	case err != nil:
+		return t, false, err
+	case live == nil:
+		return t, true, nil
+	case live.GetUID() == t.uid:
+		return t, false, nil
+	case !t.claim.holds(live):
+		return t, true, nil
+	}
+	p.GetLogger(ctx).Infof("%s %s: the object the state records (UID %s) is gone, and the one under its name "+
+		"(UID %s) carries this resource's %s: deleting it", o.kind.name, t.id, t.uid, live.GetUID(), OwnerAnnotation)
+	t.uid = live.GetUID()
+	return t, false, nil
 }
 
 // resolve is the target with the UID of the object its claim holds: the UID the state
@@ -540,12 +646,17 @@ func (o kindClient) deleteObject(ctx context.Context, id objectID, opts metav1.D
 
 // objectPath is the URL path of one object of the kind.
 func (o kindClient) objectPath(id objectID) string {
+	return o.collectionPath(id.namespace) + "/" + id.name
+}
+
+// collectionPath is the URL path of the objects of the kind in a namespace.
+func (o kindClient) collectionPath(namespace string) string {
 	r := o.kind.resource
 	prefix := "/api/" + r.Version
 	if r.Group != "" {
 		prefix = "/apis/" + r.Group + "/" + r.Version
 	}
-	return prefix + "/namespaces/" + id.namespace + "/" + r.Resource + "/" + id.name
+	return prefix + "/namespaces/" + namespace + "/" + r.Resource
 }
 
 // waitGone waits until the target is gone: it watches the name from the version it
@@ -680,22 +791,35 @@ func (o kindClient) findCreated(ctx context.Context, id objectID, rec recorded) 
 			"remove the resource from the state (`pulumi state delete`) and import the object, or delete it",
 			o.kind.name, id, CreateIDLabel)
 	}
-	list, err := o.api(id.namespace).List(ctx, metav1.ListOptions{LabelSelector: CreateIDLabel + "=" + createID})
+	return o.findByCreateID(ctx, id, rec.claim(o.owner))
+}
+
+// findByCreateID finds the object of id's namespace that carries the create ID the
+// claim c records and that c holds (see claim); nil when there is none. Objects that
+// carry it once each; two or more are an error naming them: one create made them.
+func (o kindClient) findByCreateID(ctx context.Context, id objectID, c claim) (*unstructured.Unstructured, error) {
+	list, err := o.api(id.namespace).List(ctx, metav1.ListOptions{LabelSelector: CreateIDLabel + "=" + c.createID})
 	if err != nil {
 		return nil, apiError("list", o.kind, id, err)
 	}
-	switch len(list.Items) {
+	var found []*unstructured.Unstructured
+	for i := range list.Items {
+		if c.holds(&list.Items[i]) {
+			found = append(found, &list.Items[i])
+		}
+	}
+	switch len(found) {
 	case 0:
 		return nil, nil
 	case 1:
-		return &list.Items[0], nil
+		return found[0], nil
 	}
-	names := make([]string, 0, len(list.Items))
-	for _, obj := range list.Items {
+	names := make([]string, 0, len(found))
+	for _, obj := range found {
 		names = append(names, obj.GetName())
 	}
 	return nil, fmt.Errorf("%s %s: %d objects carry the label %s=%s (%s), which one create wrote; "+
-		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, createID,
+		"delete the ones the program does not own", o.kind.name, id, len(names), CreateIDLabel, c.createID,
 		strings.Join(names, ", "))
 }
 

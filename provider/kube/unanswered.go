@@ -463,3 +463,40 @@ func labelCreate(obj *unstructured.Unstructured, createID string) (string, error
 	obj.SetLabels(labels)
 	return createID, nil
 }
+
+// recreateError is the error of an update that found its object gone and created it
+// again, a create that may have taken effect (see kindClient.recreate): sent is the
+// object sent, with its create ID when the server names it.
+type recreateError struct {
+	err  error
+	sent *unstructured.Unstructured
+}
+
+func (e *recreateError) Error() string { return e.err.Error() }
+func (e *recreateError) Unwrap() error { return e.err }
+
+// recreated is the object an update's create sent, when err says that create may have
+// taken effect (see recreateError); nil otherwise.
+func recreated(err error) *unstructured.Unstructured {
+	var re *recreateError
+	if errors.As(err, &re) {
+		return re.sent
+	}
+	return nil
+}
+
+// lostCreate is what a resource records for the create of sent whose answer was lost
+// (err, see mayExist), a create's or an update's alike: the ID it is recorded under
+// (its name, or its pending ID with the create ID in fields, the state, when the
+// server names it), the state's fields, and the partial state with its error. The
+// state records no UID, so the next call finds the object by its create ID or, under
+// its name, by the resource's URN (see claim), or creates it.
+func lostCreate(k kind, sent *unstructured.Unstructured, fields map[string]any, err error,
+) (objectID, map[string]any, *p.InitializationFailed, error) {
+	id := idOf(sent)
+	if createID := sent.GetLabels()[CreateIDLabel]; serverNamed(sent) && createID != "" {
+		id, fields = pendingID(sent), withCreateID(fields, createID)
+	}
+	state, err := partialFailure(unconfirmed(k, id, err))
+	return id, fields, state, err
+}

@@ -15,8 +15,9 @@ import (
 )
 
 // Ownership: an object is a resource's when it is the one its state records, by UID
-// where the state has one; labels and annotations that another client may remove or
-// copy do not decide.
+// where the state has one, whatever labels another client removes; under the recorded
+// name, an object that carries the resource's URN is its own too (its create made it
+// after the recorded one was deleted, see lost_test.go).
 
 // A slice whose name the server generated stays the resource's when another client
 // removes its create-ID label (a `kubectl apply` of an exported manifest, a GitOps

@@ -67,6 +67,10 @@ type Rule struct {
 	// Unsent drops the request itself instead: the API server never sees it, and
 	// the client sees the same broken request as for a lost answer.
 	Unsent bool
+	// Answer, when not zero, replaces the API server's answer, once the request has
+	// taken effect, with a Status of that code and Retry-After: 1, instead of dropping
+	// it: with 504, kube-apiserver's answer when etcd commits after its timeout.
+	Answer int
 
 	dropped int // under the proxy's mu
 }
@@ -124,7 +128,7 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 			p.record(unsent)
 			panic(http.ErrAbortHandler)
 		}
-		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, rule != nil))
+		r = r.WithContext(context.WithValue(r.Context(), dropKey{}, rule))
 		forward.ServeHTTP(w, r)
 	}))
 	_ = p.server.Listener.Close() // the test server's own, on a port not reserved
@@ -170,7 +174,8 @@ type roundTripper struct {
 // RoundTrip forwards the request and waits for the whole answer, so that the API
 // server has finished with it, then drops it if a rule said so.
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	drop, _ := req.Context().Value(dropKey{}).(bool)
+	rule, _ := req.Context().Value(dropKey{}).(*Rule)
+	drop := rule != nil
 	delay := rt.p.Delay()
 	if err := sleep(req.Context(), delay); err != nil {
 		return nil, err
@@ -199,7 +204,21 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
+	if rule.Answer != 0 {
+		return replaced(req, rule.Answer), nil
+	}
 	return nil, errDropped
+}
+
+// replaced is the answer a rule with Answer gives instead of the API server's: a
+// Status of that code, with Retry-After: 1.
+func replaced(req *http.Request, code int) *http.Response {
+	body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Timeout",`+
+		`"message":"the proxy replaced the API server's answer","code":%d}`, code)
+	header := http.Header{"Content-Type": {"application/json"}, "Retry-After": {"1"}}
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: header, Request: req,
+		Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
 }
 
 // sleep waits d, or until ctx ends.
@@ -257,7 +276,8 @@ func (p *Proxy) hook(field *func(Request)) func(Request) {
 }
 
 // DropAnswers adds a rule; the proxy drops the answers to the requests it matches
-// until the rule has dropped Times answers or is removed.
+// (or replaces them, see Rule.Answer) until the rule has dropped Times answers or is
+// removed.
 func (p *Proxy) DropAnswers(r *Rule) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
