@@ -59,9 +59,9 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	if len(res.Failures) > 0 && !olds.empty() {
 		res = validate.ListUpdate(res, req.State, namespace, server)
 	}
-	checked, failures := checkResult(ctx, res, req.State, check)
+	answer, failures := checkResult(ctx, res, req.State, check)
 	failures = append(failures, reservedItemKeyFailures(news.fields)...)
-	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
+	return p.CheckResponse{Inputs: checked(req.Inputs, answer), Failures: failures}, nil
 }
 
 // itemNames are the metadata keys Check sets on the items of a list's inputs, by

@@ -49,7 +49,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 	}
 	failures = append(failures, reservedKeyFailures(news.fields)...)
-	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
+	return p.CheckResponse{Inputs: checked(req.Inputs, inputs), Failures: append(nameFailures, failures...)}, nil
 }
 
 // Diff compares old and new inputs. A slice that changes and that a Kubernetes
@@ -154,8 +154,8 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	}
 	return p.ReadResponse{
 		ID:         idOf(live).String(),
-		Properties: state.with(outputs(r.kind, live)).encode(),
-		Inputs:     liveInputs(r.kind, live, oldInputs).encode(),
+		Properties: state.also(oldInputs).with(outputs(r.kind, live)).encode(),
+		Inputs:     liveInputs(r.kind, live, oldInputs).also(state).encode(),
 	}, nil
 }
 
