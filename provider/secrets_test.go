@@ -422,3 +422,50 @@ func (c *secretCase) defaulted(v any) any {
 	}
 	return ports
 }
+
+// The text of an answer says [secret] for a program's secret values: an error that
+// quotes an object's secret name, and a Check failure that quotes, at a path the
+// program did not mark, a value it marked secret elsewhere.
+func TestErrorsSayNoSecret(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t, noEnv)
+	if err := srv.Configure(p.ConfigureRequest{Args: property.NewMap(map[string]property.Value{
+		"renderDirectory": property.New(t.TempDir()),
+	})}); err != nil {
+		t.Fatalf("Configure: %v", err)
+	}
+	const name = "hidden-name"
+	inputs := property.NewMap(map[string]property.Value{
+		"metadata":    property.New(map[string]property.Value{"name": property.New(name).WithSecret(true)}),
+		"addressType": property.New("IPv4"),
+		"endpoints": property.New([]property.Value{property.New(map[string]property.Value{
+			"addresses": property.New([]property.Value{property.New("10.0.0.1")}),
+		})}),
+	})
+	for i, urn := range []string{"a", "b"} {
+		_, err := srv.Create(p.CreateRequest{Urn: resource.NewURN("dev", "p", "", sliceToken, urn), Properties: inputs})
+		switch {
+		case i == 0 && err != nil:
+			t.Fatalf("Create: %v", err)
+		case i == 1 && (err == nil || strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "[secret]")):
+			t.Errorf("the second Create of %s: %v; want an error that says [secret] for the name", name, err)
+		}
+	}
+
+	const bad = "300.1.2.3"
+	addresses := func(v property.Value) property.Value {
+		return property.New(map[string]property.Value{"addresses": property.New([]property.Value{v})})
+	}
+	check, err := srv.Check(p.CheckRequest{Urn: resource.NewURN("dev", "p", "", sliceToken, "c"),
+		Inputs: inputs.Set("endpoints", property.New([]property.Value{
+			addresses(property.New(bad).WithSecret(true)), addresses(property.New(bad)),
+		}))})
+	if err != nil || len(check.Failures) == 0 {
+		t.Fatalf("Check of %s: %v %v; want failures", bad, err, check.Failures)
+	}
+	for _, f := range check.Failures {
+		if strings.Contains(f.Reason, bad) {
+			t.Errorf("Check's failure at %s quotes the secret %s: %s", f.Property, bad, f.Reason)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
@@ -34,7 +35,7 @@ func Serve(ctx context.Context) error {
 		}
 		defer func() {
 			if err := stop(); err != nil {
-				p.GetLogger(ctx).Warningf("%s: the CPU profile may be incomplete: %v", CPUProfileEnv, err)
+				secret.Logger(ctx).Warningf("%s: the CPU profile may be incomplete: %v", CPUProfileEnv, err)
 			}
 		}()
 	}

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -212,15 +212,15 @@ func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstr
 	have, _, err := readManifestFile(path)
 	switch {
 	case err != nil:
-		p.GetLogger(ctx).Infof("%v: it is written again", err)
+		secret.Logger(ctx).Infof("%v: it is written again", err)
 		return true
 	case have == nil:
-		p.GetLogger(ctx).Infof("the manifest %s is missing: it is written again", path)
+		secret.Logger(ctx).Infof("the manifest %s is missing: it is written again", path)
 		return true
 	case sameObject(k, have, obj):
 		return false
 	}
-	p.GetLogger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
+	secret.Logger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
 	return true
 }
 
@@ -243,6 +243,6 @@ func warnSecrets(ctx context.Context, fields []string, path string) {
 	if len(fields) == 0 {
 		return
 	}
-	p.GetLogger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
+	secret.Logger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
 		"anyone who can read the file can read it", strings.Join(fields, ", "), path)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -65,7 +66,7 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 		if c, ok := onCluster(st); ok {
 			c.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(news.fields)})
 			if d.DeleteBeforeReplace {
-				p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(olds.fields), d))
+				secret.Logger(ctx).Warning(replacedInPlaceWarning(idOfInputs(olds.fields), d))
 			}
 		}
 		return d, nil
