@@ -50,6 +50,7 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 	}
 	failures = append(failures, reservedKeyFailures(news.fields)...)
+	warnSecretInID(ctx, req.Inputs, req.State)
 	return p.CheckResponse{Inputs: checked(req.Inputs, inputs), Failures: append(nameFailures, failures...)}, nil
 }
 

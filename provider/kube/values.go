@@ -1,8 +1,10 @@
 package kube
 
 import (
+	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -91,6 +93,35 @@ func (d decoded) also(o decoded) decoded {
 // them (answer), with their secrecy (see encode): the engine records them as the
 // resource's inputs.
 func checked(inputs, answer property.Map) property.Map { return secret.Of(inputs).Seal(answer) }
+
+// secretInID names the metadata keys of a slice's inputs that are secret and that its
+// ID (namespace/name, or namespace/generateName* while pending) spells out: the engine
+// shows and stores an ID in plain text, and nothing can mark it secret.
+func secretInID(inputs property.Map) []string {
+	meta := inputs.Get("metadata")
+	if !meta.IsMap() {
+		return nil
+	}
+	var out []string
+	for _, key := range []string{"namespace", "name", "generateName"} {
+		if v := meta.AsMap().Get(key); v.IsString() && (meta.Secret() || v.Secret()) {
+			out = append(out, "metadata."+key)
+		}
+	}
+	return out
+}
+
+// warnSecretInID warns, at Check, that a slice's ID spells out secret inputs (see
+// secretInID), unless the previous inputs olds drew the warning already.
+func warnSecretInID(ctx context.Context, news, olds property.Map) {
+	keys := secretInID(news)
+	if len(keys) == 0 || slices.Equal(keys, secretInID(olds)) {
+		return
+	}
+	secret.Logger(ctx).Warningf("%s is secret, but the EndpointSlice's ID (namespace/name) spells it out, and "+
+		"the engine shows and stores IDs in plain text: keep the name and namespace out of secrets (secret "+
+		"endpoints, ports and labels stay secret)", strings.Join(keys, " and "))
+}
 
 // The Check's one write to the inputs as the engine gave them: the name and namespace
 // it assigns.

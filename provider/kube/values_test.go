@@ -3,6 +3,7 @@ package kube
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"testing"
 
 	p "github.com/pulumi/pulumi-go-provider"
@@ -133,4 +134,22 @@ func equalSets(a, b map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// A slice's ID spells out its name and namespace, which nothing marks secret: Check
+// warns when the program marks either secret.
+func TestSecretInID(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		`{"metadata":{"name":"web","namespace":"n"}}`:                            nil,
+		`{"metadata":{"name":{"$secret":"web"},"namespace":"n"}}`:                {"metadata.name"},
+		`{"metadata":{"$secret":{"generateName":"web-","namespace":"n"}}}`:       {"metadata.namespace", "metadata.generateName"},
+		`{"metadata":{"name":"web","labels":{"$secret":{"a":"b"}}}}`:             nil,
+		`{"metadata":{"name":"web"},"endpoints":{"$secret":[{"addresses":[]}]}}`: nil,
+	}
+	for doc, want := range tests {
+		if got := secretInID(inputsWithSecrets(t, doc)); !slices.Equal(got, want) {
+			t.Errorf("secretInID(%s) = %v, want %v", doc, got, want)
+		}
+	}
 }
