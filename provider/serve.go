@@ -136,14 +136,17 @@ func (s protocolServer) List(req *rpc.ListRequest, stream grpc.ServerStreamingSe
 	}})
 }
 
-// list runs a List call in an operation scope (the engine's Cancel, warnings once).
+// list runs a List call in an operation scope (the engine's Cancel, warnings once),
+// with the secret strings of its query said as [secret] in its logs and its error.
 func (s *server) list(ctx context.Context, req kube.ListRequest) (kube.ListPage, error) {
+	ctx = secret.With(ctx, secret.Values(req.Query)...)
 	ctx, done, err := s.scope(ctx, false, "list "+req.Token)
 	if err != nil {
 		return kube.ListPage{}, err
 	}
 	defer done()
-	return s.kube.List(ctx, req)
+	page, err := s.kube.List(ctx, req)
+	return page, secret.Error(ctx, err)
 }
 
 func (s protocolServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {
