@@ -89,9 +89,9 @@ func (d decoded) also(o decoded) decoded {
 	return decoded{fields: d.fields, secret: d.secret.Union(o.secret)}
 }
 
-// checked is Check's answer, the inputs the engine gave (inputs) as validate returns
-// them (answer), with their secrecy (see encode): the engine records them as the
-// resource's inputs.
+// checked is an answer built from the inputs the engine gave, as they are (a preview
+// of unknown items) or as Check's validate returns them (answer), with the inputs'
+// secrecy (see encode): the engine records Check's as the resource's inputs.
 func checked(inputs, answer property.Map) property.Map { return secret.Of(inputs).Seal(answer) }
 
 // secretInID names the metadata keys of a slice's inputs that are secret and that its
