@@ -116,9 +116,6 @@ func (s Secrecy) Whole() Secrecy {
 	return Secrecy{all: s.all || len(s.scopes) > 0, values: s.values}
 }
 
-// Strings are s's secret strings, for text (see With).
-func (s Secrecy) Strings() []string { return keys(s.values) }
-
 // Seal is m, an answer built from the inputs or state s is the secrecy of (outputs,
 // a state, inputs read back), with each of its scopes secret that s holds secret,
 // that holds a secret value already, or that holds one of s's secret strings.

@@ -152,11 +152,26 @@ type Log struct {
 // Logger is the logger of ctx, redacting the secret strings ctx carries.
 func Logger(ctx context.Context) Log { return Log{ctx: ctx, l: p.GetLogger(ctx)} }
 
-func (l Log) Debug(msg string)                 { l.l.Debug(Text(l.ctx, msg)) }
-func (l Log) Debugf(format string, a ...any)   { l.Debug(fmt.Sprintf(format, a...)) }
-func (l Log) Info(msg string)                  { l.l.Info(Text(l.ctx, msg)) }
-func (l Log) Infof(format string, a ...any)    { l.Info(fmt.Sprintf(format, a...)) }
-func (l Log) Warning(msg string)               { l.l.Warning(Text(l.ctx, msg)) }
+// Debug logs msg, redacted, at debug level.
+func (l Log) Debug(msg string) { l.l.Debug(Text(l.ctx, msg)) }
+
+// Debugf logs a formatted message, redacted, at debug level.
+func (l Log) Debugf(format string, a ...any) { l.Debug(fmt.Sprintf(format, a...)) }
+
+// Info logs msg, redacted, at info level.
+func (l Log) Info(msg string) { l.l.Info(Text(l.ctx, msg)) }
+
+// Infof logs a formatted message, redacted, at info level.
+func (l Log) Infof(format string, a ...any) { l.Info(fmt.Sprintf(format, a...)) }
+
+// Warning logs msg, redacted, as a warning.
+func (l Log) Warning(msg string) { l.l.Warning(Text(l.ctx, msg)) }
+
+// Warningf logs a formatted message, redacted, as a warning.
 func (l Log) Warningf(format string, a ...any) { l.Warning(fmt.Sprintf(format, a...)) }
-func (l Log) Error(msg string)                 { l.l.Error(Text(l.ctx, msg)) }
-func (l Log) Errorf(format string, a ...any)   { l.Error(fmt.Sprintf(format, a...)) }
+
+// Error logs msg, redacted, as an error.
+func (l Log) Error(msg string) { l.l.Error(Text(l.ctx, msg)) }
+
+// Errorf logs a formatted message, redacted, as an error.
+func (l Log) Errorf(format string, a ...any) { l.Error(fmt.Sprintf(format, a...)) }
