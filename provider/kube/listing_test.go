@@ -222,7 +222,7 @@ func TestListRendered(t *testing.T) {
 		if o.manager != "" {
 			obj.SetLabels(map[string]string{ManagedByLabel: o.manager})
 		}
-		if err := target.writeManifest(endpointSliceKind, obj, true); err != nil {
+		if err := target.writeManifest(endpointSliceKind, obj, true, false); err != nil {
 			t.Fatal(err)
 		}
 	}

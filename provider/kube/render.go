@@ -44,7 +44,7 @@ import (
 //   - Refresh reads the files back: a hand edit shows as drift, a missing file as a
 //     deleted object.
 //   - A secret input is written in plain text: each write warns, naming the field and
-//     the file.
+//     the file, and the file is readable by its owner alone.
 //
 // The target, directory or cluster, is part of the provider's identity (see the
 // provider's identity.go): switching replaces the objects, written to the new target
@@ -144,8 +144,9 @@ func readManifestBytes(path string) ([]byte, error) {
 // create says the object is new: a file holding another object, or this one, is then
 // an error (as the API server answers 409 to a create of an object that exists), so
 // two resources never write one file. An update writes over a file that no longer
-// parses: it is this object's, broken by a hand edit.
-func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create bool) error {
+// parses: it is this object's, broken by a hand edit. private says that obj holds
+// secrets: the file is then readable by its owner alone (0600), not by all (0644).
+func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create, private bool) error {
 	id := idOf(obj)
 	path := t.file(k, id)
 	data, err := renderObject(obj)
@@ -164,12 +165,17 @@ func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, crea
 	case existing != nil && bytes.Equal(old, data):
 		return nil
 	}
-	return writeFileAtomically(t.Directory, path, data)
+	mode := os.FileMode(0o644)
+	if private {
+		mode = 0o600
+	}
+	return writeFileAtomically(t.Directory, path, data, mode)
 }
 
-// writeFileAtomically writes data to path in dir (created if missing) through a
-// temporary file renamed over it, so that a reader sees the old bytes or the new.
-func writeFileAtomically(dir, path string, data []byte) error {
+// writeFileAtomically writes data to path in dir (created if missing), with the
+// permissions mode, through a temporary file renamed over it, so that a reader sees the
+// old bytes or the new.
+func writeFileAtomically(dir, path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
 		return fmt.Errorf("creating the render directory: %w", err)
 	}
@@ -185,7 +191,7 @@ func writeFileAtomically(dir, path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing the manifest %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { //nolint:gosec // manifests are meant to be read
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return fmt.Errorf("writing the manifest %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -72,7 +72,8 @@ func editManifest(t *testing.T, path string, edit func(obj map[string]any)) {
 // anywhere in a field (endpoints, a metadata key, a list's items) makes the whole field
 // secret in the outputs, the state and the inputs a refresh reads back, whatever
 // another client did to the positions in between (the first endpoint removed, so the
-// secret address is the first; the items read back in another order).
+// secret address is the first; the items read back in another order). A manifest
+// that holds secrets is its owner's alone to read.
 func TestSecretsStaySecret(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -87,7 +88,11 @@ func TestSecretsStaySecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	editManifest(t, RenderTarget{Directory: dir}.file(endpointSliceKind, objectID{namespace: "n", name: "web"}), func(obj map[string]any) {
+	manifest := RenderTarget{Directory: dir}.file(endpointSliceKind, objectID{namespace: "n", name: "web"})
+	if info, err := os.Stat(manifest); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the manifest of a slice with secrets: %v, %v; want it readable by its owner alone (0600)", info, err)
+	}
+	editManifest(t, manifest, func(obj map[string]any) {
 		obj["endpoints"] = obj["endpoints"].([]any)[1:]
 	})
 	read, err := k.EndpointSlice().Read(ctx, p.ReadRequest{ID: created.ID, Urn: sliceURN,
