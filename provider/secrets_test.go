@@ -1,12 +1,15 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,10 +33,17 @@ const secretCases = 300
 // answer of the served lifecycles holds a string the program marked secret outside a
 // secret: Check's inputs, Create's outputs, a refresh's state and inputs (with the
 // previous inputs' marks, and without them: the state's are enough), Update's outputs.
-// The provider writes to a render directory, which the other client edits. Seeded, so
-// a failure names its seed and case and runs again the same.
-func TestSecretsNeverLeak(t *testing.T) {
-	t.Parallel()
+// The provider writes to a render directory, which the other client edits. No log line
+// says a secret string either. Seeded, so a failure names its seed and case and runs
+// again the same.
+//
+// Not parallel: it reads the provider's log from slog's default logger, where the
+// provider logs without an engine, and sets it for its run (the package's parallel
+// tests start after it).
+func TestSecretsNeverLeak(t *testing.T) { //nolint:paralleltest // it sets slog's default logger (see above)
+	log := &lines{}
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(log))
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("SECRETS_SEED"); s != "" {
 		fmt.Sscan(s, &seed) //nolint:errcheck,gosec // a bad seed leaves the clock's
@@ -49,8 +59,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 			t.Fatalf("Configure: %v", err)
 		}
 		c := secretCase{t: t, srv: srv, rng: rng, dir: dir, name: fmt.Sprintf("seed %d, case %d", seed, i)}
-		c.run(sliceToken, c.slice())
-		c.run(listToken, c.list())
+		log.take()
+		c.run(sliceToken, c.slice(), log)
+		c.run(listToken, c.list(), log)
 		if t.Failed() {
 			t.Fatalf("SECRETS_SEED=%d reproduces this run", seed)
 		}
@@ -77,9 +88,10 @@ type secretCase struct {
 
 // run runs the lifecycle of the resource of token with the program's inputs in, and
 // checks every answer.
-func (c *secretCase) run(token string, in property.Map) {
+func (c *secretCase) run(token string, in property.Map, log *lines) {
 	c.t.Helper()
 	secrets := secretStrings(property.New(in))
+	defer c.quiet(log, secrets)
 	urn := resource.NewURN("dev", "p", "", tokens.Type(token), "r")
 	check, err := c.srv.Check(p.CheckRequest{Urn: urn, Inputs: in})
 	if err != nil || len(check.Failures) > 0 {
@@ -134,6 +146,67 @@ func (c *secretCase) noLeak(what string, answer property.Map, secrets map[string
 	if len(leaks) > 0 {
 		c.t.Errorf("%s: %s holds secrets in plain text: %s", c.name, what, strings.Join(leaks, ", "))
 	}
+}
+
+// quiet fails the test where a line the provider logged says one of secrets: anywhere
+// in the line, or, for a string shorter than 4 characters, where it stands alone.
+func (c *secretCase) quiet(log *lines, secrets map[string]bool) {
+	c.t.Helper()
+	for _, line := range log.take() {
+		for s := range secrets {
+			if said(line, s) {
+				c.t.Errorf("%s: the provider logged the secret %q: %s", c.name, s, line)
+			}
+		}
+	}
+}
+
+// said tells whether line says s (see quiet).
+func said(line, s string) bool {
+	if len(s) >= 4 {
+		return strings.Contains(line, s)
+	}
+	word := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' }
+	for i := strings.Index(line, s); i >= 0; {
+		end := i + len(s)
+		if (i == 0 || !word(line[i-1])) && (end == len(line) || !word(line[end])) {
+			return true
+		}
+		next := strings.Index(line[i+1:], s)
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// lines is a slog.Handler that keeps the messages logged.
+type lines struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *lines) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *lines) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+
+func (l *lines) WithAttrs([]slog.Attr) slog.Handler { return l }
+
+func (l *lines) WithGroup(string) slog.Handler { return l }
+
+// take returns the messages logged since the last take.
+func (l *lines) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.msgs
+	l.msgs = nil
+	return out
 }
 
 // walkPlain calls f with each string of v outside a secret, and its path.
