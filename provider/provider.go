@@ -145,12 +145,16 @@ func (s *server) cancelAll(context.Context) error {
 }
 
 // invoke serves Invoke: the function of req.Token, with the secret strings of its
-// arguments in its context and said as [secret] in its error (see package secret); the
-// answer to arguments of which any is secret is all secret, as the SDKs make it.
+// arguments in its context and said as [secret] in its error and its failures (see
+// package secret); the answer to arguments of which any is secret is all secret, as
+// the SDKs make it.
 func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
 	ctx = secret.With(ctx, secret.Values(req.Args)...)
 	resp, err := s.invokeFunction(ctx, req)
 	resp.Return = secret.Of(req.Args).Whole().Seal(resp.Return)
+	for i, f := range resp.Failures {
+		resp.Failures[i].Reason = secret.Text(ctx, f.Reason)
+	}
 	return resp, secret.Error(ctx, err)
 }
 

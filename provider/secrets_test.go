@@ -542,3 +542,26 @@ func TestErrorsSayNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// A function's failures say [secret] for a secret argument they quote.
+func TestInvokeSaysNoSecret(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t, noEnv)
+	const bad = "org/hidden"
+	resp, err := srv.Invoke(p.InvokeRequest{
+		Token: "endpoints:accessgateway/v1:getOrganizationPartnerTenantProxyConfigIamPolicy",
+		Args: property.NewMap(map[string]property.Value{
+			"organizationId":  property.New(bad).WithSecret(true),
+			"partnerTenantId": property.New("t"),
+			"proxyConfigId":   property.New("c"),
+		}),
+	})
+	if err != nil || len(resp.Failures) == 0 {
+		t.Fatalf("Invoke with organizationId %q: %v %v; want a failure", bad, err, resp.Failures)
+	}
+	for _, f := range resp.Failures {
+		if strings.Contains(f.Reason, bad) || !strings.Contains(f.Reason, "[secret]") {
+			t.Errorf("the failure at %s: %s; want [secret] for the argument", f.Property, f.Reason)
+		}
+	}
+}
