@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi-go-provider/integration"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,65 +72,75 @@ func TestSecretsStaySecretAfterAnotherClientsEdit(t *testing.T) {
 	onBothEnds(t, func(t *testing.T, cp *controlplane.ControlPlane) {
 		srv := newProviderOn(t, cp, nil)
 		ns := newNamespaceOn(t, cp)
-		ctx := t.Context()
-
-		const hidden = "10.0.0.2"
-		su := urnOn(cp, spec.EndpointSliceToken, "secret-web")
-		sliceIn := check(t, srv, su, property.Map{}, obj(
-			"metadata", obj("name", "secret-web", "namespace", ns),
-			"addressType", "IPv4",
-			"endpoints", list(obj("addresses", list("10.0.0.1")), obj("addresses", list(property.New(hidden).WithSecret(true)))),
-			"ports", list(obj("name", "http", "port", 80)),
-		))
-		slice, err := srv.Create(p.CreateRequest{Urn: su, Properties: sliceIn})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Patch(ctx, "secret-web", types.JSONPatchType,
-			[]byte(`[{"op":"remove","path":"/endpoints/0"}]`), metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		read, err := srv.Read(p.ReadRequest{ID: slice.ID, Urn: su, Properties: slice.Properties, Inputs: sliceIn})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, m := range map[string]property.Map{"created state": slice.Properties,
-			"refreshed state": read.Properties, "refreshed inputs": read.Inputs} {
-			if !holdsSecretly(m, hidden) {
-				t.Errorf("slice: the %s holds %s in plain text at %v; want it inside a secret", name, hidden,
-					plainAt(m, hidden))
-			}
-		}
-
-		const listed = "10.0.1.1"
-		lu := urnOn(cp, spec.EndpointsListToken, "secret-set")
-		listIn := check(t, srv, lu, property.Map{}, obj("items",
-			property.New([]property.Value{property.New(endpointsItem(ns, "db", listed, 5432))}).WithSecret(true)))
-		set, err := srv.Create(p.CreateRequest{Urn: lu, Properties: listIn})
-		if err != nil {
-			t.Fatal(err)
-		}
-		api := cp.Clientset().CoreV1().Endpoints(ns)
-		live, err := api.Get(ctx, "db", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live.Subsets[0].Addresses = append([]corev1.EndpointAddress{{IP: "10.0.1.9"}}, live.Subsets[0].Addresses...)
-		if _, err := api.Update(ctx, live, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		refreshed, err := srv.Read(p.ReadRequest{ID: set.ID, Urn: lu, Properties: set.Properties, Inputs: listIn})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, m := range map[string]property.Map{"created state": set.Properties,
-			"refreshed state": refreshed.Properties, "refreshed inputs": refreshed.Inputs} {
-			if !holdsSecretly(m, listed) {
-				t.Errorf("list: the %s holds %s in plain text at %v; want it inside a secret", name, listed,
-					plainAt(m, listed))
-			}
-		}
+		secretSliceRefreshed(t, srv, cp, ns)
+		secretListRefreshed(t, srv, cp, ns)
 	})
+}
+
+// secretSliceRefreshed is the slice of TestSecretsStaySecretAfterAnotherClientsEdit.
+func secretSliceRefreshed(t *testing.T, srv integration.Server, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	const hidden = "10.0.0.2"
+	su := urnOn(cp, spec.EndpointSliceToken, "secret-web")
+	sliceIn := check(t, srv, su, property.Map{}, obj(
+		"metadata", obj("name", "secret-web", "namespace", ns),
+		"addressType", "IPv4",
+		"endpoints", list(obj("addresses", list("10.0.0.1")), obj("addresses", list(property.New(hidden).WithSecret(true)))),
+		"ports", list(obj("name", "http", "port", 80)),
+	))
+	slice, err := srv.Create(p.CreateRequest{Urn: su, Properties: sliceIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Patch(t.Context(), "secret-web", types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/endpoints/0"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := srv.Read(p.ReadRequest{ID: slice.ID, Urn: su, Properties: slice.Properties, Inputs: sliceIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]property.Map{"created state": slice.Properties,
+		"refreshed state": read.Properties, "refreshed inputs": read.Inputs} {
+		if !holdsSecretly(m, hidden) {
+			t.Errorf("slice: the %s holds %s in plain text at %v; want it inside a secret", name, hidden,
+				plainAt(m, hidden))
+		}
+	}
+}
+
+// secretListRefreshed is the list of TestSecretsStaySecretAfterAnotherClientsEdit:
+// its items are secret, and another client adds an address before its own.
+func secretListRefreshed(t *testing.T, srv integration.Server, cp *controlplane.ControlPlane, ns string) {
+	t.Helper()
+	const listed = "10.0.1.1"
+	lu := urnOn(cp, spec.EndpointsListToken, "secret-set")
+	listIn := check(t, srv, lu, property.Map{}, obj("items",
+		property.New([]property.Value{property.New(endpointsItem(ns, "db", listed, 5432))}).WithSecret(true)))
+	set, err := srv.Create(p.CreateRequest{Urn: lu, Properties: listIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := cp.Clientset().CoreV1().Endpoints(ns)
+	live, err := api.Get(t.Context(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Subsets[0].Addresses = append([]corev1.EndpointAddress{{IP: "10.0.1.9"}}, live.Subsets[0].Addresses...)
+	if _, err := api.Update(t.Context(), live, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refreshed, err := srv.Read(p.ReadRequest{ID: set.ID, Urn: lu, Properties: set.Properties, Inputs: listIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]property.Map{"created state": set.Properties,
+		"refreshed state": refreshed.Properties, "refreshed inputs": refreshed.Inputs} {
+		if !holdsSecretly(m, listed) {
+			t.Errorf("list: the %s holds %s in plain text at %v; want it inside a secret", name, listed,
+				plainAt(m, listed))
+		}
+	}
 }
 
 // The API server's warnings quote the address they warn of (an IPv6 address not in
