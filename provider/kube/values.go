@@ -66,7 +66,7 @@ func (k kind) identity(m property.Map) decoded {
 
 // encode is the property map of d: the engine's inputs, state or outputs, each field
 // that d's secrecy holds secret secret (see secret.Secrecy.Seal).
-func (d decoded) encode() property.Map { return d.secret.Seal(validate.EncodeMap(d.fields, "", nil)) }
+func (d decoded) encode() property.Map { return d.secret.Seal(validate.EncodeMap(d.fields)) }
 
 // plain is d's fields with no secret among them: what the server answered.
 func plain(fields map[string]any) decoded { return decoded{fields: fields} }
@@ -196,8 +196,11 @@ type intent struct {
 // intent builds from inputs, at the path at of the resource's inputs ("" for the
 // whole), the object to write (see object) and the paths of its fields that are secret.
 func (k kind) intent(inputs decoded, at string) intent {
-	sealed := inputs.secret.Seal(validate.EncodeMap(validate.KnownMap(inputs.fields), "", nil))
-	return intent{obj: k.object(inputs.fields), secrets: slices.Sorted(maps.Keys(validate.SecretPaths(property.New(sealed), at)))}
+	var secrets []string
+	for _, f := range inputs.secret.Fields(validate.EncodeMap(validate.KnownMap(inputs.fields))) {
+		secrets = append(secrets, strings.TrimPrefix(at+"."+f, "."))
+	}
+	return intent{obj: k.object(inputs.fields), secrets: secrets}
 }
 
 // setDefaultLabels gives obj the labels its kind carries by default, unless the

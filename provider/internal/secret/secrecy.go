@@ -2,6 +2,7 @@ package secret
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
@@ -137,6 +138,26 @@ func (s Secrecy) Seal(m property.Map) property.Map {
 		out[k] = v
 	}
 	return property.NewMap(out)
+}
+
+// Fields names the fields of m, an answer, that Seal makes secret, sorted: "endpoints",
+// "metadata.labels" (for the warning that a manifest holds them in plain text).
+func (s Secrecy) Fields(m property.Map) []string {
+	var out []string
+	for k, v := range s.Seal(m).All {
+		switch {
+		case v.Secret():
+			out = append(out, k)
+		case k == metadata && v.IsMap():
+			for mk, mv := range v.AsMap().All {
+				if mv.Secret() {
+					out = append(out, metadata+"."+mk)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // holds tells whether v holds a secret value or one of s's secret strings.

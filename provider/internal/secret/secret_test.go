@@ -29,26 +29,9 @@ func obj(kv ...any) property.Value {
 
 func list(vs ...property.Value) property.Value { return property.New(vs) }
 
-// secretFields names the fields of m that are secret, metadata keys as metadata.<key>.
-func secretFields(m property.Map) []string {
-	var out []string
-	for k, v := range m.All {
-		switch {
-		case v.Secret():
-			out = append(out, k)
-		case k == metadata && v.IsMap():
-			for mk, mv := range v.AsMap().All {
-				if mv.Secret() {
-					out = append(out, metadata+"."+mk)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// The scopes a program's secrets make secret, in an answer that the server reordered
-// and grew: whole fields, metadata keys, every field that holds a secret string.
+// The scopes a program's secrets make secret (Seal, as Fields names them), in an
+// answer that the server reordered and grew: whole fields, metadata keys, every field
+// that holds a secret string.
 func TestSeal(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -88,7 +71,7 @@ func TestSeal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := secretFields(Of(tt.inputs.AsMap()).Seal(tt.live.AsMap()))
+			got := Of(tt.inputs.AsMap()).Fields(tt.live.AsMap())
 			if diff := cmp.Diff(tt.want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("secret fields (-want +got):\n%s", diff)
 			}
