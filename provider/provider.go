@@ -91,9 +91,9 @@ func (s *server) provider() p.Provider {
 		},
 		GetSchema:   s.getSchema,
 		Cancel:      s.cancelAll,
-		CheckConfig: s.checkConfig,
-		DiffConfig:  s.diffConfig,
-		Configure:   s.configure,
+		CheckConfig: s.checkConfigRedacted,
+		DiffConfig:  s.diffConfigRedacted,
+		Configure:   s.configureRedacted,
 		Invoke:      s.invoke,
 		Check:       s.resources.Check,
 		Diff:        s.resources.Diff,
@@ -102,6 +102,30 @@ func (s *server) provider() p.Provider {
 		Update:      s.resources.Update,
 		Delete:      s.resources.Delete,
 	}
+}
+
+// The configuration's calls, as the resources' (see resources.Check): the secret
+// strings of the settings (a kubeconfig's contents, credentials) are said as [secret]
+// in their logs, errors and failures.
+
+func (s *server) checkConfigRedacted(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.Inputs, req.State)...)
+	resp, err := s.checkConfig(ctx, req)
+	for i, f := range resp.Failures {
+		resp.Failures[i].Reason = secret.Text(ctx, f.Reason)
+	}
+	return resp, secret.Error(ctx, err)
+}
+
+func (s *server) diffConfigRedacted(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.State, req.OldInputs, req.Inputs)...)
+	resp, err := s.diffConfig(ctx, req)
+	return resp, secret.Error(ctx, err)
+}
+
+func (s *server) configureRedacted(ctx context.Context, req p.ConfigureRequest) error {
+	ctx = secret.With(ctx, secret.Values(req.Args)...)
+	return secret.Error(ctx, s.configure(ctx, req))
 }
 
 // scope derives an operation's context, or refuses the operation (named by what) once

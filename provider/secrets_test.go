@@ -565,3 +565,23 @@ func TestInvokeSaysNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// The configuration's failures and errors say [secret] for a secret setting they
+// quote.
+func TestConfigSaysNoSecret(t *testing.T) {
+	t.Parallel()
+	srv, _ := newTestServer(t, noEnv)
+	const bad = "SometimesMaybe"
+	resp, err := srv.CheckConfig(p.CheckRequest{Urn: resource.CreateURN("p", "pulumi:providers:endpoints", "", "p", "dev"),
+		Inputs: property.NewMap(map[string]property.Value{"deletePropagationPolicy": property.New(bad).WithSecret(true)})})
+	text := fmt.Sprint(err)
+	for _, f := range resp.Failures {
+		text += "; " + f.Reason
+	}
+	if err == nil && len(resp.Failures) == 0 {
+		t.Fatalf("CheckConfig of the deletePropagationPolicy %q: no failure", bad)
+	}
+	if strings.Contains(text, bad) {
+		t.Errorf("CheckConfig quotes the secret deletePropagationPolicy: %s", text)
+	}
+}
