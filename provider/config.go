@@ -15,6 +15,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -318,7 +319,7 @@ func markSecrets(args property.Map) property.Map {
 func (s *server) checkConfig(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
 	cfg, failures, warnings := parseConfig(req.Inputs, s.getenv)
 	for _, w := range warnings {
-		p.GetLogger(ctx).Warning(w)
+		secret.Logger(ctx).Warning(w)
 	}
 	inputs := markSecrets(req.Inputs)
 	for _, key := range []string{clusterKey, kubeconfigKey} {
@@ -337,7 +338,7 @@ func (s *server) configure(ctx context.Context, req p.ConfigureRequest) error {
 	args := s.sameCluster.claim(req.Args)
 	cfg, failures, warnings := parseConfig(args, s.getenv)
 	for _, w := range warnings {
-		p.GetLogger(ctx).Warning(w)
+		secret.Logger(ctx).Warning(w)
 	}
 	if len(failures) > 0 {
 		reasons := make([]string, len(failures))

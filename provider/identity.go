@@ -10,6 +10,7 @@ import (
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
@@ -83,7 +84,7 @@ func recordCluster(ctx context.Context, inputs property.Map, cfg Config) propert
 		fields["identifier"] = property.New(cfg.Kube.ClusterIdentifier)
 	}
 	if rec, err := kube.Resolve(cfg.Kube); err != nil {
-		p.GetLogger(ctx).Debugf("no cluster recorded from the kubeconfig: %v", err)
+		secret.Logger(ctx).Debugf("no cluster recorded from the kubeconfig: %v", err)
 	} else {
 		fields["server"] = property.New(rec.Cluster.Server)
 		if rec.Cluster.CA != "" {
@@ -253,11 +254,11 @@ func (s *server) warnMoved(ctx context.Context, old, cur clusterRecord, why stri
 		}
 	}
 	if old.Directory != "" || cur.Directory != "" {
-		p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
+		secret.Logger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
 			"written to %s and then removed from %s", why, cur.target(), old.target())
 		return
 	}
-	p.GetLogger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
+	secret.Logger(ctx).Warningf("%s: the provider is replaced, and with it every object it manages: each is "+
 		"created on the new cluster and then deleted from the old one (if it is the same cluster under another "+
 		"address or CA, set the clusterIdentifier setting to the same value before and after the change instead)", why)
 }

@@ -19,6 +19,7 @@ import (
 	endpoints "github.com/endpoints-provider/pulumi-endpoints"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
@@ -90,9 +91,9 @@ func (s *server) provider() p.Provider {
 		},
 		GetSchema:   s.getSchema,
 		Cancel:      s.cancelAll,
-		CheckConfig: s.checkConfig,
-		DiffConfig:  s.diffConfig,
-		Configure:   s.configure,
+		CheckConfig: s.checkConfigRedacted,
+		DiffConfig:  s.diffConfigRedacted,
+		Configure:   s.configureRedacted,
 		Invoke:      s.invoke,
 		Check:       s.resources.Check,
 		Diff:        s.resources.Diff,
@@ -101,6 +102,30 @@ func (s *server) provider() p.Provider {
 		Update:      s.resources.Update,
 		Delete:      s.resources.Delete,
 	}
+}
+
+// The configuration's calls, as the resources' (see resources.Check): the secret
+// strings of the settings (a kubeconfig's contents, credentials) are said as [secret]
+// in their logs, errors and failures.
+
+func (s *server) checkConfigRedacted(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.Inputs, req.State)...)
+	resp, err := s.checkConfig(ctx, req)
+	for i, f := range resp.Failures {
+		resp.Failures[i].Reason = secret.Text(ctx, f.Reason)
+	}
+	return resp, secret.Error(ctx, err)
+}
+
+func (s *server) diffConfigRedacted(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.State, req.OldInputs, req.Inputs)...)
+	resp, err := s.diffConfig(ctx, req)
+	return resp, secret.Error(ctx, err)
+}
+
+func (s *server) configureRedacted(ctx context.Context, req p.ConfigureRequest) error {
+	ctx = secret.With(ctx, secret.Values(req.Args)...)
+	return secret.Error(ctx, s.configure(ctx, req))
 }
 
 // scope derives an operation's context, or refuses the operation (named by what) once
@@ -143,7 +168,21 @@ func (s *server) cancelAll(context.Context) error {
 	return nil
 }
 
+// invoke serves Invoke: the function of req.Token, with the secret strings of its
+// arguments in its context and said as [secret] in its error and its failures (see
+// package secret); the answer to arguments of which any is secret is all secret, as
+// the SDKs make it.
 func (s *server) invoke(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.Args)...)
+	resp, err := s.invokeFunction(ctx, req)
+	resp.Return = secret.Of(req.Args).Whole().Seal(resp.Return)
+	for i, f := range resp.Failures {
+		resp.Failures[i].Reason = secret.Text(ctx, f.Reason)
+	}
+	return resp, secret.Error(ctx, err)
+}
+
+func (s *server) invokeFunction(ctx context.Context, req p.InvokeRequest) (p.InvokeResponse, error) {
 	fn, ok := s.functions[req.Token]
 	if !ok {
 		return p.InvokeResponse{}, fmt.Errorf("unknown function %q: pulumi-resource-%s %s serves %s",
@@ -209,37 +248,67 @@ func scoped[T any](ctx context.Context, rs resources, urn presource.URN, op stri
 	return call(ctx, r)
 }
 
+// Every resource call carries the secret strings of its request's property values in
+// its context, so that no log line says them (see package secret), and its error, the
+// reasons of its partial state and its Check failures say [secret] in their place: the
+// text leaves the plugin here.
+
 func (rs resources) Check(ctx context.Context, req p.CheckRequest) (p.CheckResponse, error) {
-	return on(rs, req.Urn, func(r kube.Lifecycle) (p.CheckResponse, error) { return r.Check(ctx, req) })
+	ctx = secret.With(ctx, secret.Values(req.Inputs, req.State)...)
+	resp, err := on(rs, req.Urn, func(r kube.Lifecycle) (p.CheckResponse, error) { return r.Check(ctx, req) })
+	for i, f := range resp.Failures {
+		resp.Failures[i].Reason = secret.Text(ctx, f.Reason)
+	}
+	return resp, secret.Error(ctx, err)
 }
 
 func (rs resources) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResponse, error) {
-	return on(rs, req.Urn, func(r kube.Lifecycle) (p.DiffResponse, error) { return r.Diff(ctx, req) })
+	ctx = secret.With(ctx, secret.Values(req.State, req.OldInputs, req.Inputs)...)
+	resp, err := on(rs, req.Urn, func(r kube.Lifecycle) (p.DiffResponse, error) { return r.Diff(ctx, req) })
+	return resp, secret.Error(ctx, err)
 }
 
 func (rs resources) Create(ctx context.Context, req p.CreateRequest) (p.CreateResponse, error) {
-	return scoped(ctx, rs, req.Urn, "create", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.CreateResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.Properties)...)
+	resp, err := scoped(ctx, rs, req.Urn, "create", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.CreateResponse, error) {
 		return r.Create(ctx, req)
 	})
+	redactPartial(ctx, resp.PartialState)
+	return resp, secret.Error(ctx, err)
 }
 
 func (rs resources) Read(ctx context.Context, req p.ReadRequest) (p.ReadResponse, error) {
-	return scoped(ctx, rs, req.Urn, "read", true, func(ctx context.Context, r kube.Lifecycle) (p.ReadResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.Properties, req.Inputs)...)
+	resp, err := scoped(ctx, rs, req.Urn, "read", true, func(ctx context.Context, r kube.Lifecycle) (p.ReadResponse, error) {
 		return r.Read(ctx, req)
 	})
+	redactPartial(ctx, resp.PartialState)
+	return resp, secret.Error(ctx, err)
 }
 
 func (rs resources) Update(ctx context.Context, req p.UpdateRequest) (p.UpdateResponse, error) {
-	return scoped(ctx, rs, req.Urn, "update", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.UpdateResponse, error) {
+	ctx = secret.With(ctx, secret.Values(req.State, req.OldInputs, req.Inputs)...)
+	resp, err := scoped(ctx, rs, req.Urn, "update", !req.DryRun, func(ctx context.Context, r kube.Lifecycle) (p.UpdateResponse, error) {
 		return r.Update(ctx, req)
 	})
+	redactPartial(ctx, resp.PartialState)
+	return resp, secret.Error(ctx, err)
 }
 
 func (rs resources) Delete(ctx context.Context, req p.DeleteRequest) error {
+	ctx = secret.With(ctx, secret.Values(req.Properties, req.OldInputs)...)
 	_, err := scoped(ctx, rs, req.Urn, "delete", false, func(ctx context.Context, r kube.Lifecycle) (struct{}, error) {
 		return struct{}{}, r.Delete(ctx, req)
 	})
-	return err
+	return secret.Error(ctx, err)
+}
+
+// redactPartial says [secret] for the secret strings of ctx in the reasons of a
+// partial state (nil: none), which the engine shows.
+func redactPartial(ctx context.Context, state *p.InitializationFailed) {
+	if state != nil {
+		secret.Texts(ctx, state.Reasons)
+	}
 }
 
 // served lists the tokens of m, for errors about tokens the provider does not serve.

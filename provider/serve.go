@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 )
 
@@ -34,7 +35,7 @@ func Serve(ctx context.Context) error {
 		}
 		defer func() {
 			if err := stop(); err != nil {
-				p.GetLogger(ctx).Warningf("%s: the CPU profile may be incomplete: %v", CPUProfileEnv, err)
+				secret.Logger(ctx).Warningf("%s: the CPU profile may be incomplete: %v", CPUProfileEnv, err)
 			}
 		}()
 	}
@@ -135,14 +136,17 @@ func (s protocolServer) List(req *rpc.ListRequest, stream grpc.ServerStreamingSe
 	}})
 }
 
-// list runs a List call in an operation scope (the engine's Cancel, warnings once).
+// list runs a List call in an operation scope (the engine's Cancel, warnings once),
+// with the secret strings of its query said as [secret] in its logs and its error.
 func (s *server) list(ctx context.Context, req kube.ListRequest) (kube.ListPage, error) {
+	ctx = secret.With(ctx, secret.Values(req.Query)...)
 	ctx, done, err := s.scope(ctx, false, "list "+req.Token)
 	if err != nil {
 		return kube.ListPage{}, err
 	}
 	defer done()
-	return s.kube.List(ctx, req)
+	page, err := s.kube.List(ctx, req)
+	return page, secret.Error(ctx, err)
 }
 
 func (s protocolServer) Check(ctx context.Context, req *rpc.CheckRequest) (*rpc.CheckResponse, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -47,7 +48,7 @@ func (l *lookups) clients(ctx context.Context, cfg Config) (*clients, error) {
 		if err != nil {
 			return nil, err
 		}
-		log := p.GetLogger(ctx)
+		log := secret.Logger(ctx)
 		log.Debugf("built Google API clients using %s", c.credentials)
 		if cfg.BillingProject != "" && !cfg.UserProjectOverride {
 			log.Debugf("the lookups send no X-Goog-User-Project header: billingProject %s is sent only when "+
@@ -90,7 +91,7 @@ func invoke[T any](
 	timeout := cfg.timeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut(timeout))
 	defer cancel()
-	p.GetLogger(ctx).Debugf("calling a Google API: %s", subj.action)
+	secret.Logger(ctx).Debugf("calling a Google API: %s", subj.action)
 	v, err := retry(ctx, l.retry, subj, func(ctx context.Context) (T, error) { return call(ctx, c) })
 	if err != nil {
 		return p.InvokeResponse{}, redact(withQuotaProjectHint(err, cfg), cfg)

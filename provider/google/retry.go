@@ -13,8 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"google.golang.org/api/googleapi"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
 // RetryPolicy says how a lookup retries transient failures: 429, 500, 502, 503 and 504
@@ -79,7 +80,7 @@ func retry[T any](ctx context.Context, policy RetryPolicy, subj subject, call fu
 			return zero, &RetryError{Action: subj.action, Attempts: attempt, Last: last}
 		}
 		wait := policy.backoff(attempt, after, jitter)
-		p.GetLogger(ctx).Debugf("retrying a Google API call: %s; attempt %d of %d failed (%s); next attempt in %s",
+		secret.Logger(ctx).Debugf("retrying a Google API call: %s; attempt %d of %d failed (%s); next attempt in %s",
 			subj.action, attempt, policy.Attempts, briefly(last), wait.Round(time.Millisecond))
 		timer := time.NewTimer(wait)
 		select {

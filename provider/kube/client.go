@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -385,7 +385,7 @@ func (k *Kubernetes) Client(ctx context.Context) (*Client, error) {
 	k.mu.RUnlock()
 	c, err := k.client.Get(cfg, func() (*Client, error) { return NewClient(*cfg) }, nil)
 	if err == nil && c.Fallback != "" {
-		once.Do(func() { p.GetLogger(ctx).Warning(c.Fallback) })
+		once.Do(func() { secret.Logger(ctx).Warning(c.Fallback) })
 	}
 	return c, err
 }

@@ -27,11 +27,12 @@
 // normalization stay left out), and leave out what the provider and the controllers add
 // by themselves. Property values stop at a lifecycle's entry point: it decodes the
 // engine's inputs and state once (decoded: the Kubernetes JSON as plain Go values,
-// nil for null, validate.Computed for what a preview does not know yet, and the paths
-// of the secret values beside), works on those and the objects built from them (an
+// nil for null, validate.Computed for what a preview does not know yet, and which
+// fields are secret beside), works on those and the objects built from them (an
 // intent to write, the recorded object whose UID and create ID the ownership rule
-// reads, a list's items), and encodes its answer once, every value at a secret path
-// of the inputs or state still secret. Only Check hands the inputs as the engine gave
+// reads, a list's items), and encodes its answer once, every field that the inputs or
+// the state held a secret in secret (the rule is package secret's: whole fields, never
+// positions). Only Check hands the inputs as the engine gave
 // them to validate, after setting the names it assigns.
 //
 // # IDs and pending IDs
@@ -234,7 +235,7 @@
 //     server picked included), and the objects the state records per resource.
 //     values.go: the edge where property values are decoded and encoded (decoded),
 //     and the objects and values built past it: an object built from inputs (with its
-//     default labels and secret paths), its outputs and inputs read back, what a state
+//     default labels and secret fields), its outputs and inputs read back, what a state
 //     records, a list's items, its state and its Read's answer. store_cluster.go: the cluster's store and every API call under it
 //     (kindClient: create and adoption, get, the dry run of a preview, update, delete
 //     and the wait, finding a lost create, reading a list's items). store_render.go,

@@ -59,9 +59,9 @@ func (r *EndpointsList) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 	if len(res.Failures) > 0 && !olds.empty() {
 		res = validate.ListUpdate(res, req.State, namespace, server)
 	}
-	checked, failures := checkResult(ctx, res, req.State, check)
+	answer, failures := checkResult(ctx, res, req.State, check)
 	failures = append(failures, reservedItemKeyFailures(news.fields)...)
-	return p.CheckResponse{Inputs: checked, Failures: failures}, nil
+	return p.CheckResponse{Inputs: checked(req.Inputs, answer), Failures: failures}, nil
 }
 
 // itemNames are the metadata keys Check sets on the items of a list's inputs, by
@@ -172,7 +172,7 @@ func (r *EndpointsList) Create(ctx context.Context, req p.CreateRequest) (p.Crea
 	st := r.open(req.Urn)
 	warnList(ctx, st, inputs, decoded{}, req.DryRun)
 	if req.DryRun && !inputs.known() {
-		return p.CreateResponse{Properties: req.Properties}, nil
+		return p.CreateResponse{Properties: checked(req.Properties, req.Properties)}, nil
 	}
 	if _, err := st.ready(ctx); err != nil {
 		return p.CreateResponse{}, err
@@ -248,7 +248,7 @@ func (r *EndpointsList) Update(ctx context.Context, req p.UpdateRequest) (p.Upda
 	inputs, olds := decode(req.Inputs), decode(req.OldInputs)
 	warnList(ctx, st, inputs, olds, req.DryRun)
 	if req.DryRun && !inputs.known() {
-		return p.UpdateResponse{Properties: req.Inputs}, nil
+		return p.UpdateResponse{Properties: checked(req.Inputs, req.Inputs)}, nil
 	}
 	if _, err := st.ready(ctx); err != nil {
 		return p.UpdateResponse{}, err

@@ -81,6 +81,11 @@ func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error
 	if !query.known() {
 		return ListPage{Computed: true}, nil
 	}
+	if spelled := spelledOut(req.Query); len(spelled) > 0 {
+		return ListPage{}, fmt.Errorf("list %s: the query's %s is secret, but the results' IDs and names spell "+
+			"it out, and IDs are never secret: give it in plain text, or select by labelSelector, which no result "+
+			"spells out", req.Token, strings.Join(spelled, " and "))
+	}
 	q, err := parseListQuery(r.kind, query.fields)
 	if err != nil {
 		return ListPage{}, err
@@ -110,6 +115,19 @@ func (k *Kubernetes) List(ctx context.Context, req ListRequest) (ListPage, error
 		page.ContinuationToken = q.token(at)
 	}
 	return page, nil
+}
+
+// spelledOut names the inputs of a List query that are secret and that its results
+// would spell out: the namespace, which every result's ID names, and the field
+// selector, which selects by name and namespace.
+func spelledOut(query property.Map) []string {
+	var out []string
+	for _, key := range []string{"namespace", "fieldSelector"} {
+		if v := query.Get(key); v.Secret() && !v.IsNull() {
+			out = append(out, key)
+		}
+	}
+	return out
 }
 
 // pageSize is how many objects to ask for: the request's page size (or the default),

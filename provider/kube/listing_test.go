@@ -222,7 +222,7 @@ func TestListRendered(t *testing.T) {
 		if o.manager != "" {
 			obj.SetLabels(map[string]string{ManagedByLabel: o.manager})
 		}
-		if err := target.writeManifest(endpointSliceKind, obj, true); err != nil {
+		if err := target.writeManifest(endpointSliceKind, obj, true, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -308,5 +308,25 @@ func TestListUnreachable(t *testing.T) {
 	_, err := k.List(t.Context(), ListRequest{Token: spec.EndpointSliceToken})
 	if err == nil || !strings.Contains(err.Error(), "list endpointslices.discovery.k8s.io in all namespaces on the Kubernetes API server https://127.0.0.1:1") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A secret in a List query stays secret: a namespace or field selector that every
+// result's ID would spell out is refused, naming the input and not its value; a secret
+// label selector, which no result spells out, lists.
+func TestListSecretQuery(t *testing.T) {
+	t.Parallel()
+	k := New(Config{RenderDirectory: t.TempDir()})
+	for _, key := range []string{"namespace", "fieldSelector"} {
+		value := map[string]string{"namespace": "hidden-ns", "fieldSelector": "metadata.name=hidden"}[key]
+		_, err := k.List(t.Context(), ListRequest{Token: spec.EndpointSliceToken, Query: property.NewMap(
+			map[string]property.Value{key: property.New(value).WithSecret(true)})})
+		if err == nil || !strings.Contains(err.Error(), key) || strings.Contains(err.Error(), value) {
+			t.Errorf("a List by a secret %s: %v; want an error naming %s and not its value", key, err, key)
+		}
+	}
+	if _, err := k.List(t.Context(), ListRequest{Token: spec.EndpointSliceToken, Query: property.NewMap(
+		map[string]property.Value{"labelSelector": property.New("app=web").WithSecret(true)})}); err != nil {
+		t.Errorf("a List by a secret label selector: %v", err)
 	}
 }

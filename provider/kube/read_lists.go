@@ -5,9 +5,10 @@ import (
 	"sync"
 	"time"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
 // Reads that arrive together: the engine sends a Read per resource, about 8 at a
@@ -181,7 +182,7 @@ func (o kindClient) take(ctx context.Context, shared *sharedReads, k readsKey, r
 	case err != nil && ctx.Err() != nil:
 		return nil, false // the Read ended, not the list's permission
 	case err != nil:
-		p.GetLogger(ctx).Debugf("listing %s of namespace %s failed, so its objects are read one by one: %v",
+		secret.Logger(ctx).Debugf("listing %s of namespace %s failed, so its objects are read one by one: %v",
 			o.kind.resource.Resource, k.namespace, err)
 		r.unlisted = true
 		return nil, false

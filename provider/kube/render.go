@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -44,7 +44,7 @@ import (
 //   - Refresh reads the files back: a hand edit shows as drift, a missing file as a
 //     deleted object.
 //   - A secret input is written in plain text: each write warns, naming the field and
-//     the file.
+//     the file, and the file is readable by its owner alone.
 //
 // The target, directory or cluster, is part of the provider's identity (see the
 // provider's identity.go): switching replaces the objects, written to the new target
@@ -144,8 +144,9 @@ func readManifestBytes(path string) ([]byte, error) {
 // create says the object is new: a file holding another object, or this one, is then
 // an error (as the API server answers 409 to a create of an object that exists), so
 // two resources never write one file. An update writes over a file that no longer
-// parses: it is this object's, broken by a hand edit.
-func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create bool) error {
+// parses: it is this object's, broken by a hand edit. private says that obj holds
+// secrets: the file is then readable by its owner alone (0600), not by all (0644).
+func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, create, private bool) error {
 	id := idOf(obj)
 	path := t.file(k, id)
 	data, err := renderObject(obj)
@@ -164,12 +165,17 @@ func (t RenderTarget) writeManifest(k kind, obj *unstructured.Unstructured, crea
 	case existing != nil && bytes.Equal(old, data):
 		return nil
 	}
-	return writeFileAtomically(t.Directory, path, data)
+	mode := os.FileMode(0o644)
+	if private {
+		mode = 0o600
+	}
+	return writeFileAtomically(t.Directory, path, data, mode)
 }
 
-// writeFileAtomically writes data to path in dir (created if missing) through a
-// temporary file renamed over it, so that a reader sees the old bytes or the new.
-func writeFileAtomically(dir, path string, data []byte) error {
+// writeFileAtomically writes data to path in dir (created if missing), with the
+// permissions mode, through a temporary file renamed over it, so that a reader sees the
+// old bytes or the new.
+func writeFileAtomically(dir, path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // G301: the manifests are for other tools to read
 		return fmt.Errorf("creating the render directory: %w", err)
 	}
@@ -185,7 +191,7 @@ func writeFileAtomically(dir, path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing the manifest %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { //nolint:gosec // manifests are meant to be read
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return fmt.Errorf("writing the manifest %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
@@ -212,15 +218,15 @@ func (t RenderTarget) stale(ctx context.Context, k kind, obj *unstructured.Unstr
 	have, _, err := readManifestFile(path)
 	switch {
 	case err != nil:
-		p.GetLogger(ctx).Infof("%v: it is written again", err)
+		secret.Logger(ctx).Infof("%v: it is written again", err)
 		return true
 	case have == nil:
-		p.GetLogger(ctx).Infof("the manifest %s is missing: it is written again", path)
+		secret.Logger(ctx).Infof("the manifest %s is missing: it is written again", path)
 		return true
 	case sameObject(k, have, obj):
 		return false
 	}
-	p.GetLogger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
+	secret.Logger(ctx).Infof("the manifest %s differs from what the program renders: it is written again", path)
 	return true
 }
 
@@ -243,6 +249,6 @@ func warnSecrets(ctx context.Context, fields []string, path string) {
 	if len(fields) == 0 {
 		return
 	}
-	p.GetLogger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
+	secret.Logger(ctx).Warningf("the secret value of %s is written in plain text to the manifest %s: "+
 		"anyone who can read the file can read it", strings.Join(fields, ", "), path)
 }

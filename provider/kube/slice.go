@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -49,7 +50,8 @@ func (r *EndpointSlice) Check(ctx context.Context, req p.CheckRequest) (p.CheckR
 		}
 	}
 	failures = append(failures, reservedKeyFailures(news.fields)...)
-	return p.CheckResponse{Inputs: inputs, Failures: append(nameFailures, failures...)}, nil
+	warnSecretInID(ctx, req.Inputs, req.State)
+	return p.CheckResponse{Inputs: checked(req.Inputs, inputs), Failures: append(nameFailures, failures...)}, nil
 }
 
 // Diff compares old and new inputs. A slice that changes and that a Kubernetes
@@ -65,7 +67,7 @@ func (r *EndpointSlice) Diff(ctx context.Context, req p.DiffRequest) (p.DiffResp
 		if c, ok := onCluster(st); ok {
 			c.warnControllers(ctx, []*unstructured.Unstructured{r.kind.object(news.fields)})
 			if d.DeleteBeforeReplace {
-				p.GetLogger(ctx).Warning(replacedInPlaceWarning(idOfInputs(olds.fields), d))
+				secret.Logger(ctx).Warning(replacedInPlaceWarning(idOfInputs(olds.fields), d))
 			}
 		}
 		return d, nil
@@ -149,8 +151,8 @@ func (r *EndpointSlice) Read(ctx context.Context, req p.ReadRequest) (p.ReadResp
 	}
 	return p.ReadResponse{
 		ID:         idOf(live).String(),
-		Properties: state.with(outputs(r.kind, live)).encode(),
-		Inputs:     liveInputs(r.kind, live, oldInputs).encode(),
+		Properties: state.also(oldInputs).with(outputs(r.kind, live)).encode(),
+		Inputs:     liveInputs(r.kind, live, oldInputs).also(state).encode(),
 	}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -225,7 +226,7 @@ func (b clusterResource) connect(ctx context.Context) (kindClient, error) {
 func defaultNamespace(ctx context.Context, st store) string {
 	namespace, err := st.ready(ctx)
 	if err != nil {
-		p.GetLogger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
+		secret.Logger(ctx).Debugf("no Kubernetes client, so the default namespace is %s: %v", validate.DefaultNamespace, err)
 		return validate.DefaultNamespace
 	}
 	return namespace
@@ -246,7 +247,7 @@ func checkResult(ctx context.Context, res validate.Result, shown property.Map,
 			before[w] = true
 		}
 	}
-	log := p.GetLogger(ctx)
+	log := secret.Logger(ctx)
 	for _, w := range res.Warnings {
 		if !before[w] {
 			log.Warning(w)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
-	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,7 +161,7 @@ func (s clusterStore) read(ctx context.Context, id objectID, rec recorded) (*uns
 func (s clusterStore) warnItems(ctx context.Context, objs []*unstructured.Unstructured, preview bool) {
 	c, err := s.b.client(ctx)
 	if err != nil {
-		p.GetLogger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
+		secret.Logger(ctx).Debugf("no Kubernetes client, so no warnings about controllers: %v", err)
 		return
 	}
 	warnEndpoints(ctx, c, objs, preview)
@@ -371,7 +371,7 @@ func (o kindClient) adopt(ctx context.Context, obj *unstructured.Unstructured, t
 	case live.GetDeletionTimestamp() != nil:
 		return nil, false, nil
 	}
-	p.GetLogger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
+	secret.Logger(ctx).Infof("%s %s exists and carries this resource's %s: a create of an earlier run that was "+
 		"interrupted made it; adopting it", o.kind.name, id, OwnerAnnotation)
 	obj = obj.DeepCopy()
 	obj.SetResourceVersion(live.GetResourceVersion())
@@ -415,7 +415,7 @@ func (o kindClient) previewCreate(ctx context.Context, obj *unstructured.Unstruc
 	case apierrors.IsAlreadyExists(err):
 		holder, getErr := o.get(ctx, idOf(obj))
 		if getErr != nil {
-			p.GetLogger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
+			secret.Logger(ctx).Debugf("preview of %s %s: reading the object that holds the name failed, so the "+
 				"name counts as taken: %v", o.kind.name, idOf(obj), getErr)
 		}
 		if getErr == nil && (claim{owner: o.owner, legacy: true}).holds(holder) {

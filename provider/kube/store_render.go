@@ -46,13 +46,14 @@ func (s renderStore) create(ctx context.Context, in intent, dryRun, _ bool) (*un
 }
 
 // write writes the manifest of in (see RenderTarget.writeManifest for create), and
-// warns of the secrets it holds in plain text. A preview writes nothing.
+// warns of the secrets it holds in plain text (a file its owner alone reads). A
+// preview writes nothing.
 func (s renderStore) write(ctx context.Context, in intent, dryRun, create bool) (*unstructured.Unstructured, error) {
 	if dryRun {
 		return in.obj, nil
 	}
 	warnSecrets(ctx, in.secrets, s.target.file(s.kind, idOf(in.obj)))
-	if err := s.target.writeManifest(s.kind, in.obj, create); err != nil {
+	if err := s.target.writeManifest(s.kind, in.obj, create, len(in.secrets) > 0); err != nil {
 		return nil, err
 	}
 	return in.obj, nil

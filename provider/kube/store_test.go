@@ -72,7 +72,7 @@ func inputsOf(t *testing.T, doc string) property.Map {
 }
 
 // fromObject is an object as the engine's property values.
-func fromObject(obj map[string]any) property.Map { return validate.EncodeMap(obj, "", nil) }
+func fromObject(obj map[string]any) property.Map { return validate.EncodeMap(obj) }
 
 // fieldsOf is doc decoded as a lifecycle decodes its inputs.
 func fieldsOf(t *testing.T, doc string) map[string]any {

@@ -21,6 +21,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
 // A cluster that does not answer, in one place: the API server cannot be reached,
@@ -144,7 +146,7 @@ func (r reachability) previewFallback(ctx context.Context, err error) bool {
 	}
 	c.unreachable.down.Store(true)
 	c.unreachable.once.Do(func() {
-		p.GetLogger(ctx).Warningf("the Kubernetes API server %s is unreachable (%v); the preview shows only what "+
+		secret.Logger(ctx).Warningf("the Kubernetes API server %s is unreachable (%v); the preview shows only what "+
 			"the provider checks offline, not the server's verdict", c.REST.Host, err)
 	})
 	return true
@@ -252,7 +254,7 @@ func (r reachability) Read(ctx context.Context, req p.ReadRequest) (p.ReadRespon
 // warnDropped warns that deleteUnreachable drops an object whose cluster could not be
 // reached from the state.
 func (r reachability) warnDropped(ctx context.Context, err error) {
-	p.GetLogger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
+	secret.Logger(ctx).Warningf("%v; deleteUnreachable is set, so the object is dropped from the state "+
 		"(it may still exist on the cluster)", r.unreachableError(ctx, err, "dropped"))
 }
 
@@ -260,7 +262,7 @@ func (r reachability) warnDropped(ctx context.Context, err error) {
 // cluster could not be reached; note is unreachableError's, then what follows the
 // refresh once the cluster is back.
 func (r reachability) warnKept(ctx context.Context, err error, note, then string) {
-	p.GetLogger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
+	secret.Logger(ctx).Warningf("%v; skipUpdateUnreachable is set, so the last state is kept: "+
 		"run `pulumi refresh` once the cluster is back%s", r.unreachableError(ctx, err, note), then)
 }
 

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -15,10 +17,11 @@ import (
 // state) are decoded once, where a lifecycle's entry point receives them (decode), into
 // plain Go values: the object's Kubernetes JSON, as an unstructured object holds it,
 // with null as nil and a value not known yet (a preview's) as validate.Computed{}, and
-// the paths of the secret values beside. Past that edge the package works on these
+// their secrecy beside (which fields are secret, see package secret). Past that edge
+// the package works on these
 // values and on the objects built from them (kind.object, intent, recorded, listItem);
-// the answers are encoded once on the way out (decoded.encode), every secret value
-// still secret. Only Check keeps the inputs as the engine gave them: it hands them to
+// the answers are encoded once on the way out (decoded.encode), every field that held
+// a secret value secret. Only Check keeps the inputs as the engine gave them: it hands them to
 // validate, whose rules name their paths, and sets the names it assigns on them
 // (withMetadata).
 
@@ -26,13 +29,14 @@ import (
 type decoded struct {
 	// fields are the values, plain (see validate.Decode).
 	fields map[string]any
-	// secrets are the paths of the secret values (see validate.Encode).
-	secrets map[string]bool
+	// secret is what of them is secret: whole fields, never positions (see package
+	// secret, the rule's home).
+	secret secret.Secrecy
 }
 
 // decode decodes a resource's inputs or state.
 func decode(m property.Map) decoded {
-	return decoded{fields: validate.DecodeMap(m), secrets: validate.SecretPaths(property.New(m), "")}
+	return decoded{fields: validate.DecodeMap(m), secret: secret.Of(m)}
 }
 
 // identity decodes the part of a resource's inputs or state that Check reads: the
@@ -60,8 +64,9 @@ func (k kind) identity(m property.Map) decoded {
 	return decode(property.NewMap(part))
 }
 
-// encode is the property map of d: the engine's inputs, state or outputs.
-func (d decoded) encode() property.Map { return validate.EncodeMap(d.fields, "", d.secrets) }
+// encode is the property map of d: the engine's inputs, state or outputs, each field
+// that d's secrecy holds secret secret (see secret.Secrecy.Seal).
+func (d decoded) encode() property.Map { return d.secret.Seal(validate.EncodeMap(d.fields)) }
 
 // plain is d's fields with no secret among them: what the server answered.
 func plain(fields map[string]any) decoded { return decoded{fields: fields} }
@@ -73,36 +78,49 @@ func (d decoded) known() bool { return !validate.HasComputed(d.fields) }
 // Read with the ID alone).
 func (d decoded) empty() bool { return len(d.fields) == 0 }
 
-// with is d with fields f, keeping the paths of d's secrets that f still holds: an
-// object's state, from its inputs, keeps what they hold secret.
-func (d decoded) with(f map[string]any) decoded { return decoded{fields: f, secrets: d.secrets} }
+// with is fields f with d's secrecy: an object's outputs or state, built from its
+// inputs or its previous state, keep secret the fields those held secret, wherever
+// the server puts their values.
+func (d decoded) with(f map[string]any) decoded { return decoded{fields: f, secret: d.secret} }
 
-// at is the part of d at the path at (see validate.PathOf), with the paths of its
-// secrets made relative to it.
-func (d decoded) at(at string, v map[string]any) decoded {
-	out := decoded{fields: v, secrets: map[string]bool{}}
-	for path := range d.secrets {
-		if rest, ok := strings.CutPrefix(path, at); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
-			out.secrets[strings.TrimPrefix(rest, ".")] = true
+// also is d, with what o holds secret secret as well: a refresh keeps secret what
+// the previous state or the previous inputs held secret.
+func (d decoded) also(o decoded) decoded {
+	return decoded{fields: d.fields, secret: d.secret.Union(o.secret)}
+}
+
+// checked is an answer built from the inputs the engine gave, as they are (a preview
+// of unknown items) or as Check's validate returns them (answer), with the inputs'
+// secrecy (see encode): the engine records Check's as the resource's inputs.
+func checked(inputs, answer property.Map) property.Map { return secret.Of(inputs).Seal(answer) }
+
+// secretInID names the metadata keys of a slice's inputs that are secret and that its
+// ID (namespace/name, or namespace/generateName* while pending) spells out: the engine
+// shows and stores an ID in plain text, and nothing can mark it secret.
+func secretInID(inputs property.Map) []string {
+	meta := inputs.Get("metadata")
+	if !meta.IsMap() {
+		return nil
+	}
+	var out []string
+	for _, key := range []string{"namespace", "name", "generateName"} {
+		if v := meta.AsMap().Get(key); v.IsString() && (meta.Secret() || v.Secret()) {
+			out = append(out, "metadata."+key)
 		}
 	}
 	return out
 }
 
-// under is the secret paths of d placed at the path at of a bigger value.
-func (d decoded) under(at string) map[string]bool {
-	out := make(map[string]bool, len(d.secrets))
-	for path := range d.secrets {
-		switch {
-		case at == "":
-			out[path] = true
-		case path == "" || strings.HasPrefix(path, "["):
-			out[at+path] = true
-		default:
-			out[at+"."+path] = true
-		}
+// warnSecretInID warns, at Check, that a slice's ID spells out secret inputs (see
+// secretInID), unless the previous inputs olds drew the warning already.
+func warnSecretInID(ctx context.Context, news, olds property.Map) {
+	keys := secretInID(news)
+	if len(keys) == 0 || slices.Equal(keys, secretInID(olds)) {
+		return
 	}
-	return out
+	secret.Logger(ctx).Warningf("%s is secret, but the EndpointSlice's ID (namespace/name) spells it out, and "+
+		"the engine shows and stores IDs in plain text: keep the name and namespace out of secrets (secret "+
+		"endpoints, ports and labels stay secret)", strings.Join(keys, " and "))
 }
 
 // The Check's one write to the inputs as the engine gave them: the name and namespace
@@ -176,9 +194,13 @@ type intent struct {
 }
 
 // intent builds from inputs, at the path at of the resource's inputs ("" for the
-// whole), the object to write (see object) and the paths of their secret values.
+// whole), the object to write (see object) and the paths of its fields that are secret.
 func (k kind) intent(inputs decoded, at string) intent {
-	return intent{obj: k.object(inputs.fields), secrets: slices.Sorted(maps.Keys(inputs.under(at)))}
+	var secrets []string
+	for _, f := range inputs.secret.Fields(validate.EncodeMap(validate.KnownMap(inputs.fields))) {
+		secrets = append(secrets, strings.TrimPrefix(at+"."+f, "."))
+	}
+	return intent{obj: k.object(inputs.fields), secrets: secrets}
 }
 
 // setDefaultLabels gives obj the labels its kind carries by default, unless the
@@ -325,8 +347,8 @@ func withCreateID(state map[string]any, createID string) map[string]any {
 // inputs) they are the object's own fields, without server defaults, with its name,
 // namespace, labels, annotations, owner references and finalizers, but without what
 // the provider, the controllers and kubectl add by themselves (see ownKeys): what a
-// program that writes the object would set. The previous inputs' secret values stay
-// secret where the inputs keep their paths.
+// program that writes the object would set. The fields the previous inputs held
+// secret stay secret.
 func liveInputs(k kind, live *unstructured.Unstructured, old decoded) decoded {
 	obj := outputs(k, live)
 	imported := old.empty()
@@ -382,15 +404,16 @@ func liveMetadata(live *unstructured.Unstructured, liveMeta, oldMeta map[string]
 // A list's items, read from its inputs or state, and its state and Read's answer
 // built from them.
 
-// itemsOf reads the items of an EndpointsList's inputs, in order, each with its own
-// secret paths; those of a state name the objects it records (see recordedItems for
-// their states).
+// itemsOf reads the items of an EndpointsList's inputs, in order, each all secret when
+// the list's items are (see secret.Secrecy.Within); those of a state name the objects
+// it records (see recordedItems for their states).
 func itemsOf(list decoded) []listItem {
 	all, _ := list.fields["items"].([]any)
+	within := list.secret.Within("items")
 	var items []listItem
-	for i, item := range all {
+	for _, item := range all {
 		if m := mapOf(item); m != nil {
-			items = append(items, listItem{id: idOfInputs(m), inputs: list.at(itemPath(i), m)})
+			items = append(items, listItem{id: idOfInputs(m), inputs: decoded{fields: m, secret: within}})
 		}
 	}
 	return items
@@ -407,18 +430,17 @@ func recordedItems(state decoded) []listItem {
 }
 
 // state is a list's state: the outputs of the items, and the metadata of from (the
-// list's inputs, or its state), each keeping its secrets.
+// list's inputs, or its state), with from's secrecy: the items are all secret when
+// from's are.
 func (r *EndpointsList) state(items []listItem, from decoded) decoded {
-	out := decoded{fields: map[string]any{}, secrets: map[string]bool{}}
+	out := from.with(map[string]any{})
 	all := make([]any, 0, len(items))
-	for i, it := range items {
+	for _, it := range items {
 		all = append(all, it.output.fields)
-		maps.Copy(out.secrets, it.output.under(itemPath(i)))
 	}
 	out.fields["items"] = all
 	if metadata, ok := from.fields["metadata"]; ok && metadata != nil {
 		out.fields["metadata"] = metadata
-		maps.Copy(out.secrets, from.at("metadata", nil).under("metadata"))
 	}
 	return out
 }
@@ -431,25 +453,22 @@ type liveItem struct {
 }
 
 // readAnswer is the state and inputs of a list found live: the state records each
-// item's outputs (with the secrets its recorded state held), and the metadata of
-// state (the state's own, or what an import read); the inputs are each item's as read
-// back against the list's inputs olds (none for an import, see liveInputs), with the
-// metadata of olds.
+// item's outputs, and the metadata of state (the state's own, or what an import read);
+// the inputs are each item's as read back against the list's inputs olds (none for an
+// import, see liveInputs), with the metadata of olds. Both keep secret what state or
+// olds held secret.
 func (r *EndpointsList) readAnswer(live []liveItem, olds, state decoded) (decoded, decoded) {
-	oldInputs, oldStates := map[objectID]decoded{}, map[objectID]decoded{}
+	oldInputs := map[objectID]decoded{}
 	for _, it := range itemsOf(olds) {
 		oldInputs[it.id] = it.inputs
-	}
-	for _, it := range recordedItems(state) {
-		oldStates[it.id] = it.output
 	}
 	items := make([]listItem, 0, len(live))
 	inputs := make([]listItem, 0, len(live))
 	for _, it := range live {
-		items = append(items, listItem{id: it.id, output: oldStates[it.id].with(outputs(r.kind, it.obj))})
+		items = append(items, listItem{id: it.id, output: plain(outputs(r.kind, it.obj))})
 		inputs = append(inputs, listItem{id: it.id, output: liveInputs(r.kind, it.obj, oldInputs[it.id])})
 	}
-	return r.state(items, state), r.state(inputs, olds)
+	return r.state(items, state.also(olds)), r.state(inputs, olds.also(state))
 }
 
 // itemsWritten is the objects of the items of a list's inputs news that are known,

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	p "github.com/pulumi/pulumi-go-provider"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
 
@@ -126,7 +126,7 @@ type checkedServer struct {
 
 // Version implements validate.Server.
 func (s checkedServer) Version() (int, string) {
-	log := p.GetLogger(s.ctx)
+	log := secret.Logger(s.ctx)
 	c, err := s.b.client(s.ctx)
 	if err != nil {
 		log.Debugf("no Kubernetes client, so Check applies the rules of Kubernetes 1.%d: %v", validate.NewestMinor, err)

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
 // What the user is warned of, in one place: the API server's warnings, shown once per
@@ -93,7 +95,7 @@ func (warningLogger) HandleWarningHeaderWithContext(ctx context.Context, _ int, 
 			return
 		}
 	}
-	p.GetLogger(ctx).Warning("kubernetes API server: " + text + endpointsAdvice(text))
+	secret.Logger(ctx).Warning("kubernetes API server: " + text + endpointsAdvice(text))
 }
 
 // MovingOffEndpointsGuide is the guide to moving the Services of an EndpointsList to
@@ -172,7 +174,7 @@ func warnControllers(ctx context.Context, k kind, objs []*unstructured.Unstructu
 	}
 	for _, obj := range objs {
 		if msg := managedByWarning(obj); msg != "" {
-			p.GetLogger(ctx).Warning(msg)
+			secret.Logger(ctx).Warning(msg)
 		}
 	}
 }
@@ -185,7 +187,7 @@ func warnControllers(ctx context.Context, k kind, objs []*unstructured.Unstructu
 // create the Service in the same run (the write of `pulumi up` warns if it still has
 // none).
 func warnEndpoints(ctx context.Context, c *Client, objs []*unstructured.Unstructured, preview bool) {
-	log := p.GetLogger(ctx)
+	log := secret.Logger(ctx)
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	msgs := make([]string, len(objs))
@@ -228,7 +230,7 @@ func listServices(ctx context.Context, c *Client, ns string, items int) (map[str
 	api := c.Dynamic.Resource(serviceResource).Namespace(ns)
 	services, listed, err := namespaceList{api: api, page: serviceListPage}.byName(ctx, items)
 	if err != nil {
-		p.GetLogger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
+		secret.Logger(ctx).Debugf("listing the Services of namespace %s failed; looking them up one by one: %v", ns, err)
 		return nil, false
 	}
 	return services, listed
@@ -262,7 +264,7 @@ func selectorWarning(ctx context.Context, c *Client, id objectID, preview bool) 
 		return serviceWarning(id, nil, preview)
 	}
 	if err != nil {
-		p.GetLogger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
+		secret.Logger(ctx).Debugf("Endpoints %s: looking up the Service of its name failed, so there is no "+
 			"warning about the endpoints controller: %v", id, err)
 		return ""
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
@@ -58,7 +57,8 @@ type Computed struct{}
 
 // Decode turns a property value into plain Go values, as Plain does, but keeps what
 // Plain leaves out: null is nil, in maps too, and a value not known yet is Computed{}.
-// Secrets are unwrapped; their paths are read apart (see Encode).
+// Secrets are unwrapped: what of a resource's values is secret is read apart, by field
+// (the provider's package secret), and put back on its answers.
 func Decode(v property.Value) any {
 	switch {
 	case v.IsComputed():
@@ -131,81 +131,43 @@ func HasComputed(v any) bool {
 }
 
 // Encode turns a plain or decoded value back into a property value (numbers are
-// float64, Computed{} is unknown); the values at the paths secret holds are secret.
-// at is the path of v: "" for a resource's whole inputs or state. A path is the one
-// Check's failures name: a.b, a[0], a["key/with.dots"] (see PathOf).
-func Encode(v any, at string, secret map[string]bool) property.Value {
-	var out property.Value
+// float64, Computed{} is unknown), with no secret in it (see Decode).
+func Encode(v any) property.Value {
 	switch x := v.(type) {
 	case nil:
-		out = property.New(property.Null)
+		return property.New(property.Null)
 	case Computed:
-		out = property.New(property.Computed)
+		return property.New(property.Computed)
 	case string:
-		out = property.New(x)
+		return property.New(x)
 	case bool:
-		out = property.New(x)
+		return property.New(x)
 	case int64:
-		out = property.New(float64(x))
+		return property.New(float64(x))
 	case int:
-		out = property.New(float64(x))
+		return property.New(float64(x))
 	case int32:
-		out = property.New(float64(x))
+		return property.New(float64(x))
 	case float64:
-		out = property.New(x)
+		return property.New(x)
 	case []any:
 		arr := make([]property.Value, len(x))
 		for i, e := range x {
-			arr[i] = Encode(e, fmt.Sprintf("%s[%d]", at, i), secret)
+			arr[i] = Encode(e)
 		}
-		out = property.New(arr)
+		return property.New(arr)
 	case map[string]any:
-		out = property.New(EncodeMap(x, at, secret))
+		return property.New(EncodeMap(x))
 	default:
-		out = property.New(fmt.Sprint(x))
+		return property.New(fmt.Sprint(x))
 	}
-	return out.WithSecret(secret[at] && at != "")
 }
 
 // EncodeMap is Encode for a map.
-func EncodeMap(m map[string]any, at string, secret map[string]bool) property.Map {
+func EncodeMap(m map[string]any) property.Map {
 	out := make(map[string]property.Value, len(m))
 	for k, e := range m {
-		out[k] = Encode(e, PathOf(at, k), secret)
+		out[k] = Encode(e)
 	}
 	return property.NewMap(out)
-}
-
-// PathOf is the path of the key of the value at path at.
-func PathOf(at, key string) string {
-	switch {
-	case strings.ContainsAny(key, ".[]\"/"):
-		return fmt.Sprintf("%s[%q]", at, key)
-	case at == "":
-		return key
-	}
-	return at + "." + key
-}
-
-// SecretPaths are the paths of the secret values within v, the value at path at (see
-// Encode).
-func SecretPaths(v property.Value, at string) map[string]bool {
-	out := map[string]bool{}
-	secretPaths(v, at, out)
-	return out
-}
-
-func secretPaths(v property.Value, at string, out map[string]bool) {
-	switch {
-	case v.Secret():
-		out[at] = true
-	case v.IsMap():
-		for key, e := range v.AsMap().All {
-			secretPaths(e, PathOf(at, key), out)
-		}
-	case v.IsArray():
-		for i, e := range v.AsArray().All {
-			secretPaths(e, fmt.Sprintf("%s[%d]", at, i), out)
-		}
-	}
 }

@@ -454,8 +454,8 @@ func TestRenderSecretWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "discovery.k8s.io_v1-EndpointSlice-default-secret-web.yaml")
-	if lines := logs.Lines("metadata.annotations.token", file, "plain text"); len(lines) == 0 {
-		t.Errorf("no warning names metadata.annotations.token and %s; the log:\n%s", file,
+	if lines := logs.Lines("metadata.annotations", file, "plain text"); len(lines) == 0 {
+		t.Errorf("no warning names metadata.annotations and %s; the log:\n%s", file,
 			strings.Join(logs.Lines("secret"), "\n"))
 	}
 }
