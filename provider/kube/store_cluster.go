@@ -286,12 +286,12 @@ func (o kindClient) lookAfter(ctx context.Context, obj *unstructured.Unstructure
 	found, findErr := o.findByCreateID(ctx, id, claim{createID: createID})
 	switch {
 	case findErr != nil:
-		p.GetLogger(ctx).Debugf("looking for the %s of a create in doubt by its create ID failed: %v", o.kind.name, findErr)
+		secret.Logger(ctx).Debugf("looking for the %s of a create in doubt by its create ID failed: %v", o.kind.name, findErr)
 		return nil, created
 	case found == nil:
 		return nil, created
 	}
-	p.GetLogger(ctx).Infof("the create of %s %s got no definite answer (%v), but it took effect: %s %s carries "+
+	secret.Logger(ctx).Infof("the create of %s %s got no definite answer (%v), but it took effect: %s %s carries "+
 		"its create ID", o.kind.name, id, err, o.kind.name, idOf(found))
 	return found, nil
 }
@@ -598,7 +598,7 @@ func (o kindClient) retarget(ctx context.Context, t deleteTarget) (_ deleteTarge
 	case !t.claim.holds(live):
 		return t, true, nil
 	}
-	p.GetLogger(ctx).Infof("%s %s: the object the state records (UID %s) is gone, and the one under its name "+
+	secret.Logger(ctx).Infof("%s %s: the object the state records (UID %s) is gone, and the one under its name "+
 		"(UID %s) carries this resource's %s: deleting it", o.kind.name, t.id, t.uid, live.GetUID(), OwnerAnnotation)
 	t.uid = live.GetUID()
 	return t, false, nil

@@ -74,7 +74,7 @@ func (c *Client) version(ctx context.Context) (int, string, error) {
 		// The caller gave up (the engine canceled its Check): not the server's failure.
 	default:
 		v.err, v.failed = err, v.clock()
-		log := p.GetLogger(ctx)
+		log := secret.Logger(ctx)
 		if v.warned {
 			log.Debugf("Check applies the rules of Kubernetes 1.%d: %v", validate.NewestMinor, err)
 			break

@@ -11,69 +11,87 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
-// secretProgram is the issue's program: a slice whose second endpoint's address is
-// secret, and a list whose items are secret; %[1]s is the namespace.
-const secretProgram = `name: e2e-secrets
+// secretsProgram marks one address of a slice secret, the second endpoint's, and the
+// whole items of an EndpointsList; %[1]s is the namespace.
+const secretsProgram = `name: e2e-secrets
 runtime: yaml
 resources:
-  slice:
+  webSlice:
     type: endpoints:discovery.k8s.io/v1:EndpointSlice
     properties:
       metadata:
-        name: db
+        name: secret-web
         namespace: %[1]s
       addressType: IPv4
       endpoints:
-        - addresses: ["10.0.0.1"]
+        - addresses: ["10.61.0.1"]
         - addresses:
-            - fn::secret: "10.0.0.2"
+            - fn::secret: 10.61.0.77
       ports:
-        - name: pg
-          port: 5432
-  list:
+        - name: http
+          port: 80
+  legacyList:
     type: endpoints:core/v1:EndpointsList
     properties:
       items:
         fn::secret:
           - metadata:
-              name: legacy-db
+              name: secret-legacy
               namespace: %[1]s
             subsets:
               - addresses:
-                  - ip: 10.0.1.1
+                  - ip: 10.61.1.88
                 ports:
-                  - name: pg
-                    port: 5432
+                  - name: http
+                    port: 8080
 `
 
-// As the issue met it with the CLI: after `pulumi up`, another client removes the
-// slice's first endpoint (kubectl patch --type=json, remove /endpoints/0) and the user
-// runs `pulumi refresh`; `pulumi stack export` holds neither secret address in plain
-// text (it held both, at the slice's endpoints[0].addresses[0] and the list's items).
+// secretValues are the values secretsProgram marks secret.
+var secretValues = []string{"10.61.0.77", "10.61.1.88"}
+
+// A value the program marks secret stays secret in everything the CLI writes and shows,
+// after another client changes the objects' shape: it removes the slice's first endpoint
+// (kubectl patch --type=json, remove /endpoints/0: the secret address moves to the
+// first), and the user runs `pulumi refresh`, a preview and `pulumi up`, which puts the
+// endpoint back. The checkpoint (`pulumi stack export`) and the commands' output never
+// hold a secret value in plain text (the export held both, at the slice's
+// endpoints[0].addresses[0] and in the list's items), on both ends of the window.
 func TestSecretsSurviveRefresh(t *testing.T) {
 	t.Parallel()
-	cp := controlplane.Shared(t)
-	ns := cp.Namespace(t, "secrets")
-	s := newStack(t, cp.KubeconfigPath())
-	s.init(fmt.Sprintf(secretProgram, ns))
-	s.Run("up", "--yes", "--non-interactive")
-	wantNoSecret(t, "after up", s.Run("stack", "export"))
-	if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Patch(t.Context(), "db", types.JSONPatchType,
-		[]byte(`[{"op":"remove","path":"/endpoints/0"}]`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
+	for _, end := range []struct {
+		name  string
+		plane func(testing.TB) *controlplane.ControlPlane
+	}{{"newest", controlplane.Shared}, {"oldest", controlplane.SharedOldest}} {
+		t.Run(end.name, func(t *testing.T) {
+			t.Parallel()
+			cp := end.plane(t)
+			ns := cp.Namespace(t, "secrets")
+			s := newStack(t, cp.KubeconfigPath())
+			s.init(fmt.Sprintf(secretsProgram, ns))
+			noSecretIn(t, "pulumi up", s.upWithPreview())
+			noSecretIn(t, "the checkpoint after up", s.Run("stack", "export"))
+
+			patch := []byte(`[{"op":"remove","path":"/endpoints/0"}]`)
+			if _, err := cp.Clientset().DiscoveryV1().EndpointSlices(ns).Patch(t.Context(), "secret-web",
+				types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			noSecretIn(t, "pulumi refresh", s.Run("refresh", "--yes", "--non-interactive", "--diff"))
+			noSecretIn(t, "the checkpoint after refresh", s.Run("stack", "export"))
+			noSecretIn(t, "pulumi preview", s.Run("preview", "--non-interactive", "--diff"))
+			noSecretIn(t, "pulumi up", s.upWithPreview())
+			noSecretIn(t, "the checkpoint after up again", s.Run("stack", "export"))
+			s.destroyWithPreview()
+		})
 	}
-	s.Run("refresh", "--yes", "--non-interactive")
-	wantNoSecret(t, "after another client's edit and a refresh", s.Run("stack", "export"))
-	s.Run("destroy", "--yes", "--non-interactive")
 }
 
-// wantNoSecret fails the test if the export of a stack holds a secret of secretProgram
-// in plain text.
-func wantNoSecret(t *testing.T, when, export string) {
+// noSecretIn fails the test when text holds a value secretsProgram marks secret.
+func noSecretIn(t *testing.T, what, text string) {
 	t.Helper()
-	for _, ip := range []string{"10.0.0.2", "10.0.1.1"} {
-		if strings.Contains(export, ip) {
-			t.Errorf("%s, the stack's export holds the secret %s in plain text", when, ip)
+	for _, v := range secretValues {
+		if strings.Contains(text, v) {
+			t.Errorf("%s holds the secret %s in plain text:\n%s", what, v, text)
 		}
 	}
 }
