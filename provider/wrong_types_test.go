@@ -180,10 +180,13 @@ type wrongTypesCase struct {
 type answer struct {
 	failures [][2]string
 	err      error
+	// lookup says that the call was a lookup's: the local Google API answers 404 to
+	// valid arguments.
+	lookup bool
 }
 
-// judge fails t unless a case of a wrong type is failed naming its path, and unless
-// no answer shows the text of a secret given.
+// judge fails t unless a case of a wrong type is failed naming its path, a valid value
+// made secret is accepted, and no answer shows the text of a secret given.
 func (c wrongTypesCase) judge(t *testing.T, a answer) {
 	t.Helper()
 	var texts []string
@@ -195,6 +198,9 @@ func (c wrongTypesCase) judge(t *testing.T, a answer) {
 	if a.err != nil {
 		texts = append(texts, a.err.Error())
 		named = named || errorNames(c.path, a.err)
+	}
+	if c.given == givenSecret && (len(a.failures) > 0 || a.err != nil && !a.lookup) {
+		t.Errorf("%s %s given its valid value secret: answered %q, want it accepted", c.area, c.path, texts)
 	}
 	if c.wrong && !named {
 		t.Errorf("%s %s given %s (%v): no failure or error names it; answered %q", c.area, c.path, c.given, c.value, texts)
@@ -210,8 +216,9 @@ func (c wrongTypesCase) judge(t *testing.T, a answer) {
 // each function, given a number, a boolean, a string, a list, an object, null, an
 // unknown value, its valid value secret and a secret of the wrong type, is answered
 // (no call panics: the guard would answer it as an Internal error); a value of the
-// wrong type is failed naming the setting, path or argument, and no answer shows the
-// text of a secret. WRONG_TYPES_SEED picks other values.
+// wrong type is failed naming the setting, path or argument, a valid value made secret
+// is accepted, and no answer shows the text of a secret. WRONG_TYPES_SEED picks other
+// values.
 func TestWrongTypesAreAnswered(t *testing.T) {
 	t.Parallel()
 	seed := seeded.FromEnv(t, "WRONG_TYPES_SEED", 1)
@@ -264,11 +271,15 @@ func wrongTypeCases(t *testing.T, w wrongTypes) []wrongTypesCase {
 	vars := spec.MustLoad().Config.Variables
 	for _, key := range slices.Sorted(maps.Keys(vars)) {
 		valid := property.New("x")
-		switch vars[key].Type {
-		case "number", "integer":
+		switch {
+		case vars[key].Type == "number" || vars[key].Type == "integer":
 			valid = property.New(1.0)
-		case "boolean":
-			valid = property.New(true)
+		case vars[key].Type == "boolean":
+			valid = property.New(false)
+		case strings.HasSuffix(key, "Timeout"):
+			valid = property.New("30s")
+		case configChoices[key] != nil:
+			valid = property.New(configChoices[key][0])
 		}
 		for _, given := range givens {
 			v, secret, wrong := w.value(given, valid)
@@ -335,7 +346,7 @@ func invokeAnswer(t *testing.T, fp *fuzzProvider, c wrongTypesCase) answer {
 	token := strings.TrimPrefix(c.area, "function ")
 	resp, err := fp.srv.Invoke(t.Context(), &rpc.InvokeRequest{Tok: token, Args: marshalled(t, c.value.AsMap())})
 	notPanicked(t, "Invoke", err)
-	return answer{failures: failuresOf(resp.GetFailures()), err: err}
+	return answer{failures: failuresOf(resp.GetFailures()), err: err, lookup: true}
 }
 
 func failuresOf(fs []*rpc.CheckFailure) [][2]string {
