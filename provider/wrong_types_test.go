@@ -12,6 +12,7 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/seeded"
@@ -214,11 +215,12 @@ func (c wrongTypesCase) judge(t *testing.T, a answer) {
 
 // Every setting, every path of a valid slice's and list's inputs and every argument of
 // each function, given a number, a boolean, a string, a list, an object, null, an
-// unknown value, its valid value secret and a secret of the wrong type, is answered
-// (no call panics: the guard would answer it as an Internal error); a value of the
-// wrong type is failed naming the setting, path or argument, a valid value made secret
-// is accepted, and no answer shows the text of a secret. WRONG_TYPES_SEED picks other
-// values.
+// unknown value, its valid value secret and a secret of the wrong type, is answered:
+// no call panics (the guard would answer it as an Internal error), and a slice's or a
+// list's goes to Check, then as a hand-edited state to Diff, Read, Update and Delete.
+// A value of the wrong type is failed naming the setting, path or argument, a valid
+// value made secret is accepted, and no answer shows the text of a secret.
+// WRONG_TYPES_SEED picks other values.
 func TestWrongTypesAreAnswered(t *testing.T) {
 	t.Parallel()
 	seed := seeded.FromEnv(t, "WRONG_TYPES_SEED", 1)
@@ -338,7 +340,21 @@ func checkAnswer(t *testing.T, fp *fuzzProvider, c wrongTypesCase) answer {
 	notPanicked(t, "Diff", diffErr)
 	_, diffErr = fp.srv.Diff(ctx, &rpc.DiffRequest{Urn: urn, Id: "default/web-1", Olds: in, OldInputs: in, News: valid})
 	notPanicked(t, "Diff from a hand-edited state", diffErr)
+	fromState(t, fp, urn, in, valid)
 	return answer{failures: failuresOf(resp.GetFailures()), err: err}
+}
+
+// fromState hands state, as a hand-edited checkpoint holds it, to Read, Update (a
+// preview, to the valid inputs) and Delete: each must answer.
+func fromState(t *testing.T, fp *fuzzProvider, urn string, state, valid *structpb.Struct) {
+	t.Helper()
+	ctx, id := t.Context(), "default/web-1"
+	_, err := fp.srv.Read(ctx, &rpc.ReadRequest{Urn: urn, Id: id, Properties: state, Inputs: state})
+	notPanicked(t, "Read", err)
+	_, err = fp.srv.Update(ctx, &rpc.UpdateRequest{Urn: urn, Id: id, Olds: state, OldInputs: state, News: valid, Preview: true})
+	notPanicked(t, "Update", err)
+	_, err = fp.srv.Delete(ctx, &rpc.DeleteRequest{Urn: urn, Id: id, Properties: state, OldInputs: state})
+	notPanicked(t, "Delete", err)
 }
 
 func invokeAnswer(t *testing.T, fp *fuzzProvider, c wrongTypesCase) answer {
