@@ -2,12 +2,15 @@ package provider
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -243,5 +246,43 @@ func FuzzInvoke(f *testing.F) {
 		fp.lookupAnswer.Store(&answer)
 		_, err := fp.srv.Invoke(t.Context(), &rpc.InvokeRequest{Tok: token, Args: marshalled(t, in)})
 		notPanicked(t, "Invoke", err)
+	})
+}
+
+// FuzzAltered alters one path of a valid slice's or list's inputs (the path numbered
+// path, as TestWrongTypesAreAnswered walks them) to a value of the fuzzer's, of the
+// kind numbered kind, and hands the document to Check, to Diff both ways, and as a
+// hand-edited state to Read, Update and Delete. Where the JSON targets mostly mutate
+// the syntax, this one reaches every typed field with any string or number.
+func FuzzAltered(f *testing.F) {
+	f.Add(false, uint16(3), uint8(0), "10.0.0.1/../x", 80.5)
+	f.Add(true, uint16(7), uint8(1), "", -1.0)
+	fp := newFuzzProvider(f)
+	docs := map[bool]property.Value{}
+	paths := map[bool][]string{}
+	for list, doc := range map[bool]string{false: validSlice, true: validList} {
+		root, _ := fuzzObject([]byte(doc))
+		docs[list] = property.New(root)
+		all := map[string]property.Value{}
+		pathsOf("", docs[list], all)
+		paths[list] = slices.Sorted(maps.Keys(all))
+	}
+	f.Fuzz(func(t *testing.T, list bool, path uint16, kind uint8, text string, number float64) {
+		if !utf8.ValidString(text) {
+			return // the engine's strings are UTF-8: marshalling refuses others
+		}
+		values := []property.Value{
+			property.New(text), property.New(number), property.New(number != 0),
+			property.New([]property.Value{property.New(text), property.New(number)}),
+			property.New(map[string]property.Value{text: property.New(number)}),
+			property.New(text).WithSecret(true), property.New(property.Computed), property.New(property.Null),
+		}
+		v := values[int(kind)%len(values)]
+		at := paths[list][int(path)%len(paths[list])]
+		c := wrongTypesCase{area: spec.EndpointSliceToken, path: at, value: replaced(docs[list], at, v)}
+		if list {
+			c.area = spec.EndpointsListToken
+		}
+		checkAnswer(t, fp, c)
 	})
 }
