@@ -245,7 +245,7 @@ FUZZ_TARGETS := $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*
 	| sed -E 's|^(.*)/[^/]*_test\.go:func |./\1:|' | sort)
 # How long `make fuzz` fuzzes each target, and `make fuzz-short` (in `make test`).
 FUZZTIME       ?= 2m
-FUZZTIME_SHORT ?= 6s
+FUZZTIME_SHORT ?= 5s
 
 # $(call fuzz_each,time) fuzzes each of FUZZ_TARGETS for time, one `go test -fuzz` each (the
 # package is compiled once, with coverage instrumentation, and cached), and prints a line a
@@ -266,7 +266,7 @@ fuzz: ## Fuzz each target of provider/ for FUZZTIME (2m) and print the inputs ea
 	@$(call fuzz_each,$(FUZZTIME))
 
 .PHONY: fuzz-short
-fuzz-short: ## The bounded fuzzing make test runs: each target for FUZZTIME_SHORT (6s), then the generated wrong-type test, with case counts.
+fuzz-short: ## The bounded fuzzing make test runs: each target for FUZZTIME_SHORT (5s), then the generated wrong-type test, with case counts.
 	@$(call fuzz_each,$(FUZZTIME_SHORT))
 	@out=$$(go test -count=1 -run '^TestWrongTypesAreAnswered$$' -v ./provider/ 2>&1) || { echo "$$out"; exit 1; }; \
 		echo "$$out" | grep '^TestWrongTypesAreAnswered: '
