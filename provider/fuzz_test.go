@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,6 +47,8 @@ const (
 // answer its lookups get.
 type fuzzProvider struct {
 	srv rpc.ResourceProviderServer
+	// dir holds the render directory, "manifests", and nothing else.
+	dir string
 	// lookupAnswer is the body of the local Google API's answers (status 200); nil
 	// answers 404.
 	lookupAnswer atomic.Pointer[[]byte]
@@ -70,9 +73,9 @@ func newFuzzProvider(tb testing.TB) *fuzzProvider {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	fp.srv = srv
+	fp.srv, fp.dir = srv, tb.TempDir()
 	args := property.NewMap(map[string]property.Value{
-		"renderDirectory":               property.New(filepath.Join(tb.TempDir(), "manifests")),
+		"renderDirectory":               property.New(filepath.Join(fp.dir, "manifests")),
 		"accessToken":                   property.New("fuzz-token"),
 		"project":                       property.New("proj"),
 		"migrationCenterCustomEndpoint": property.New(google.URL),
@@ -224,9 +227,26 @@ func FuzzState(f *testing.F) {
 			_, err = fp.srv.Update(ctx, &rpc.UpdateRequest{Urn: urn, Id: id, Olds: s, OldInputs: s, News: s, Preview: preview})
 			notPanicked(t, "Update", err)
 		}
+		fp.onlyManifests(t)
 		_, err = fp.srv.Delete(ctx, &rpc.DeleteRequest{Urn: urn, Id: id, Properties: s, OldInputs: s})
 		notPanicked(t, "Delete", err)
+		fp.onlyManifests(t)
 	})
+}
+
+// onlyManifests fails t when a file beside the render directory was written: a state
+// or ID that reached outside it.
+func (fp *fuzzProvider) onlyManifests(t *testing.T) {
+	t.Helper()
+	entries, err := os.ReadDir(fp.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "manifests" {
+			t.Fatalf("%s was written beside the render directory %s", filepath.Join(fp.dir, e.Name()), filepath.Join(fp.dir, "manifests"))
+		}
+	}
 }
 
 // FuzzInvoke sends arguments to a lookup, whose request (if its arguments pass) the
