@@ -216,8 +216,9 @@ func (c wrongTypesCase) judge(t *testing.T, a answer) {
 // Every setting, every path of a valid slice's and list's inputs and every argument of
 // each function, given a number, a boolean, a string, a list, an object, null, an
 // unknown value, its valid value secret and a secret of the wrong type, is answered:
-// no call panics (the guard would answer it as an Internal error), and a slice's or a
-// list's goes to Check, then as a hand-edited state to Diff, Read, Update and Delete.
+// no call panics (the guard would answer it as an Internal error). A setting goes to
+// CheckConfig, DiffConfig both ways and Configure; a slice's or a list's inputs to
+// Check, then as a hand-edited state to Diff, Read, Update and Delete.
 // A value of the wrong type is failed naming the setting, path or argument, a valid
 // value made secret is accepted, and no answer shows the text of a secret.
 // WRONG_TYPES_SEED picks other values.
@@ -305,11 +306,18 @@ func mustObject(t *testing.T, doc string) property.Map {
 	return m
 }
 
+// settingAnswer is CheckConfig's answer; DiffConfig, from no configuration and to it,
+// must answer too.
 func settingAnswer(t *testing.T, fp *fuzzProvider, c wrongTypesCase) answer {
 	t.Helper()
 	args := marshalled(t, offline(c.value.AsMap()))
 	resp, err := fp.srv.CheckConfig(t.Context(), &rpc.CheckRequest{Urn: fuzzProviderURN, News: args})
 	notPanicked(t, "CheckConfig", err)
+	none := marshalled(t, property.Map{})
+	_, diffErr := fp.srv.DiffConfig(t.Context(), &rpc.DiffRequest{Urn: fuzzProviderURN, Olds: none, OldInputs: none, News: args})
+	notPanicked(t, "DiffConfig", diffErr)
+	_, diffErr = fp.srv.DiffConfig(t.Context(), &rpc.DiffRequest{Urn: fuzzProviderURN, Olds: args, OldInputs: args, News: none})
+	notPanicked(t, "DiffConfig from an old configuration", diffErr)
 	return answer{failures: failuresOf(resp.GetFailures()), err: err}
 }
 
