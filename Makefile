@@ -236,8 +236,40 @@ examples-plugin:
 	$(EXAMPLES_MAKE) plugin
 
 .PHONY: test
-test: tools provider dist examples-dist ## Run every test: unit, control plane, provider, CLI and the examples' READMEs.
+test: tools provider dist examples-dist ## Run every test: unit, control plane, provider, CLI and the examples' READMEs, then fuzz-short.
 	$(TEST_ENV) go test -count=1 -timeout 60m ./...
+	@$(MAKE) --no-print-directory fuzz-short
+
+# The fuzz targets, as <package>:<target>: every func Fuzz... of a test file under provider/.
+FUZZ_TARGETS := $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' provider \
+	| sed -E 's|^(.*)/[^/]*_test\.go:func |./\1:|' | sort)
+# How long `make fuzz` fuzzes each target, and `make fuzz-short` (in `make test`).
+FUZZTIME       ?= 2m
+FUZZTIME_SHORT ?= 5s
+
+# $(call fuzz_each,time) fuzzes each of FUZZ_TARGETS for time, one `go test -fuzz` each (the
+# package is compiled once, with coverage instrumentation, and cached), and prints a line a
+# target: the inputs run. A crash prints go test's report and fails: the input that crashed
+# is written to the package's testdata/fuzz/<target>/, where it stays a seed once fixed.
+define fuzz_each
+	for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		if ! out=$$(go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(1) $$pkg 2>&1); then \
+			echo "$$out"; echo "fuzz $$name ($$pkg): failed; a crashing input is in $$pkg/testdata/fuzz/$$name/" >&2; exit 1; \
+		fi; \
+		echo "fuzz $$name ($$pkg): $$(echo "$$out" | grep '^fuzz: elapsed' | tail -n 1 | sed 's/^fuzz: //')"; \
+	done
+endef
+
+.PHONY: fuzz
+fuzz: ## Fuzz each target of provider/ for FUZZTIME (2m) and print the inputs each ran; a crash fails and is kept in testdata/fuzz.
+	@$(call fuzz_each,$(FUZZTIME))
+
+.PHONY: fuzz-short
+fuzz-short: ## The bounded fuzzing make test runs: each target for FUZZTIME_SHORT (5s), then the generated wrong-type test, with case counts.
+	@$(call fuzz_each,$(FUZZTIME_SHORT))
+	@out=$$(go test -count=1 -run '^TestWrongTypesAreAnswered$$' -v ./provider/ 2>&1) || { echo "$$out"; exit 1; }; \
+		echo "$$out" | grep '^TestWrongTypesAreAnswered: '
 
 .PHONY: test-env
 test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by hand: eval "$$(make -s test-env)".

@@ -200,23 +200,18 @@ func checkGoogleHeaders(cfg Config, explicitOverride bool, fromEnv map[string]st
 }
 
 // setField sets one field from a value and returns the rule the value breaks, if any.
+// A message shows a value only when neither the value nor the setting is secret.
 func setField(key string, field any, value property.Value) string {
 	switch field := field.(type) {
 	case *string:
-		switch {
-		case !value.IsString():
-			return fmt.Sprintf("%s must be a string, not %s", key, spec.KindOf(value))
-		case value.AsString() != "" && configChoices[key] != nil && !slices.Contains(configChoices[key], value.AsString()):
-			return fmt.Sprintf("%s must be one of %s, not %q", key, strings.Join(configChoices[key], ", "), value.AsString())
-		}
-		*field = value.AsString()
+		return setString(key, field, value)
 	case *float64:
 		v, reason := number(key, value, "a number")
 		if reason != "" {
 			return reason
 		}
 		if rule := configRules[key]; rule != nil && rule(v) != "" {
-			return fmt.Sprintf("%s %s, not %v", key, rule(v), v)
+			return fmt.Sprintf("%s %s, not %s", key, rule(v), shownNumber(key, value, v))
 		}
 		*field = v
 	case *int:
@@ -225,37 +220,76 @@ func setField(key string, field any, value property.Value) string {
 			return reason
 		}
 		if v != math.Trunc(v) || math.Abs(v) > math.MaxInt32 {
-			return fmt.Sprintf("%s must be an integer, not %v", key, v)
+			return fmt.Sprintf("%s must be an integer, not %s", key, shownNumber(key, value, v))
 		}
 		if rule := configRules[key]; rule != nil && rule(v) != "" {
-			return fmt.Sprintf("%s %s, not %v", key, rule(v), v)
+			return fmt.Sprintf("%s %s, not %s", key, rule(v), shownNumber(key, value, v))
 		}
 		*field = int(v)
 	case *bool:
-		switch {
-		case value.IsBool():
-			*field = value.AsBool()
-		case value.IsString():
-			b, err := strconv.ParseBool(strings.TrimSpace(value.AsString()))
-			if err != nil {
-				return fmt.Sprintf("%s must be true or false, not %q", key, value.AsString())
-			}
-			*field = b
-		default:
-			return fmt.Sprintf("%s must be true or false, not %s", key, spec.KindOf(value))
-		}
+		return setBool(key, field, value)
 	case *time.Duration:
-		if value.IsString() && strings.TrimSpace(value.AsString()) == "" {
-			return "" // the default
-		}
-		d, err := time.ParseDuration(strings.TrimSpace(value.AsString()))
-		if !value.IsString() || err != nil || d <= 0 {
-			return fmt.Sprintf("%s must be a positive duration such as 30s or 2m, not %s", key, shown(value))
-		}
-		*field = d
+		return setDuration(key, field, value)
 	default:
 		return fmt.Sprintf("internal error: configuration key %s has a field of type %T", key, field)
 	}
+	return ""
+}
+
+// setString sets a string setting, one of configChoices' words where it names some.
+func setString(key string, field *string, value property.Value) string {
+	if !value.IsString() {
+		return fmt.Sprintf("%s must be a string, not %s", key, shown(key, value))
+	}
+	s := value.AsString()
+	if choices := configChoices[key]; s != "" && choices != nil && !slices.Contains(choices, s) {
+		return fmt.Sprintf("%s must be one of %s, not %s", key, strings.Join(choices, ", "), shown(key, value))
+	}
+	*field = s
+	return ""
+}
+
+// setBool sets a boolean setting from a boolean or a string such as "true".
+func setBool(key string, field *bool, value property.Value) string {
+	switch {
+	case value.IsBool():
+		*field = value.AsBool()
+	case value.IsString():
+		b, err := strconv.ParseBool(strings.TrimSpace(value.AsString()))
+		if err != nil {
+			return fmt.Sprintf("%s must be true or false, not %s", key, shown(key, value))
+		}
+		*field = b
+	default:
+		return fmt.Sprintf("%s must be true or false, not %s", key, shown(key, value))
+	}
+	return ""
+}
+
+// durationRule is what a duration setting takes.
+const durationRule = "a positive duration such as 30s or 2m"
+
+// setDuration sets a duration setting from a string such as "30s"; an empty string
+// leaves the default. A number is refused: it names no unit, and a program in YAML,
+// Python or JavaScript could mean seconds or milliseconds by it.
+func setDuration(key string, field *time.Duration, value property.Value) string {
+	switch {
+	case value.IsNumber() && !hidden(key, value):
+		n := strconv.FormatFloat(value.AsNumber(), 'g', -1, 64)
+		return fmt.Sprintf("%s must be %s, not the number %s: give the unit, such as %q for %s seconds",
+			key, durationRule, n, n+"s", n)
+	case !value.IsString():
+		return fmt.Sprintf("%s must be %s, not %s", key, durationRule, shown(key, value))
+	}
+	s := strings.TrimSpace(value.AsString())
+	if s == "" {
+		return "" // the default
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Sprintf("%s must be %s, not %s", key, durationRule, shown(key, value))
+	}
+	*field = d
 	return ""
 }
 
@@ -268,24 +302,47 @@ func number(key string, value property.Value, what string) (float64, string) {
 	case value.IsString():
 		f, err := strconv.ParseFloat(strings.TrimSpace(value.AsString()), 64)
 		if err != nil {
-			return 0, fmt.Sprintf("%s must be %s, not %q", key, what, value.AsString())
+			return 0, fmt.Sprintf("%s must be %s, not %s", key, what, shown(key, value))
 		}
 		v = f
 	default:
-		return 0, fmt.Sprintf("%s must be %s, not %s", key, what, spec.KindOf(value))
+		return 0, fmt.Sprintf("%s must be %s, not %s", key, what, shown(key, value))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Sprintf("%s must be a finite number, not %v", key, v)
+		return 0, fmt.Sprintf("%s must be a finite number, not %s", key, shownNumber(key, value, v))
 	}
 	return v, ""
 }
 
-// shown is a setting's value in a message: a string quoted, else its kind.
-func shown(value property.Value) string {
-	if value.IsString() {
+// hidden tells whether a setting's value must not be shown: the program marked it
+// secret, or schema.json calls the setting secret.
+func hidden(key string, value property.Value) bool {
+	return value.Secret() || spec.MustLoad().Config.Variables[key].Secret
+}
+
+// shown is a setting's value in a message: a string quoted, else its kind; a secret
+// value by its kind alone, such as "a secret string".
+func shown(key string, value property.Value) string {
+	switch {
+	case hidden(key, value):
+		kind := spec.KindOf(value)
+		if _, rest, ok := strings.Cut(kind, " "); ok && (strings.HasPrefix(kind, "a ") || strings.HasPrefix(kind, "an ")) {
+			kind = rest
+		}
+		return "a secret " + kind
+	case value.IsString():
 		return strconv.Quote(value.AsString())
 	}
 	return spec.KindOf(value)
+}
+
+// shownNumber is the number v read from a setting's value, in a message: by its kind
+// alone when the value is secret.
+func shownNumber(key string, value property.Value, v float64) string {
+	if hidden(key, value) {
+		return shown(key, value)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // kubeconfigList splits a KUBECONFIG value into its files, as kubectl does.

@@ -321,6 +321,57 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "a duration given as a number fails naming the unit it lacks",
+			args: map[string]property.Value{"requestTimeout": property.New(30.0), "lookupTimeout": property.New(1.5)},
+			wantFailures: []p.CheckFailure{
+				{Property: "lookupTimeout", Reason: `lookupTimeout must be a positive duration such as 30s or 2m, not the number 1.5: give the unit, such as "1.5s" for 1.5 seconds`},
+				{Property: "requestTimeout", Reason: `requestTimeout must be a positive duration such as 30s or 2m, not the number 30: give the unit, such as "30s" for 30 seconds`},
+			},
+		},
+		{
+			name: "a duration of another kind fails naming the kind",
+			args: map[string]property.Value{
+				"requestTimeout": property.New(true),
+				"lookupTimeout":  property.New(property.NewMap(map[string]property.Value{"s": property.New(30.0)})),
+			},
+			wantFailures: []p.CheckFailure{
+				{Property: "lookupTimeout", Reason: "lookupTimeout must be a positive duration such as 30s or 2m, not an object"},
+				{Property: "requestTimeout", Reason: "requestTimeout must be a positive duration such as 30s or 2m, not a boolean"},
+			},
+		},
+		{
+			name: "secret values are read as their values",
+			args: map[string]property.Value{
+				"requestTimeout": str("45s").WithSecret(true), "qps": property.New(7.0).WithSecret(true),
+				"deleteUnreachable": property.New(true).WithSecret(true), "namespace": str("ns").WithSecret(true),
+			},
+			want: Config{Kube: kube.Config{RequestTimeout: 45 * time.Second, QPS: 7, DeleteUnreachable: true, Namespace: "ns"}},
+		},
+		{
+			name: "a bad secret value fails without showing it",
+			args: map[string]property.Value{
+				"requestTimeout": str("hunter2").WithSecret(true), "lookupTimeout": property.New(30.0).WithSecret(true),
+				"deleteUnreachable": str("hunter2").WithSecret(true), "burst": property.New(0.5).WithSecret(true),
+				"deletePropagationPolicy": str("hunter2").WithSecret(true), "kubeconfig": property.New(42.0),
+			},
+			wantFailures: []p.CheckFailure{
+				{Property: "burst", Reason: "burst must be an integer, not a secret number"},
+				{Property: "deletePropagationPolicy", Reason: "deletePropagationPolicy must be one of Background, Foreground, Orphan, not a secret string"},
+				{Property: "deleteUnreachable", Reason: "deleteUnreachable must be true or false, not a secret string"},
+				{Property: "kubeconfig", Reason: "kubeconfig must be a string, not a secret number"},
+				{Property: "lookupTimeout", Reason: "lookupTimeout must be a positive duration such as 30s or 2m, not a secret number"},
+				{Property: "requestTimeout", Reason: "requestTimeout must be a positive duration such as 30s or 2m, not a secret string"},
+			},
+		},
+		{
+			name: "null and unknown values of every kind of setting",
+			args: map[string]property.Value{
+				"requestTimeout": property.New(property.Computed), "qps": property.New(property.Computed).WithSecret(true),
+				"lookupTimeout": property.New(property.Null), "deleteUnreachable": property.New(property.Null).WithSecret(true),
+			},
+			want: Config{Unknown: []string{"qps", "requestTimeout"}},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},

@@ -25,11 +25,20 @@
 //     google, which checks the arguments and calls the Google API.
 //   - Cancel stops new calls, then every call in flight (see below).
 //
+// Every call passes first through guarded (guard.go): a panic while serving it, in
+// this provider or in the libraries beneath, is recovered, logged with its stack, and
+// answered as an Internal error naming the call ("internal error in Check of <urn>:
+// ...; please report it"), so that one bad input never ends the plugin. Goroutines a
+// call starts (a list's items side by side, a lookup's attempt) carry their panics
+// back to the call's goroutine (package internal/crash).
+//
 // # Configuration
 //
 // Config is the typed configuration: every key of schema.json's config.variables sets
 // one field, read from the engine's arguments or else from the environment variables
-// the schema names. CheckConfig reports a malformed key as a failure of that key and
+// the schema names. CheckConfig reports a malformed key, or one of the wrong type, as
+// a failure of that key naming the type it takes (a duration given as a bare number
+// too: it names no unit), showing no value the program or the schema marks secret, and
 // marks the keys the schema calls secret; Configure installs the configuration and
 // forgets the clients of the previous one. Clients are built on first use, so
 // Configure reads no kubeconfig and needs no Google credentials.

@@ -50,13 +50,13 @@ func Serve(ctx context.Context) error {
 
 // rpcServer is the gRPC server the plugin serves, talking to the engine at host (nil:
 // none; the provider then logs to slog's default logger): pulumi-go-provider's server
-// of s, with what protocolServer adds.
+// of s, with what protocolServer adds, every call guarded against panics (see guarded).
 func (s *server) rpcServer(host *comProvider.HostClient) (rpc.ResourceProviderServer, error) {
 	inner, err := p.RawServer(Name, Version, s.provider())(host)
 	if err != nil {
 		return nil, err
 	}
-	return s.protocolServer(inner), nil
+	return guard(s.protocolServer(inner), host), nil
 }
 
 // startCPUProfile starts profiling into the file at path; stop ends the profile and

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/api/googleapi"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/crash"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
@@ -93,18 +94,25 @@ func retry[T any](ctx context.Context, policy RetryPolicy, subj subject, call fu
 }
 
 // runAttempt runs one call, returning early with the context's cause if ctx ends first.
+// A call that panics panics runAttempt (see package crash); once runAttempt has
+// returned, the panic of a call it abandoned ends with that call's goroutine.
 func runAttempt[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
 	type result struct {
-		v   T
-		err error
+		v     T
+		err   error
+		panic *crash.Panic
 	}
 	done := make(chan result, 1)
 	go func() {
-		v, err := call(ctx)
-		done <- result{v, err}
+		var r result
+		r.panic = crash.Catch(func() { r.v, r.err = call(ctx) })
+		done <- r
 	}()
 	select {
 	case r := <-done:
+		if r.panic != nil {
+			panic(r.panic) // in the caller's goroutine, where the plugin's server recovers it
+		}
 		return r.v, r.err
 	case <-ctx.Done():
 		var zero T

@@ -9,12 +9,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/api/googleapi"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/crash"
 )
 
 func TestBackoff(t *testing.T) {
@@ -181,5 +184,19 @@ func TestRetryAbandonsACallThatIgnoresItsContext(t *testing.T) {
 	want := "reading thing things/t stopped after 1 attempt: the lookup timed out after 50ms"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
+// An attempt that panics in its goroutine panics retry in the caller's, so that the
+// plugin's server recovers it rather than the process ending.
+func TestRetryCarriesAnAttemptsPanicToTheCaller(t *testing.T) {
+	t.Parallel()
+	p := crash.Catch(func() {
+		_, _ = retry(t.Context(), fastPolicy, testSubject, func(context.Context) (int, error) {
+			panic("a bug in decoding")
+		})
+	})
+	if p == nil || p.Value != "a bug in decoding" || !strings.Contains(string(p.Stack), "TestRetryCarriesAnAttemptsPanicToTheCaller") {
+		t.Fatalf("retry's panic = %+v, want the attempt's, with the stack of its goroutine", p)
 	}
 }

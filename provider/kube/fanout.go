@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/crash"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
 )
 
@@ -42,7 +43,8 @@ type called struct {
 	err  error
 }
 
-// run makes the calls 0 to n-1 (see fanOut) and returns their outcomes.
+// run makes the calls 0 to n-1 (see fanOut) and returns their outcomes. A call that
+// panics panics run, once every call has ended (see package crash).
 func (f fanOut) run(ctx context.Context, n int, call func(i int) error) []called {
 	out := make([]called, n)
 	start := func(i int) bool {
@@ -62,21 +64,31 @@ func (f fanOut) run(ctx context.Context, n int, call func(i int) error) []called
 		}
 	}
 	var (
-		calls  errgroup.Group
-		failed atomic.Bool
+		calls    errgroup.Group
+		failed   atomic.Bool
+		panicked atomic.Pointer[crash.Panic]
 	)
 	stopped := func() bool { return f.careful && failed.Load() }
 	calls.SetLimit(cmp.Or(f.limit, fanOutLimit))
 	for i := first; i < n && !stopped(); i++ {
 		calls.Go(func() error {
-			// Go waits for a free slot; a failure seen meanwhile stops this call too.
-			if !stopped() && !start(i) {
+			p := crash.Catch(func() {
+				// Go waits for a free slot; a failure seen meanwhile stops this call too.
+				if !stopped() && !start(i) {
+					failed.Store(true)
+				}
+			})
+			if p != nil {
+				panicked.CompareAndSwap(nil, p)
 				failed.Store(true)
 			}
 			return nil
 		})
 	}
 	_ = calls.Wait() // every call returns nil: the outcomes are in out
+	if p := panicked.Load(); p != nil {
+		panic(p) // in the caller's goroutine, where the plugin's server recovers it
+	}
 	return f.notStarted(ctx, out)
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/crash"
 )
 
 // Without care (deletes), every call is made whatever fails, at most fanOutLimit at a
@@ -48,5 +50,28 @@ func TestFanOutTriesEveryCall(t *testing.T) {
 	}
 	if f.failed(make([]error, n)) != nil {
 		t.Error("failed of successes is not nil")
+	}
+}
+
+// A call that panics in its goroutine panics run in the caller's, once every call has
+// ended, so that the plugin's server recovers it rather than the process ending.
+func TestFanOutCarriesAPanicToTheCaller(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	f := fanOut{what: "item(s)", name: func(i int) string { return fmt.Sprintf("items[%d]", i) }}
+	p := crash.Catch(func() {
+		f.run(t.Context(), 5, func(i int) error {
+			calls.Add(1)
+			if i == 3 {
+				panic("a bug in an item")
+			}
+			return nil
+		})
+	})
+	if p == nil || p.Value != "a bug in an item" || !strings.Contains(string(p.Stack), "TestFanOutCarriesAPanicToTheCaller") {
+		t.Fatalf("run's panic = %+v, want the item's, with the stack of its goroutine", p)
+	}
+	if calls.Load() != 5 {
+		t.Errorf("%d calls made, want all 5", calls.Load())
 	}
 }

@@ -66,10 +66,14 @@ const maxFileName = 255
 // long for a file name (up to 253 characters, after up to 98 of apiVersion, kind and
 // namespace) keeps as much of its start as fits, then '~' (which no object name
 // holds) and 16 hexadecimal digits of the SHA-256 of the whole name.
+//
+// A namespace or name with a path separator (which no object has, but a hand-edited
+// state or ID may hold) has it escaped, with '%', so that no ID names a file outside
+// the directory.
 func (t RenderTarget) file(k kind, id objectID) string {
-	prefix := fmt.Sprintf("%s-%s-%s-", strings.ReplaceAll(k.apiVersion, "/", "_"), k.name, id.namespace)
+	prefix := fmt.Sprintf("%s-%s-%s-", strings.ReplaceAll(k.apiVersion, "/", "_"), k.name, fileSafe.Replace(id.namespace))
 	const suffix = ".yaml"
-	name := id.name
+	name := fileSafe.Replace(id.name)
 	if len(prefix)+len(name)+len(suffix) > maxFileName {
 		sum := sha256.Sum256([]byte(name))
 		tail := "~" + hex.EncodeToString(sum[:8])
@@ -77,6 +81,9 @@ func (t RenderTarget) file(k kind, id objectID) string {
 	}
 	return filepath.Join(t.Directory, prefix+name+suffix)
 }
+
+// fileSafe escapes what would make a name more than one element of a path.
+var fileSafe = strings.NewReplacer("%", "%25", "/", "%2F", `\`, "%5C")
 
 // renderObject is the manifest of an object: its YAML, keys in order.
 func renderObject(obj *unstructured.Unstructured) ([]byte, error) {

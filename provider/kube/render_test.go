@@ -42,3 +42,28 @@ func TestRenderFileNames(t *testing.T) {
 		}
 	}
 }
+
+// An ID or a state with a path in its namespace or name (a hand-edited checkpoint)
+// names a file in the render directory all the same: Read, Update and Delete never
+// reach a file outside it.
+func TestRenderFileNamesStayInTheDirectory(t *testing.T) {
+	t.Parallel()
+	target := RenderTarget{Directory: filepath.Join("out", "manifests")}
+	seen := map[string]objectID{}
+	for _, id := range []objectID{
+		{namespace: "default", name: "../../../../tmp/x"},
+		{namespace: "default", name: `..\..\..\x`},
+		{namespace: "..", name: "../x"},
+		{namespace: "default", name: "..%2F..%2Fx"},
+		{namespace: "default", name: "..%2F..%2Fx/"},
+	} {
+		path := target.file(endpointSliceKind, id)
+		if filepath.Dir(path) != target.Directory || strings.ContainsAny(filepath.Base(path), `/\`) {
+			t.Errorf("the file of %s is %q, outside %s", id, path, target.Directory)
+		}
+		if prev, dup := seen[path]; dup {
+			t.Errorf("%s and %s share the file %s", prev, id, path)
+		}
+		seen[path] = id
+	}
+}
