@@ -266,10 +266,10 @@ fuzz: ## Fuzz each target of provider/ for FUZZTIME (2m) and print the inputs ea
 	@$(call fuzz_each,$(FUZZTIME))
 
 .PHONY: fuzz-short
-fuzz-short: ## The bounded fuzzing make test runs: each target for FUZZTIME_SHORT (5s), then the generated wrong-type test, with case counts.
+fuzz-short: ## The bounded fuzzing make test runs: each target for FUZZTIME_SHORT (5s), then the generated wrong-type and secrets tests, with case counts.
 	@$(call fuzz_each,$(FUZZTIME_SHORT))
-	@out=$$(go test -count=1 -run '^TestWrongTypesAreAnswered$$' -v ./provider/ 2>&1) || { echo "$$out"; exit 1; }; \
-		echo "$$out" | grep '^TestWrongTypesAreAnswered: '
+	@out=$$(go test -count=1 -run '^(TestWrongTypesAreAnswered|TestSecretsNeverLeak)$$' -v ./provider/ 2>&1) || { echo "$$out"; exit 1; }; \
+		echo "$$out" | grep -E '^(TestWrongTypesAreAnswered|TestSecretsNeverLeak): '
 
 .PHONY: test-env
 test-env: ## Print the TEST_ASSET_* exports `make test` uses, to run one test by hand: eval "$$(make -s test-env)".

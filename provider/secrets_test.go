@@ -44,9 +44,10 @@ func TestSecretsNeverLeak(t *testing.T) { //nolint:paralleltest // it sets slog'
 	log := &lines{}
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(log))
-	seed := uint64(time.Now().UnixNano())
+	// The same cases on every run; SECRETS_SEED picks others.
+	seed := uint64(1)
 	if s := os.Getenv("SECRETS_SEED"); s != "" {
-		fmt.Sscan(s, &seed) //nolint:errcheck,gosec // a bad seed leaves the clock's
+		fmt.Sscan(s, &seed) //nolint:errcheck,gosec // a bad seed leaves the default
 	}
 	began := time.Now()
 	for i := range secretCases {
@@ -67,7 +68,7 @@ func TestSecretsNeverLeak(t *testing.T) { //nolint:paralleltest // it sets slog'
 		}
 	}
 	// go test shows this line with -v, and with the output of a failing run.
-	fmt.Printf("TestSecretsNeverLeak: %d cases (a slice and a list each, seed %d) in %s\n", secretCases, seed,
+	fmt.Printf("TestSecretsNeverLeak: %d cases (a slice and a list each, seed %d; SECRETS_SEED picks others) in %s\n", secretCases, seed,
 		time.Since(began).Round(time.Millisecond))
 }
 
