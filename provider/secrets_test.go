@@ -61,8 +61,8 @@ func TestSecretsNeverLeak(t *testing.T) { //nolint:paralleltest // it sets slog'
 		}
 		c := secretCase{t: t, srv: srv, rng: rng, dir: dir, name: fmt.Sprintf("seed %d, case %d", seed, i)}
 		log.take()
-		c.run(sliceToken, c.slice(), log)
-		c.run(listToken, c.list(), log)
+		c.run(sliceType, c.slice(), log)
+		c.run(listType, c.list(), log)
 		if t.Failed() {
 			t.Fatalf("SECRETS_SEED=%d reproduces this run", seed)
 		}
@@ -73,8 +73,8 @@ func TestSecretsNeverLeak(t *testing.T) { //nolint:paralleltest // it sets slog'
 }
 
 const (
-	sliceToken = "endpoints:discovery.k8s.io/v1:EndpointSlice"
-	listToken  = "endpoints:core/v1:EndpointsList"
+	sliceType = "endpoints:discovery.k8s.io/v1:EndpointSlice"
+	listType  = "endpoints:core/v1:EndpointsList"
 )
 
 // secretCase is one program of TestSecretsNeverLeak.
@@ -517,7 +517,7 @@ func TestErrorsSayNoSecret(t *testing.T) {
 		})}),
 	})
 	for i, urn := range []string{"a", "b"} {
-		_, err := srv.Create(p.CreateRequest{Urn: resource.NewURN("dev", "p", "", sliceToken, urn), Properties: inputs})
+		_, err := srv.Create(p.CreateRequest{Urn: resource.NewURN("dev", "p", "", sliceType, urn), Properties: inputs})
 		switch {
 		case i == 0 && err != nil:
 			t.Fatalf("Create: %v", err)
@@ -530,7 +530,7 @@ func TestErrorsSayNoSecret(t *testing.T) {
 	addresses := func(v property.Value) property.Value {
 		return property.New(map[string]property.Value{"addresses": property.New([]property.Value{v})})
 	}
-	check, err := srv.Check(p.CheckRequest{Urn: resource.NewURN("dev", "p", "", sliceToken, "c"),
+	check, err := srv.Check(p.CheckRequest{Urn: resource.NewURN("dev", "p", "", sliceType, "c"),
 		Inputs: inputs.Set("endpoints", property.New([]property.Value{
 			addresses(property.New(bad).WithSecret(true)), addresses(property.New(bad)),
 		}))})

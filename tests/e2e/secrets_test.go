@@ -11,9 +11,9 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 )
 
-// secretsProgram marks one address of a slice secret, the second endpoint's, and the
+// markedProgram marks one address of a slice secret, the second endpoint's, and the
 // whole items of an EndpointsList; %[1]s is the namespace.
-const secretsProgram = `name: e2e-secrets
+const markedProgram = `name: e2e-secrets
 runtime: yaml
 resources:
   webSlice:
@@ -46,7 +46,7 @@ resources:
                     port: 8080
 `
 
-// secretValues are the values secretsProgram marks secret.
+// secretValues are the values markedProgram marks secret.
 var secretValues = []string{"10.61.0.77", "10.61.1.88"}
 
 // A value the program marks secret stays secret in everything the CLI writes and shows,
@@ -67,7 +67,7 @@ func TestSecretsSurviveRefresh(t *testing.T) {
 			cp := end.plane(t)
 			ns := cp.Namespace(t, "secrets")
 			s := newStack(t, cp.KubeconfigPath())
-			s.init(fmt.Sprintf(secretsProgram, ns))
+			s.init(fmt.Sprintf(markedProgram, ns))
 			noSecretIn(t, "pulumi up", s.upWithPreview())
 			noSecretIn(t, "the checkpoint after up", s.Run("stack", "export"))
 
@@ -86,7 +86,7 @@ func TestSecretsSurviveRefresh(t *testing.T) {
 	}
 }
 
-// noSecretIn fails the test when text holds a value secretsProgram marks secret.
+// noSecretIn fails the test when text holds a value markedProgram marks secret.
 func noSecretIn(t *testing.T, what, text string) {
 	t.Helper()
 	for _, v := range secretValues {
