@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -99,23 +98,9 @@ func marshalled(tb testing.TB, m property.Map) *structpb.Struct {
 	return s
 }
 
-// fuzzObject decodes a JSON object (with propertytest's markers) to a property map;
-// other documents are not objects.
-func fuzzObject(data []byte) (property.Map, bool) {
-	var v any
-	if json.Unmarshal(data, &v) != nil {
-		return property.Map{}, false
-	}
-	p, err := propertytest.FromJSON(v)
-	if err != nil || !p.IsMap() {
-		return property.Map{}, false
-	}
-	return p.AsMap(), true
-}
-
-// fuzzObjectOrEmpty is fuzzObject, with an empty map for what is not an object.
+// fuzzObjectOrEmpty is propertytest.ObjectFromJSON, with an empty map for what is not an object.
 func fuzzObjectOrEmpty(data []byte) property.Map {
-	m, _ := fuzzObject(data)
+	m, _ := propertytest.ObjectFromJSON(data)
 	return m
 }
 
@@ -141,7 +126,7 @@ func FuzzCheckConfig(f *testing.F) {
 	f.Add([]byte(`{}`))
 	fp := newFuzzProvider(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		args, ok := fuzzObject(data)
+		args, ok := propertytest.ObjectFromJSON(data)
 		if !ok {
 			return
 		}
@@ -178,7 +163,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add(false, []byte(`{}`), []byte(`{}`))
 	fp := newFuzzProvider(f)
 	f.Fuzz(func(t *testing.T, list bool, olds, news []byte) {
-		in, ok := fuzzObject(news)
+		in, ok := propertytest.ObjectFromJSON(news)
 		if !ok {
 			return
 		}
@@ -195,7 +180,7 @@ func FuzzDiff(f *testing.F) {
 	f.Add(false, "default/web", []byte(`{}`), []byte(`{}`))
 	fp := newFuzzProvider(f)
 	f.Fuzz(func(t *testing.T, list bool, id string, olds, news []byte) {
-		state, ok := fuzzObject(olds)
+		state, ok := propertytest.ObjectFromJSON(olds)
 		if !ok {
 			return
 		}
@@ -214,7 +199,7 @@ func FuzzState(f *testing.F) {
 	f.Add(false, "default/web", []byte(`{}`))
 	fp := newFuzzProvider(f)
 	f.Fuzz(func(t *testing.T, list bool, id string, data []byte) {
-		state, ok := fuzzObject(data)
+		state, ok := propertytest.ObjectFromJSON(data)
 		if !ok {
 			return
 		}
@@ -255,7 +240,7 @@ func FuzzInvoke(f *testing.F) {
 	f.Add(false, []byte(`{}`), []byte(`{}`))
 	fp := newFuzzProvider(f)
 	f.Fuzz(func(t *testing.T, policy bool, args, answer []byte) {
-		in, ok := fuzzObject(args)
+		in, ok := propertytest.ObjectFromJSON(args)
 		if !ok {
 			return
 		}
@@ -281,7 +266,7 @@ func FuzzAltered(f *testing.F) {
 	docs := map[bool]property.Value{}
 	paths := map[bool][]string{}
 	for list, doc := range map[bool]string{false: validSlice, true: validList} {
-		root, _ := fuzzObject([]byte(doc))
+		root, _ := propertytest.ObjectFromJSON([]byte(doc))
 		docs[list] = property.New(root)
 		all := map[string]property.Value{}
 		pathsOf("", docs[list], all)

@@ -14,6 +14,7 @@ import (
 	rpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/propertytest"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/seeded"
 )
@@ -299,7 +300,7 @@ func wrongTypeCases(t *testing.T, w wrongTypes) []wrongTypesCase {
 // mustObject decodes a JSON object of the test.
 func mustObject(t *testing.T, doc string) property.Map {
 	t.Helper()
-	m, ok := fuzzObject([]byte(doc))
+	m, ok := propertytest.ObjectFromJSON([]byte(doc))
 	if !ok {
 		t.Fatalf("not a JSON object: %s", doc)
 	}

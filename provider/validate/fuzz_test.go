@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -52,25 +51,12 @@ func fuzzValidation(f *testing.F, validate func(property.Map) Result) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in, ok := fuzzInputs(data)
+		in, ok := propertytest.ObjectFromJSON(data)
 		if !ok {
 			return
 		}
 		checkInvariants(t, in, validate)
 	})
-}
-
-// fuzzInputs decodes a JSON object to inputs; other documents are skipped.
-func fuzzInputs(data []byte) (property.Map, bool) {
-	var v any
-	if json.Unmarshal(data, &v) != nil {
-		return property.Map{}, false
-	}
-	p, err := propertytest.FromJSON(v)
-	if err != nil || !p.IsMap() {
-		return property.Map{}, false
-	}
-	return p.AsMap(), true
 }
 
 func checkInvariants(t *testing.T, in property.Map, validate func(property.Map) Result) {

@@ -8,11 +8,26 @@
 package propertytest
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
 )
+
+// ObjectFromJSON decodes a JSON document, with the markers, to a property map; ok is
+// false when it is not an object (a fuzz target skips such documents).
+func ObjectFromJSON(data []byte) (m property.Map, ok bool) {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return property.Map{}, false
+	}
+	p, err := FromJSON(v)
+	if err != nil || !p.IsMap() {
+		return property.Map{}, false
+	}
+	return p.AsMap(), true
+}
 
 // FromJSON converts a decoded JSON value (as encoding/json decodes into an any) to a
 // property value, reading the markers.
