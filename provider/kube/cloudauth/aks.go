@@ -1,0 +1,217 @@
+package cloudauth
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+)
+
+// kubelogin's login modes that make tokens without a person: the ones built in.
+// devicecode, interactive and ropc need a person at a browser or terminal, or a user's
+// password: they are left to kubelogin.
+var aksLogins = []string{"spn", "workloadidentity", "azurecli", "azd", "msi"}
+
+// aksEnvironments are kubelogin's --environment names and their clouds.
+var aksEnvironments = map[string]cloud.Configuration{
+	"azurepubliccloud":       cloud.AzurePublic,
+	"azurechinacloud":        cloud.AzureChina,
+	"azureusgovernmentcloud": cloud.AzureGovernment,
+}
+
+type aksSource struct {
+	// build makes the credential again (see renew): the library keeps tokens until
+	// they expire.
+	build    func() (azcore.TokenCredential, error)
+	scope    string
+	describe string
+
+	mu   sync.Mutex
+	cred azcore.TokenCredential
+}
+
+func newAKS(p Plugin, o Options) (Source, error) {
+	where := fmt.Sprintf("AKS cluster at %s (server ID %s)", o.Server, p.ServerID)
+	if !containsFold(aksLogins, p.Login) {
+		return nil, fmt.Errorf("%s: kubelogin's %s login needs a person (a browser, a device code or a user's password) "+
+			"and is not built in; where no one is at hand, as in CI, convert the kubeconfig to a login that needs none "+
+			"(kubelogin convert-kubeconfig -l workloadidentity, -l spn or -l azurecli), or install kubelogin", where, p.Login)
+	}
+	env := func(name string) string { return o.getenv(p, name) }
+	// The block's arguments, and AAD_SERVICE_PRINCIPAL_* or AZURE_* over them unless
+	// --disable-environment-override, as kubelogin reads them.
+	arg := func(value string, names ...string) string {
+		if !p.DisableEnvironmentOverride {
+			for _, n := range names {
+				if v := env(n); v != "" {
+					return v
+				}
+			}
+		}
+		return value
+	}
+	clientID := arg(p.ClientID, "AAD_SERVICE_PRINCIPAL_CLIENT_ID", "AZURE_CLIENT_ID")
+	tenantID := arg(p.TenantID, "AZURE_TENANT_ID")
+
+	clientOpts, authority, err := aksClientOptions(p, env, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	var build func() (azcore.TokenCredential, error)
+	var from string
+	switch strings.ToLower(p.Login) {
+	case "spn":
+		secret := arg(p.ClientSecret, "AAD_SERVICE_PRINCIPAL_CLIENT_SECRET", "AZURE_CLIENT_SECRET")
+		certPath := arg(p.ClientCertificate, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE", "AZURE_CLIENT_CERTIFICATE_PATH")
+		switch {
+		case clientID == "" || tenantID == "":
+			return nil, fmt.Errorf("%s: kubelogin's spn login needs a client ID and a tenant ID (--client-id and --tenant-id, "+
+				"or AAD_SERVICE_PRINCIPAL_CLIENT_ID / AZURE_CLIENT_ID and AZURE_TENANT_ID)", where)
+		case secret != "":
+			from = fmt.Sprintf("service principal %s of tenant %s with a client secret", clientID, tenantID)
+			build = func() (azcore.TokenCredential, error) {
+				return azidentity.NewClientSecretCredential(tenantID, clientID, secret,
+					&azidentity.ClientSecretCredentialOptions{ClientOptions: clientOpts, DisableInstanceDiscovery: !authority.known})
+			}
+		case certPath != "":
+			password := arg(p.ClientCertificatePassword, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE_PASSWORD", "AZURE_CLIENT_CERTIFICATE_PASSWORD")
+			from = fmt.Sprintf("service principal %s of tenant %s with the client certificate %s", clientID, tenantID, certPath)
+			build = func() (azcore.TokenCredential, error) {
+				data, err := os.ReadFile(certPath) //nolint:gosec // the certificate the kubeconfig or environment names
+				if err != nil {
+					return nil, err
+				}
+				certs, key, err := azidentity.ParseCertificates(data, []byte(password))
+				if err != nil {
+					return nil, fmt.Errorf("the client certificate %s: %w", certPath, err)
+				}
+				return azidentity.NewClientCertificateCredential(tenantID, clientID, certs, key,
+					&azidentity.ClientCertificateCredentialOptions{ClientOptions: clientOpts, DisableInstanceDiscovery: !authority.known})
+			}
+		default:
+			return nil, fmt.Errorf("%s: kubelogin's spn login for service principal %s needs a client secret or certificate "+
+				"(AAD_SERVICE_PRINCIPAL_CLIENT_SECRET or AZURE_CLIENT_SECRET, or AZURE_CLIENT_CERTIFICATE_PATH)", where, clientID)
+		}
+	case "workloadidentity":
+		tokenFile := firstOf(p.FederatedTokenFile, env("AZURE_FEDERATED_TOKEN_FILE"))
+		from = fmt.Sprintf("workload identity %s of tenant %s with the federated token file %s", clientID, tenantID, tokenFile)
+		build = func() (azcore.TokenCredential, error) {
+			return azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
+				ClientOptions: clientOpts, ClientID: clientID, TenantID: tenantID, TokenFilePath: tokenFile,
+				DisableInstanceDiscovery: !authority.known,
+			})
+		}
+	case "azurecli":
+		from = "the Azure CLI's signed-in account (az account get-access-token)"
+		build = func() (azcore.TokenCredential, error) {
+			return azidentity.NewAzureCLICredential(&azidentity.AzureCLICredentialOptions{TenantID: p.TenantID})
+		}
+	case "azd":
+		from = "the Azure Developer CLI's signed-in account (azd auth token)"
+		build = func() (azcore.TokenCredential, error) {
+			return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: p.TenantID})
+		}
+	case "msi":
+		opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: clientOpts}
+		from = "the managed identity of the machine"
+		switch {
+		case p.ClientID != "":
+			opts.ID, from = azidentity.ClientID(p.ClientID), "the managed identity with client ID "+p.ClientID
+		case p.IdentityResourceID != "":
+			opts.ID, from = azidentity.ResourceID(p.IdentityResourceID), "the managed identity "+p.IdentityResourceID
+		}
+		build = func() (azcore.TokenCredential, error) { return azidentity.NewManagedIdentityCredential(opts) }
+	}
+	cred, err := build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", where, from, err)
+	}
+	return &aksSource{
+		build: build, cred: cred, scope: p.ServerID + "/.default",
+		describe: fmt.Sprintf("%s with %s (authority %s)", where, from, authority.host),
+	}, nil
+}
+
+type authorityHost struct {
+	host string
+	// known is a Microsoft cloud's host, whose instance metadata the library reads;
+	// another (a sovereign or test identity provider) serves none.
+	known bool
+}
+
+// aksClientOptions picks the cloud: --authority-host or AZURE_AUTHORITY_HOST, else
+// the --environment's (AzurePublicCloud when none is given).
+func aksClientOptions(p Plugin, env func(string) string, o Options) (azcore.ClientOptions, authorityHost, error) {
+	var opts azcore.ClientOptions
+	if o.HTTPClient != nil {
+		opts.Transport = o.HTTPClient
+	}
+	environment := firstOf(p.Environment, "AzurePublicCloud")
+	c, ok := aksEnvironments[strings.ToLower(environment)]
+	if !ok {
+		return opts, authorityHost{}, fmt.Errorf("kubelogin environment %q is not one of AzurePublicCloud, AzureChinaCloud, "+
+			"AzureUSGovernmentCloud", environment)
+	}
+	authority := authorityHost{host: c.ActiveDirectoryAuthorityHost, known: true}
+	if host := firstOf(p.AuthorityHost, env("AZURE_AUTHORITY_HOST")); host != "" {
+		u, err := url.Parse(host)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return opts, authorityHost{}, fmt.Errorf("the authority host %q is not an https:// URL", host)
+		}
+		if !strings.HasSuffix(host, "/") {
+			host += "/"
+		}
+		authority = authorityHost{host: host, known: false}
+		for _, known := range aksEnvironments {
+			if strings.EqualFold(known.ActiveDirectoryAuthorityHost, host) {
+				authority.known = true
+			}
+		}
+		c = cloud.Configuration{ActiveDirectoryAuthorityHost: host, Services: c.Services}
+	}
+	opts.Cloud = c
+	return opts, authority, nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *aksSource) Describe() string { return s.describe }
+
+func (s *aksSource) renew() {
+	s.mu.Lock()
+	s.cred = nil
+	s.mu.Unlock()
+}
+
+func (s *aksSource) Token(ctx context.Context) (Token, error) {
+	s.mu.Lock()
+	cred := s.cred
+	if cred == nil {
+		var err error
+		if cred, err = s.build(); err != nil {
+			s.mu.Unlock()
+			return Token{}, fmt.Errorf("getting a token for the %s: %w", s.describe, err)
+		}
+		s.cred = cred
+	}
+	s.mu.Unlock()
+	tok, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{s.scope}})
+	if err != nil {
+		return Token{}, fmt.Errorf("getting a token for the %s: %w", s.describe, err)
+	}
+	return Token{Value: tok.Token, Expiry: tok.ExpiresOn}, nil
+}

@@ -1,0 +1,62 @@
+package cloudauth
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Mode is how a recognised exec plugin is served: the plugin program, tokens made in
+// the provider's process, or whichever applies (the default).
+type Mode string
+
+// The modes.
+const (
+	Automatic Mode = "automatic"
+	BuiltIn   Mode = "builtIn"
+	Exec      Mode = "exec"
+)
+
+// Modes are the values the setting takes.
+var Modes = []Mode{Automatic, BuiltIn, Exec}
+
+// ParseMode reads the setting; empty means Automatic.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return Automatic, nil
+	}
+	for _, m := range Modes {
+		if strings.EqualFold(s, string(m)) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("the cloud credentials mode %q is not one of automatic, builtIn, exec", s)
+}
+
+// LookPath finds a program on PATH; tests replace it.
+type LookPath func(file string) (string, error)
+
+// Choice is what Decide chose, and why, in words for the provider's diagnostics.
+type Choice struct {
+	BuiltIn bool
+	Reason  string
+}
+
+// Decide chooses between the plugin program and a token made in process for p under
+// mode: Exec always runs the program, BuiltIn never does, and Automatic runs it when it
+// is on PATH (or names a file that exists), else makes the token in process.
+func Decide(mode Mode, p Plugin, look LookPath) Choice {
+	if look == nil {
+		look = exec.LookPath
+	}
+	switch mode {
+	case Exec:
+		return Choice{Reason: "the cloud credentials setting is exec"}
+	case BuiltIn:
+		return Choice{BuiltIn: true, Reason: "the cloud credentials setting is builtIn"}
+	}
+	if path, err := look(p.Command); err == nil {
+		return Choice{Reason: fmt.Sprintf("%s is on PATH at %s", program(p.Command), path)}
+	}
+	return Choice{BuiltIn: true, Reason: fmt.Sprintf("%s is not on PATH", program(p.Command))}
+}

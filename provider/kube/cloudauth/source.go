@@ -1,0 +1,192 @@
+package cloudauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// Token is a bearer token for a cluster and the time it stops being accepted.
+type Token struct {
+	Value  string
+	Expiry time.Time
+}
+
+// Source makes tokens for one cluster. Describe names the cloud, the cluster and the
+// credentials used, never a secret.
+type Source interface {
+	Token(ctx context.Context) (Token, error)
+	Describe() string
+}
+
+// Options are what New needs beyond the plugin.
+type Options struct {
+	// Server is the cluster's API server URL, named in errors.
+	Server string
+	// HTTPClient, when set, carries the requests for credentials (tests point it at
+	// local doubles that serve TLS with a certificate of their own).
+	HTTPClient *http.Client
+	// Getenv reads the process environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// getenv reads a variable as the plugin would see it: the exec block's env entries
+// over the process environment.
+func (o Options) getenv(p Plugin, name string) string {
+	if v, ok := p.Env[name]; ok {
+		return v
+	}
+	if o.Getenv != nil {
+		return o.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+// New builds the in-process source of tokens of p. It reads configuration (files,
+// environment) but makes no request: the first token is made on first use.
+func New(ctx context.Context, p Plugin, o Options) (Source, error) {
+	switch p.Cloud {
+	case GKE:
+		return newGKE(ctx, p, o)
+	case EKS:
+		return newEKS(ctx, p, o)
+	case AKS:
+		return newAKS(p, o)
+	default:
+		return nil, fmt.Errorf("internal error: no built-in credentials for cloud %q", p.Cloud)
+	}
+}
+
+// renewBefore is how long before its expiry a token is replaced: a minute, or a
+// quarter of the token's life when that is shorter.
+func renewBefore(made, expiry time.Time) time.Duration {
+	return min(time.Minute, expiry.Sub(made)/4)
+}
+
+// cache keeps a source's token until shortly before it expires (see renewBefore).
+// Concurrent requests for an expired token wait for one renewal.
+type cache struct {
+	src Source
+	now func() time.Time
+
+	mu   sync.Mutex
+	tok  Token
+	made time.Time
+}
+
+func (c *cache) token(ctx context.Context) (Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if c.tok.Value != "" && now.Before(c.tok.Expiry.Add(-renewBefore(c.made, c.tok.Expiry))) {
+		return c.tok, nil
+	}
+	tok, err := c.src.Token(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	c.tok, c.made = tok, now
+	return tok, nil
+}
+
+// reset drops the token if it was made before t (a token made since is fresher than
+// the one the server refused).
+func (c *cache) reset(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.made.Before(t) {
+		c.tok = Token{}
+		if r, ok := c.src.(renewer); ok {
+			r.renew()
+		}
+	}
+}
+
+// renewer is a source that keeps tokens or credentials of its own: renew drops them,
+// so that the next token is made anew.
+type renewer interface{ renew() }
+
+// Transport returns a wrapper of round trippers that sends the tokens of src,
+// renewed before they expire. A request the server answers 401 is sent once more
+// with a new token (when its body can be sent again); a second 401 is returned with
+// the source's description added to the API server's message.
+func Transport(src Source) func(http.RoundTripper) http.RoundTripper {
+	c := &cache{src: src, now: time.Now}
+	return func(next http.RoundTripper) http.RoundTripper { return &transport{next: next, cache: c} }
+}
+
+type transport struct {
+	next  http.RoundTripper
+	cache *cache
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Authorization") != "" {
+		return t.next.RoundTrip(req)
+	}
+	start := t.cache.now()
+	resp, err := t.send(req, req.Body)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	var body io.ReadCloser = http.NoBody
+	if req.Body != nil && req.Body != http.NoBody {
+		if req.GetBody == nil {
+			return resp, nil
+		}
+		b, err := req.GetBody()
+		if err != nil {
+			return resp, nil //nolint:nilerr // the first answer stands when the body cannot be sent again
+		}
+		body = b
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
+	t.cache.reset(start)
+	resp, err = t.send(req, body)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	return annotate(resp, t.cache.src.Describe()), nil
+}
+
+func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response, error) {
+	tok, err := t.cache.token(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	r := req.Clone(req.Context())
+	r.Body = body
+	r.Header.Set("Authorization", "Bearer "+tok.Value)
+	return t.next.RoundTrip(r)
+}
+
+// annotate adds who made the refused token to the message of a 401 answer that is a
+// Kubernetes Status, so that the error the user sees names the credentials.
+func annotate(resp *http.Response, describe string) *http.Response {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+	if err != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return resp
+	}
+	var status map[string]any
+	if json.Unmarshal(raw, &status) == nil && status["kind"] == "Status" {
+		msg, _ := status["message"].(string)
+		status["message"] = fmt.Sprintf("%s: the cluster refused the token made in the provider's process for %s "+
+			"(renewed once and refused again)", msg, describe)
+		if b, err := json.Marshal(status); err == nil {
+			raw = b
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	resp.ContentLength = int64(len(raw))
+	resp.Header.Del("Content-Length")
+	return resp
+}
