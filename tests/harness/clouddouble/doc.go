@@ -1,0 +1,23 @@
+// Package clouddouble holds local stand-ins for the credential services the three
+// managed Kubernetes clouds' tokens come from, for tests of the provider's in-process
+// cluster credentials (package provider/kube/cloudauth):
+//
+//   - STS, AWS Security Token Service: GetCallerIdentity answered for a presigned URL
+//     (the EKS token), AssumeRole for a request signed in its Authorization header.
+//     Both SigV4 signatures are checked against the key pairs the double knows, and
+//     errors come in STS's envelope (XML, or JSON when asked for).
+//   - Entra, the Microsoft Entra ID token endpoint of a tenant (v2.0 client
+//     credentials: a client secret or a client assertion, as workload identity sends
+//     its federated token) and the tenant's OpenID configuration, over TLS with a
+//     certificate of its own, with Entra's AADSTS error envelope.
+//   - Metadata, the Google Compute Engine metadata server's token endpoint, which
+//     answers only requests with the Metadata-Flavor: Google header.
+//
+// (Google's OAuth 2.0 token endpoint for service account keys is in googledouble.)
+//
+// Each records the tokens it granted and can verify a token the way the cloud does for
+// a cluster: VerifyEKSToken decodes and checks the presigned URL and calls the double's
+// GetCallerIdentity with it, as aws-iam-authenticator's server does.
+//
+// Tests use it; the provider's own packages never import it.
+package clouddouble

@@ -1,0 +1,424 @@
+package clouddouble
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The EKS token's parts, as the cluster's authenticator reads them.
+const (
+	eksTokenPrefix   = "k8s-aws-v1."
+	eksClusterHeader = "x-k8s-aws-id"
+	// presignedLifetime is how long STS accepts a presigned GetCallerIdentity URL after
+	// its X-Amz-Date, whatever its X-Amz-Expires says.
+	presignedLifetime = 15 * time.Minute
+	stsNamespace      = "https://sts.amazonaws.com/doc/2011-06-15/"
+	amzDateFormat     = "20060102T150405Z"
+)
+
+// AWSKey is a key pair the STS double knows, and the identity it stands for.
+type AWSKey struct {
+	AccessKeyID, SecretAccessKey, SessionToken string
+	// ARN, UserID and Account are what GetCallerIdentity answers for the key.
+	ARN, UserID, Account string
+	// Expires, when not zero, is when the key stops working (assumed roles).
+	Expires time.Time
+}
+
+// STS is the AWS Security Token Service double. It listens on 127.0.0.1 over plain
+// HTTP; point the SDK at it with AWS_ENDPOINT_URL_STS.
+type STS struct {
+	// URL is the base URL, ending in "/".
+	URL string
+	srv *httptest.Server
+
+	mu    sync.Mutex
+	keys  map[string]AWSKey
+	roles map[string]bool
+	// Calls counts the answers by action ("GetCallerIdentity", "AssumeRole") and
+	// failures by error code.
+	calls map[string]int
+	now   func() time.Time
+}
+
+// StartSTS starts the double.
+func StartSTS() *STS {
+	s := &STS{keys: map[string]AWSKey{}, roles: map[string]bool{}, calls: map[string]int{}, now: time.Now}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + "/"
+	return s
+}
+
+// Close stops the double.
+func (s *STS) Close() { s.srv.Close() }
+
+// SetNow replaces the double's clock (to test expiry).
+func (s *STS) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	s.now = now
+	s.mu.Unlock()
+}
+
+// Calls returns how many times each action answered, and each error code was sent.
+func (s *STS) Calls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.calls {
+		out[k] = v
+	}
+	return out
+}
+
+func randomID(prefix string, n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return prefix + strings.ToUpper(hex.EncodeToString(b))
+}
+
+// AddUser mints a long-term key pair (AKIA...) for IAM user name of account.
+func (s *STS) AddUser(account, name string) AWSKey {
+	k := AWSKey{
+		AccessKeyID: randomID("AKIA", 8), SecretAccessKey: base64.RawStdEncoding.EncodeToString([]byte(randomID("", 20)))[:40],
+		ARN: fmt.Sprintf("arn:aws:iam::%s:user/%s", account, name), UserID: randomID("AIDA", 8), Account: account,
+	}
+	s.mu.Lock()
+	s.keys[k.AccessKeyID] = k
+	s.mu.Unlock()
+	return k
+}
+
+// AddRole lets every known key assume roleARN.
+func (s *STS) AddRole(roleARN string) {
+	s.mu.Lock()
+	s.roles[roleARN] = true
+	s.mu.Unlock()
+}
+
+type stsError struct {
+	status        int
+	code, message string
+}
+
+func (s *STS) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return
+	}
+	params := r.URL.Query()
+	if r.Method == http.MethodPost {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			s.fail(w, r, stsError{400, "MalformedQueryString", "the form body does not parse"})
+			return
+		}
+		for k, v := range form {
+			params[k] = v
+		}
+	}
+	key, e := s.authenticate(r, body)
+	if e != nil {
+		s.fail(w, r, *e)
+		return
+	}
+	switch params.Get("Action") {
+	case "GetCallerIdentity":
+		s.count("GetCallerIdentity")
+		s.answer(w, r, "GetCallerIdentity", struct {
+			Arn     string `xml:"Arn" json:"Arn"`
+			UserID  string `xml:"UserId" json:"UserId"`
+			Account string `xml:"Account" json:"Account"`
+		}{key.ARN, key.UserID, key.Account})
+	case "AssumeRole":
+		s.assumeRole(w, r, key, params)
+	default:
+		s.fail(w, r, stsError{400, "InvalidAction", fmt.Sprintf("Could not find operation %s for version 2011-06-15", params.Get("Action"))})
+	}
+}
+
+// authenticate checks the request's SigV4 signature, presigned (in the query) or in the
+// Authorization header, and returns the key that signed it.
+func (s *STS) authenticate(r *http.Request, body []byte) (AWSKey, *stsError) {
+	q := r.URL.Query()
+	var credential, signedHeaders, signature, amzDate, payloadHash, query string
+	presigned := q.Get("X-Amz-Signature") != ""
+	if presigned {
+		if q.Get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256" {
+			return AWSKey{}, &stsError{400, "IncompleteSignature", "X-Amz-Algorithm must be AWS4-HMAC-SHA256"}
+		}
+		credential, signedHeaders, signature, amzDate = q.Get("X-Amz-Credential"), q.Get("X-Amz-SignedHeaders"), q.Get("X-Amz-Signature"), q.Get("X-Amz-Date")
+		payloadHash = sha256Hex("")
+		query = canonicalQuery(q, "X-Amz-Signature")
+	} else {
+		auth := r.Header.Get("Authorization")
+		rest, ok := strings.CutPrefix(auth, "AWS4-HMAC-SHA256 ")
+		if !ok {
+			return AWSKey{}, &stsError{403, "MissingAuthenticationToken", "Request is missing Authentication Token"}
+		}
+		for _, part := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+			switch k {
+			case "Credential":
+				credential = v
+			case "SignedHeaders":
+				signedHeaders = v
+			case "Signature":
+				signature = v
+			}
+		}
+		amzDate = r.Header.Get("X-Amz-Date")
+		payloadHash = sha256Hex(string(body))
+		query = canonicalQuery(q, "")
+	}
+	scope := strings.Split(credential, "/")
+	if len(scope) != 5 || scope[3] != "sts" || scope[4] != "aws4_request" {
+		return AWSKey{}, &stsError{400, "IncompleteSignature", fmt.Sprintf("Credential %q is not AKID/date/region/sts/aws4_request", credential)}
+	}
+	s.mu.Lock()
+	key, known := s.keys[scope[0]]
+	now := s.now()
+	s.mu.Unlock()
+	if !known {
+		return AWSKey{}, &stsError{403, "InvalidClientTokenId", "The security token included in the request is invalid."}
+	}
+	if !key.Expires.IsZero() && now.After(key.Expires) {
+		return AWSKey{}, &stsError{403, "ExpiredToken", "The security token included in the request is expired"}
+	}
+	token := r.Header.Get("X-Amz-Security-Token")
+	if presigned {
+		token = q.Get("X-Amz-Security-Token")
+	}
+	if token != key.SessionToken {
+		return AWSKey{}, &stsError{403, "InvalidClientTokenId", "The security token included in the request is invalid."}
+	}
+	date, err := time.Parse(amzDateFormat, amzDate)
+	if err != nil || !strings.HasPrefix(amzDate, scope[1]) {
+		return AWSKey{}, &stsError{400, "IncompleteSignature", "X-Amz-Date is missing or does not match the credential scope's date"}
+	}
+	if presigned && now.After(date.Add(presignedLifetime)) {
+		return AWSKey{}, &stsError{403, "AccessDenied", "Request has expired"}
+	}
+	if !presigned && (now.Sub(date) > 5*time.Minute || date.Sub(now) > 5*time.Minute) {
+		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "Signature expired: " + amzDate + " is now earlier or later than 5 minutes from now"}
+	}
+	headers := strings.Split(signedHeaders, ";")
+	if !contains(headers, "host") {
+		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "the host header is not signed"}
+	}
+	canonical := canonicalRequest(r, query, headers, payloadHash)
+	want := sigv4{secret: key.SecretAccessKey, date: scope[1], region: scope[2], service: "sts"}.signature(amzDate, canonical)
+	if !hmac.Equal([]byte(want), []byte(signature)) {
+		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. " +
+			"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."}
+	}
+	return key, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *STS) assumeRole(w http.ResponseWriter, r *http.Request, caller AWSKey, params url.Values) {
+	role, session := params.Get("RoleArn"), params.Get("RoleSessionName")
+	s.mu.Lock()
+	allowed := s.roles[role]
+	s.mu.Unlock()
+	if !allowed {
+		s.fail(w, r, stsError{403, "AccessDenied", fmt.Sprintf("User: %s is not authorized to perform: sts:AssumeRole on resource: %s", caller.ARN, role)})
+		return
+	}
+	duration := time.Hour
+	if d, err := strconv.Atoi(params.Get("DurationSeconds")); err == nil && d > 0 {
+		duration = time.Duration(d) * time.Second
+	}
+	name := role[strings.LastIndex(role, "/")+1:]
+	account := strings.Split(role, ":")[4]
+	roleID := randomID("AROA", 8)
+	k := AWSKey{
+		AccessKeyID: randomID("ASIA", 8), SecretAccessKey: randomID("", 20), SessionToken: "FwoG" + randomID("", 32),
+		ARN: fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, name, session), UserID: roleID + ":" + session,
+		Account: account, Expires: s.now().Add(duration),
+	}
+	s.mu.Lock()
+	s.keys[k.AccessKeyID] = k
+	s.mu.Unlock()
+	s.count("AssumeRole")
+	type credentials struct {
+		AccessKeyID     string `xml:"AccessKeyId"`
+		SecretAccessKey string `xml:"SecretAccessKey"`
+		SessionToken    string `xml:"SessionToken"`
+		Expiration      string `xml:"Expiration"`
+	}
+	type assumedRoleUser struct {
+		Arn           string `xml:"Arn"`
+		AssumedRoleID string `xml:"AssumedRoleId"`
+	}
+	s.answer(w, r, "AssumeRole", struct {
+		Credentials     credentials     `xml:"Credentials"`
+		AssumedRoleUser assumedRoleUser `xml:"AssumedRoleUser"`
+	}{
+		credentials{k.AccessKeyID, k.SecretAccessKey, k.SessionToken, k.Expires.UTC().Format(time.RFC3339)},
+		assumedRoleUser{k.ARN, k.UserID},
+	})
+}
+
+func (s *STS) count(what string) {
+	s.mu.Lock()
+	s.calls[what]++
+	s.mu.Unlock()
+}
+
+func wantsJSON(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "application/json") }
+
+// answer writes <Action>Response, in XML or, when the request accepts it, JSON.
+func (s *STS) answer(w http.ResponseWriter, r *http.Request, action string, result any) {
+	requestID := newRequestID()
+	if wantsJSON(r) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{action + "Response": map[string]any{
+			action + "Result":  result,
+			"ResponseMetadata": map[string]string{"RequestId": requestID},
+		}})
+		return
+	}
+	type metadata struct {
+		RequestID string `xml:"RequestId"`
+	}
+	w.Header().Set("Content-Type", "text/xml")
+	_, _ = io.WriteString(w, xml.Header)
+	_ = xml.NewEncoder(w).Encode(struct {
+		XMLName  xml.Name
+		Xmlns    string   `xml:"xmlns,attr"`
+		Result   any      `xml:"Result"`
+		Metadata metadata `xml:"ResponseMetadata"`
+	}{XMLName: xml.Name{Local: action + "Response"}, Xmlns: stsNamespace, Result: resultElement{action + "Result", result}, Metadata: metadata{requestID}})
+}
+
+// resultElement names the result element after the action.
+type resultElement struct {
+	name  string
+	inner any
+}
+
+func (e resultElement) MarshalXML(enc *xml.Encoder, _ xml.StartElement) error {
+	return enc.EncodeElement(e.inner, xml.StartElement{Name: xml.Name{Local: e.name}})
+}
+
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// fail writes STS's error envelope.
+func (s *STS) fail(w http.ResponseWriter, r *http.Request, e stsError) {
+	s.count(e.code)
+	requestID := newRequestID()
+	if wantsJSON(r) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(e.status)
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"Error":     map[string]string{"Type": "Sender", "Code": e.code, "Message": e.message},
+			"RequestId": requestID,
+		})
+		return
+	}
+	type errorBody struct {
+		Type    string `xml:"Type"`
+		Code    string `xml:"Code"`
+		Message string `xml:"Message"`
+	}
+	w.Header().Set("Content-Type", "text/xml")
+	w.WriteHeader(e.status)
+	_ = xml.NewEncoder(w).Encode(struct {
+		XMLName   xml.Name  `xml:"ErrorResponse"`
+		Xmlns     string    `xml:"xmlns,attr"`
+		Error     errorBody `xml:"Error"`
+		RequestID string    `xml:"RequestId"`
+	}{Xmlns: stsNamespace, Error: errorBody{"Sender", e.code, e.message}, RequestID: requestID})
+}
+
+// VerifyEKSToken checks an EKS token for cluster the way the cluster's authenticator
+// does (aws-iam-authenticator's server): the prefix, the presigned URL's host (this
+// double's), path, parameters and signed cluster header, its age, and then the URL
+// itself, sent to the double's GetCallerIdentity with the cluster header. It returns
+// the caller's ARN.
+func (s *STS) VerifyEKSToken(ctx context.Context, token, cluster string) (string, error) {
+	raw, ok := strings.CutPrefix(token, eksTokenPrefix)
+	if !ok {
+		return "", errors.New("the token lacks the k8s-aws-v1. prefix")
+	}
+	decoded, err := base64.RawURLEncoding.DecodeString(raw)
+	if err != nil {
+		return "", fmt.Errorf("the token is not unpadded base64url: %w", err)
+	}
+	u, err := url.Parse(string(decoded))
+	if err != nil {
+		return "", fmt.Errorf("the token's URL: %w", err)
+	}
+	if u.Host != s.srv.Listener.Addr().String() || u.Path != "/" {
+		return "", fmt.Errorf("unexpected STS host or path %q in the presigned URL", u.Host+u.Path)
+	}
+	allowed := map[string]bool{"action": true, "version": true, "x-amz-algorithm": true, "x-amz-credential": true,
+		"x-amz-date": true, "x-amz-expires": true, "x-amz-security-token": true, "x-amz-signature": true, "x-amz-signedheaders": true}
+	q := u.Query()
+	for k, v := range q {
+		if !allowed[strings.ToLower(k)] || len(v) != 1 {
+			return "", fmt.Errorf("query parameter %q is not allowed or repeated", k)
+		}
+	}
+	if q.Get("Action") != "GetCallerIdentity" {
+		return "", fmt.Errorf("the presigned action is %q", q.Get("Action"))
+	}
+	if !contains(strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), eksClusterHeader) {
+		return "", errors.New("the x-k8s-aws-id header is not signed")
+	}
+	if n, err := strconv.Atoi(q.Get("X-Amz-Expires")); err != nil || n < 0 || n > 900 {
+		return "", fmt.Errorf("X-Amz-Expires %q is not between 0 and 900", q.Get("X-Amz-Expires"))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set(eksClusterHeader, cluster)
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("STS answered %d: %s", resp.StatusCode, body)
+	}
+	var answer struct {
+		GetCallerIdentityResponse struct {
+			GetCallerIdentityResult struct{ Arn string }
+		}
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return "", err
+	}
+	return answer.GetCallerIdentityResponse.GetCallerIdentityResult.Arn, nil
+}
