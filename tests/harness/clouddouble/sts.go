@@ -288,7 +288,9 @@ func (s *STS) count(what string) {
 	s.mu.Unlock()
 }
 
-func wantsJSON(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), "application/json") }
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
 
 // answer writes <Action>Response, in XML or, when the request accepts it, JSON.
 func (s *STS) answer(w http.ResponseWriter, r *http.Request, action string, result any) {
