@@ -60,7 +60,7 @@ func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
 			"or run on Google Cloud): %w", cluster, err)
 	}
 	if from == "" {
-		from = describeADC(creds, o, p)
+		from = describeADC(creds)
 	}
 	build := func() (oauth2.TokenSource, error) {
 		c, err := find()
@@ -73,16 +73,14 @@ func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
 }
 
 // describeADC names where FindDefaultCredentials found the credentials.
-func describeADC(creds *google.Credentials, o Options, p Plugin) string {
+func describeADC(creds *google.Credentials) string {
 	if len(creds.JSON) == 0 {
 		return "the metadata server's service account"
 	}
-	dir := o.getenv(p, "CLOUDSDK_CONFIG")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config", "gcloud")
-	}
-	return fmt.Sprintf("the %s credentials of %s", keyType(creds.JSON), filepath.Join(dir, "application_default_credentials.json"))
+	// (The auth library reads gcloud's file under $HOME, whatever CLOUDSDK_CONFIG says.)
+	home, _ := os.UserHomeDir()
+	file := filepath.Join(home, ".config", "gcloud", "application_default_credentials.json")
+	return fmt.Sprintf("the %s credentials of %s", keyType(creds.JSON), file)
 }
 
 // keyType is the "type" of a credentials file: service_account, authorized_user,

@@ -1,0 +1,106 @@
+package cloudauth
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
+)
+
+const (
+	tenant   = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	clientID = "0b6e2d1c-2a27-4c38-9f07-4c8ea7c1e2d0"
+)
+
+// noEnv is an environment with nothing set, so that the tests do not depend on the
+// machine's Azure variables.
+func noEnv(string) string { return "" }
+
+func TestAKSServicePrincipal(t *testing.T) {
+	t.Parallel()
+	entra := clouddouble.StartEntra()
+	defer entra.Close()
+	entra.AddSecretApp(tenant, clientID, "s3cr3t~value")
+	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
+		Env: map[string]string{"AAD_SERVICE_PRINCIPAL_CLIENT_SECRET": "s3cr3t~value", "AZURE_AUTHORITY_HOST": entra.URL}}
+	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := src.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := entra.Verify(tok.Value, AKSServerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.ClientID != clientID || g.Tenant != tenant {
+		t.Errorf("the token was granted to %s of %s", g.ClientID, g.Tenant)
+	}
+	for _, want := range []string{"AKS cluster at " + server, AKSServerID, "service principal " + clientID, entra.URL} {
+		if !strings.Contains(src.Describe(), want) {
+			t.Errorf("Describe() = %q, want it to name %q", src.Describe(), want)
+		}
+	}
+}
+
+func TestAKSWorkloadIdentity(t *testing.T) {
+	t.Parallel()
+	entra := clouddouble.StartEntra()
+	defer entra.Close()
+	const federated = "eyJhbGciOiJSUzI1NiJ9.projected-service-account-token.sig"
+	entra.AddFederatedApp(tenant, clientID, federated)
+	tokenFile := writeFile(t, "azure-identity-token", []byte(federated))
+	// As the workload identity webhook sets them in the pod.
+	env := map[string]string{"AZURE_CLIENT_ID": clientID, "AZURE_TENANT_ID": tenant,
+		"AZURE_FEDERATED_TOKEN_FILE": tokenFile, "AZURE_AUTHORITY_HOST": entra.URL}
+	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "workloadidentity", ServerID: AKSServerID}
+	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return env[n] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := src.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := entra.Verify(tok.Value, AKSServerID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAKSWrongSecret(t *testing.T) {
+	t.Parallel()
+	entra := clouddouble.StartEntra()
+	defer entra.Close()
+	entra.AddSecretApp(tenant, clientID, "the-right-one")
+	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
+		ClientSecret: "the-wrong-one", AuthorityHost: entra.URL}
+	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Token(t.Context())
+	if err == nil {
+		t.Fatal("a token was granted for a wrong secret")
+	}
+	for _, want := range []string{"AKS cluster at " + server, "service principal " + clientID, "AADSTS7000215"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "the-wrong-one") {
+		t.Errorf("error shows the secret: %v", err)
+	}
+}
+
+func TestAKSInteractiveLoginsAreLeftToKubelogin(t *testing.T) {
+	t.Parallel()
+	for _, login := range []string{"devicecode", "interactive", "ropc"} {
+		_, err := New(t.Context(), Plugin{Cloud: AKS, Command: "kubelogin", Login: login, ServerID: AKSServerID},
+			Options{Server: server, Getenv: noEnv})
+		if err == nil || !strings.Contains(err.Error(), "convert-kubeconfig -l workloadidentity") {
+			t.Errorf("login %s: %v, want advice to convert the kubeconfig", login, err)
+		}
+	}
+}
