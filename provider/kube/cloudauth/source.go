@@ -95,12 +95,11 @@ func (c *cache) token(ctx context.Context) (Token, error) {
 	return tok, nil
 }
 
-// reset drops the token if it was made before t (a token made since is fresher than
-// the one the server refused).
-func (c *cache) reset(t time.Time) {
+// reset drops the token refused, unless another has replaced it meanwhile.
+func (c *cache) reset(refused string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.made.Before(t) {
+	if c.tok.Value == refused {
 		c.tok = Token{}
 		if r, ok := c.src.(renewer); ok {
 			r.renew()
@@ -130,8 +129,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("Authorization") != "" {
 		return t.next.RoundTrip(req)
 	}
-	start := t.cache.now()
-	resp, err := t.send(req, req.Body)
+	resp, used, err := t.send(req, req.Body)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		return resp, err
 	}
@@ -148,23 +146,32 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
-	t.cache.reset(start)
-	resp, err = t.send(req, body)
+	t.cache.reset(used)
+	resp, _, err = t.send(req, body)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		return resp, err
 	}
 	return annotate(resp, t.cache.src.Describe()), nil
 }
 
-func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response, error) {
+// WrappedRoundTripper is the transport under this one (client-go's debugging and
+// connection management look through it).
+func (t *transport) WrappedRoundTripper() http.RoundTripper { return t.next }
+
+// send sends req with body and the cached token, and returns the token used.
+func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response, string, error) {
 	tok, err := t.cache.token(req.Context())
 	if err != nil {
-		return nil, err
+		if body != nil {
+			_ = body.Close()
+		}
+		return nil, "", err
 	}
 	r := req.Clone(req.Context())
 	r.Body = body
 	r.Header.Set("Authorization", "Bearer "+tok.Value)
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	return resp, tok.Value, err
 }
 
 // annotate adds who made the refused token to the message of a 401 answer that is a
