@@ -40,9 +40,7 @@ type aksSource struct {
 func newAKS(p Plugin, o Options) (Source, error) {
 	where := fmt.Sprintf("AKS cluster at %s (server ID %s)", o.Server, p.ServerID)
 	if !containsFold(aksLogins, p.Login) {
-		return nil, fmt.Errorf("%s: kubelogin's %s login needs a person (a browser, a device code or a user's password) "+
-			"and is not built in; where no one is at hand, as in CI, convert the kubeconfig to a login that needs none "+
-			"(kubelogin convert-kubeconfig -l workloadidentity, -l spn or -l azurecli), or install kubelogin", where, p.Login)
+		return nil, interactiveLogin(p, o)
 	}
 	env := func(name string) string { return o.getenv(p, name) }
 	// The block's arguments, and AAD_SERVICE_PRINCIPAL_* or AZURE_* over them unless
@@ -137,6 +135,14 @@ func newAKS(p Plugin, o Options) (Source, error) {
 		build: build, cred: cred, scope: p.ServerID + "/.default",
 		describe: fmt.Sprintf("%s with %s (authority %s)", where, from, authority.host),
 	}, nil
+}
+
+// interactiveLogin is the error for kubelogin's login modes that need a person.
+func interactiveLogin(p Plugin, o Options) error {
+	return fmt.Errorf("AKS cluster at %s (server ID %s): kubelogin's %s login needs a person (a browser, a device code "+
+		"or a user's password) and is not built in; where no one is at hand, as in CI, convert the kubeconfig to a login "+
+		"that needs none (kubelogin convert-kubeconfig -l workloadidentity, -l spn or -l azurecli), or install kubelogin",
+		o.Server, p.ServerID, p.Login)
 }
 
 type authorityHost struct {

@@ -23,7 +23,7 @@ func TestAKSServicePrincipal(t *testing.T) {
 	entra.AddSecretApp(tenant, clientID, "s3cr3t~value")
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 		Env: map[string]string{"AAD_SERVICE_PRINCIPAL_CLIENT_SECRET": "s3cr3t~value", "AZURE_AUTHORITY_HOST": entra.URL}}
-	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
+	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestAKSWorkloadIdentity(t *testing.T) {
 	env := map[string]string{"AZURE_CLIENT_ID": clientID, "AZURE_TENANT_ID": tenant,
 		"AZURE_FEDERATED_TOKEN_FILE": tokenFile, "AZURE_AUTHORITY_HOST": entra.URL}
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "workloadidentity", ServerID: AKSServerID}
-	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return env[n] }})
+	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return env[n] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestAKSWrongSecret(t *testing.T) {
 	entra.AddSecretApp(tenant, clientID, "the-right-one")
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 		ClientSecret: "the-wrong-one", AuthorityHost: entra.URL}
-	src, err := New(t.Context(), p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
+	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestAKSWrongSecret(t *testing.T) {
 func TestAKSInteractiveLoginsAreLeftToKubelogin(t *testing.T) {
 	t.Parallel()
 	for _, login := range []string{"devicecode", "interactive", "ropc"} {
-		_, err := New(t.Context(), Plugin{Cloud: AKS, Command: "kubelogin", Login: login, ServerID: AKSServerID},
+		_, err := New(Plugin{Cloud: AKS, Command: "kubelogin", Login: login, ServerID: AKSServerID},
 			Options{Server: server, Getenv: noEnv})
 		if err == nil || !strings.Contains(err.Error(), "convert-kubeconfig -l workloadidentity") {
 			t.Errorf("login %s: %v, want advice to convert the kubeconfig", login, err)

@@ -35,7 +35,7 @@ func TestEKSToken(t *testing.T) {
 	key := sts.AddUser("111122223333", "ci")
 	awsEnv(t, sts, key)
 
-	src, err := New(t.Context(), Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"},
+	src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"},
 		Options{Server: "https://203.0.113.10"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestEKSTokenWithRole(t *testing.T) {
 	sts.AddRole(role)
 	awsEnv(t, sts, key)
 
-	src, err := New(t.Context(), Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "us-west-2", RoleARN: role},
+	src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "us-west-2", RoleARN: role},
 		Options{Server: "https://203.0.113.10"})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestEKSWrongCredentials(t *testing.T) {
 	wrong.SecretAccessKey = strings.Repeat("x", 40)
 	awsEnv(t, sts, wrong)
 
-	src, err := New(t.Context(), Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"},
+	src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"},
 		Options{Server: "https://203.0.113.10"})
 	if err != nil {
 		t.Fatal(err)
@@ -153,13 +153,13 @@ func TestEKSWrongCredentials(t *testing.T) {
 	}
 
 	// A role the caller may not assume: the error names the role, the cluster and the STS answer.
-	_, err = New(t.Context(), Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1", RoleARN: "arn:aws:iam::1:role/nope"},
+	_, err = New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1", RoleARN: "arn:aws:iam::1:role/nope"},
 		Options{Server: "https://203.0.113.10"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	awsEnv(t, sts, key)
-	src, _ = New(t.Context(), Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1", RoleARN: "arn:aws:iam::1:role/nope"},
+	src, _ = New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1", RoleARN: "arn:aws:iam::1:role/nope"},
 		Options{Server: "https://203.0.113.10"})
 	_, err = src.Token(t.Context())
 	if err == nil {

@@ -47,7 +47,7 @@ func TestGKEServiceAccountKey(t *testing.T) {
 	keyFile := writeFile(t, "key.json", key)
 	googleEnv(t, keyFile, "")
 
-	src, err := New(t.Context(), Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestGKEWrongKey(t *testing.T) {
 	keyFile := writeFile(t, "key.json", key)
 	googleEnv(t, keyFile, "")
 
-	src, err := New(t.Context(), Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestGKEMetadataServer(t *testing.T) {
 	defer md.Close()
 	googleEnv(t, "", md.Host)
 
-	src, err := New(t.Context(), Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,10 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 )
 
 // Token is a bearer token for a cluster and the time it stops being accepted.
@@ -48,18 +52,86 @@ func (o Options) getenv(p Plugin, name string) string {
 	return os.Getenv(name)
 }
 
-// New builds the in-process source of tokens of p. It reads configuration (files,
-// environment) but makes no request: the first token is made on first use.
-func New(ctx context.Context, p Plugin, o Options) (Source, error) {
+// New returns the in-process source of tokens of p. It reads nothing and makes no
+// request: the credentials are found when the first token is asked for (on Google
+// Cloud that may ask the metadata server). Only a kubelogin login mode that needs a
+// person is refused at once.
+func New(p Plugin, o Options) (Source, error) {
+	l := &lazySource{p: p, o: o}
+	switch p.Cloud {
+	case GKE:
+		l.describe = fmt.Sprintf("GKE cluster at %s with Google Application Default Credentials", o.Server)
+	case EKS:
+		l.describe = fmt.Sprintf("EKS cluster %s at %s with AWS credentials%s", p.Cluster, o.Server, profileOf(p))
+	case AKS:
+		if !containsFold(aksLogins, p.Login) {
+			return nil, interactiveLogin(p, o)
+		}
+		l.describe = fmt.Sprintf("AKS cluster at %s (server ID %s) with kubelogin's %s login", o.Server, p.ServerID, p.Login)
+	default:
+		return nil, fmt.Errorf("internal error: no built-in credentials for cloud %q", p.Cloud)
+	}
+	return l, nil
+}
+
+// build finds the credentials of p.
+func build(ctx context.Context, p Plugin, o Options) (Source, error) {
 	switch p.Cloud {
 	case GKE:
 		return newGKE(ctx, p, o)
 	case EKS:
 		return newEKS(ctx, p, o)
-	case AKS:
-		return newAKS(p, o)
 	default:
-		return nil, fmt.Errorf("internal error: no built-in credentials for cloud %q", p.Cloud)
+		return newAKS(p, o)
+	}
+}
+
+// lazySource finds the credentials on the first token asked for; a failure is not kept.
+type lazySource struct {
+	p        Plugin
+	o        Options
+	describe string
+
+	mu  sync.Mutex
+	src Source
+}
+
+func (l *lazySource) source(ctx context.Context) (Source, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.src == nil {
+		src, err := build(ctx, l.p, l.o)
+		if err != nil {
+			return nil, err
+		}
+		l.src = src
+	}
+	return l.src, nil
+}
+
+func (l *lazySource) Token(ctx context.Context) (Token, error) {
+	src, err := l.source(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	return src.Token(ctx)
+}
+
+func (l *lazySource) Describe() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.src != nil {
+		return l.src.Describe()
+	}
+	return l.describe
+}
+
+func (l *lazySource) renew() {
+	l.mu.Lock()
+	src := l.src
+	l.mu.Unlock()
+	if r, ok := src.(renewer); ok {
+		r.renew()
 	}
 }
 
@@ -114,15 +186,22 @@ type renewer interface{ renew() }
 // Transport returns a wrapper of round trippers that sends the tokens of src,
 // renewed before they expire. A request the server answers 401 is sent once more
 // with a new token (when its body can be sent again); a second 401 is returned with
-// the source's description added to the API server's message.
-func Transport(src Source) func(http.RoundTripper) http.RoundTripper {
+// the source's description added to the API server's message. The first token made
+// is reported once, through the provider's logger of the request's context, with why
+// it is made in process (reason) and from which credentials.
+func Transport(src Source, reason string) func(http.RoundTripper) http.RoundTripper {
 	c := &cache{src: src, now: time.Now}
-	return func(next http.RoundTripper) http.RoundTripper { return &transport{next: next, cache: c} }
+	reported := &sync.Once{}
+	return func(next http.RoundTripper) http.RoundTripper {
+		return &transport{next: next, cache: c, reason: reason, reported: reported}
+	}
 }
 
 type transport struct {
-	next  http.RoundTripper
-	cache *cache
+	next     http.RoundTripper
+	cache    *cache
+	reason   string
+	reported *sync.Once
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -130,6 +209,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.next.RoundTrip(req)
 	}
 	resp, used, err := t.send(req, req.Body)
+	if used != "" {
+		t.reported.Do(func() {
+			secret.Logger(req.Context()).Infof("kubernetes credentials: the token of the %s is made in the provider's process (%s)",
+				t.cache.src.Describe(), t.reason)
+		})
+	}
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		return resp, err
 	}
@@ -165,7 +250,7 @@ func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response,
 		if body != nil {
 			_ = body.Close()
 		}
-		return nil, "", err
+		return nil, "", &CredentialsError{Err: err}
 	}
 	r := req.Clone(req.Context())
 	r.Body = body
@@ -196,4 +281,20 @@ func annotate(resp *http.Response, describe string) *http.Response {
 	resp.ContentLength = int64(len(raw))
 	resp.Header.Del("Content-Length")
 	return resp
+}
+
+// CredentialsError is a token that could not be made. It is a Kubernetes API status
+// (401 Unauthorized), not a transport failure: the cluster was not asked, and is not
+// unreachable.
+type CredentialsError struct{ Err error }
+
+func (e *CredentialsError) Error() string { return "kubernetes credentials: " + e.Err.Error() }
+
+func (e *CredentialsError) Unwrap() error { return e.Err }
+
+// Status is the error as the API server would say it.
+func (e *CredentialsError) Status() metav1.Status {
+	return metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized, Message: e.Error(),
+	}
 }

@@ -7,10 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // counted is a source whose tokens are tok-1, tok-2, ... living lifetime each.
@@ -33,7 +36,9 @@ func (c *counted) Token(context.Context) (Token, error) {
 	return Token{Value: fmt.Sprintf("tok-%d", c.n), Expiry: c.now().Add(c.lifetime)}, nil
 }
 
-func (c *counted) Describe() string { return "EKS cluster demo at https://203.0.113.10 with a test source" }
+func (c *counted) Describe() string {
+	return "EKS cluster demo at https://203.0.113.10 with a test source"
+}
 
 func (c *counted) renew() {
 	c.mu.Lock()
@@ -119,7 +124,7 @@ func TestTransportCachesTokens(t *testing.T) {
 	t.Parallel()
 	srv, bodies := apiServer(t)
 	src := &counted{lifetime: time.Hour, now: time.Now}
-	rt := Transport(src)(http.DefaultTransport)
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
 	for range 3 {
 		if resp, _ := post(t, rt, srv.URL, "x"); resp.StatusCode != http.StatusOK {
 			t.Fatalf("status %d", resp.StatusCode)
@@ -134,7 +139,7 @@ func TestTransportRetries401Once(t *testing.T) {
 	t.Parallel()
 	srv, bodies := apiServer(t, "tok-1")
 	src := &counted{lifetime: time.Hour, now: time.Now}
-	rt := Transport(src)(http.DefaultTransport)
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
 	resp, _ := post(t, rt, srv.URL, `{"kind":"EndpointSlice"}`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d after a renewed token, want 200", resp.StatusCode)
@@ -152,7 +157,7 @@ func TestTransportGivesUpAfterASecond401(t *testing.T) {
 	t.Parallel()
 	srv, bodies := apiServer(t, "tok-1", "tok-2", "tok-3")
 	src := &counted{lifetime: time.Hour, now: time.Now}
-	rt := Transport(src)(http.DefaultTransport)
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
 	resp, body := post(t, rt, srv.URL, "x")
 	if resp.StatusCode != http.StatusUnauthorized || len(*bodies) != 2 {
 		t.Fatalf("status %d after %d requests, want 401 after 2", resp.StatusCode, len(*bodies))
@@ -171,11 +176,16 @@ func TestTransportTokenError(t *testing.T) {
 	t.Parallel()
 	srv, bodies := apiServer(t)
 	src := &counted{lifetime: time.Hour, now: time.Now, err: errors.New("getting AWS credentials for the EKS cluster demo: no credentials")}
-	rt := Transport(src)(http.DefaultTransport)
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	_, err := rt.RoundTrip(req)
 	if err == nil || !strings.Contains(err.Error(), "EKS cluster demo") {
 		t.Errorf("RoundTrip error %v, want the source's", err)
+	}
+	// Through net/http's url.Error, it is still a 401 status, not an unreachable cluster.
+	var status apierrors.APIStatus
+	if !errors.As(&url.Error{Op: "Get", URL: srv.URL, Err: err}, &status) || !apierrors.IsUnauthorized(err) {
+		t.Errorf("RoundTrip error %#v is not a 401 API status", err)
 	}
 	if len(*bodies) != 0 {
 		t.Errorf("a request was sent without a token")
@@ -186,7 +196,7 @@ func TestTransportLeavesExplicitAuthorization(t *testing.T) {
 	t.Parallel()
 	srv, bodies := apiServer(t)
 	src := &counted{lifetime: time.Hour, now: time.Now}
-	rt := Transport(src)(http.DefaultTransport)
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	req.Header.Set("Authorization", "Bearer given")
 	resp, err := rt.RoundTrip(req)
