@@ -19,15 +19,15 @@ import (
 // The EKS token, as aws eks get-token and aws-iam-authenticator make it: a presigned
 // STS GetCallerIdentity URL whose signed headers include the cluster's name.
 const (
-	// EKSTokenPrefix starts every token; the URL follows in unpadded base64url.
-	EKSTokenPrefix = "k8s-aws-v1."
+	// EKSPrefix starts every token; the URL follows in unpadded base64url.
+	EKSPrefix = "k8s-aws-v1."
 	// EKSClusterHeader carries the cluster name (or ID) in the signed request.
 	EKSClusterHeader = "x-k8s-aws-id"
 	// eksPresignExpires is the X-Amz-Expires the tools send. STS ignores it: a
 	// presigned GetCallerIdentity URL is accepted for 15 minutes after X-Amz-Date.
 	eksPresignExpires = "60"
-	// EKSTokenLifetime is how long the cluster accepts a token after it is signed.
-	EKSTokenLifetime = 15 * time.Minute
+	// EKSLifetime is how long the cluster accepts a token after it is signed.
+	EKSLifetime = 15 * time.Minute
 )
 
 // eksDefaultRegion signs when neither the block nor the AWS configuration names a
@@ -147,7 +147,7 @@ func (s *eksSource) Token(ctx context.Context) (Token, error) {
 		return Token{}, fmt.Errorf("internal error: the presigned STS URL has no X-Amz-Date: %w", err)
 	}
 	return Token{
-		Value:  EKSTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(signed.URL)),
-		Expiry: signedAt.Add(EKSTokenLifetime),
+		Value:  EKSPrefix + base64.RawURLEncoding.EncodeToString([]byte(signed.URL)),
+		Expiry: signedAt.Add(EKSLifetime),
 	}, nil
 }

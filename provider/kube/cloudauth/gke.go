@@ -46,7 +46,11 @@ func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
 			return nil, fmt.Errorf("%s: reading the key file GOOGLE_APPLICATION_CREDENTIALS names: %w", cluster, err)
 		}
 		from = fmt.Sprintf("the %s key file %s (GOOGLE_APPLICATION_CREDENTIALS)", keyType(key), path)
-		find = func() (*google.Credentials, error) { return google.CredentialsFromJSONWithParams(ctx, key, params) }
+		// The file's own type, as ADC reads it; an unknown one fails with the library's error.
+		typ := google.CredentialsType(keyType(key))
+		find = func() (*google.Credentials, error) {
+			return google.CredentialsFromJSONWithTypeAndParams(ctx, key, typ, params)
+		}
 	} else {
 		find = func() (*google.Credentials, error) { return google.FindDefaultCredentialsWithParams(ctx, params) }
 	}

@@ -35,7 +35,7 @@ func googleEnv(t *testing.T, keyFile, metadataHost string) {
 
 //nolint:paralleltest // it sets the Google environment variables
 func TestGKEServiceAccountKey(t *testing.T) {
-	double, err := googledouble.Start("ya29.granted-to-the-key")
+	double, err := googledouble.Start("granted-to-the-key")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestGKEServiceAccountKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Value != "ya29.granted-to-the-key" {
+	if tok.Value != "granted-to-the-key" {
 		t.Errorf("token %q, want the one the token endpoint granted", tok.Value)
 	}
 	for _, want := range []string{"GKE cluster at " + server, "service_account key file " + keyFile, "GOOGLE_APPLICATION_CREDENTIALS"} {

@@ -22,7 +22,7 @@ import (
 
 // The EKS token's parts, as the cluster's authenticator reads them.
 const (
-	eksTokenPrefix   = "k8s-aws-v1."
+	eksPrefix        = "k8s-aws-v1."
 	eksClusterHeader = "x-k8s-aws-id"
 	// presignedLifetime is how long STS accepts a presigned GetCallerIdentity URL after
 	// its X-Amz-Date, whatever its X-Amz-Expires says.
@@ -367,7 +367,7 @@ func (s *STS) fail(w http.ResponseWriter, r *http.Request, e stsError) {
 // itself, sent to the double's GetCallerIdentity with the cluster header. It returns
 // the caller's ARN.
 func (s *STS) VerifyEKSToken(ctx context.Context, token, cluster string) (string, error) {
-	raw, ok := strings.CutPrefix(token, eksTokenPrefix)
+	raw, ok := strings.CutPrefix(token, eksPrefix)
 	if !ok {
 		return "", errors.New("the token lacks the k8s-aws-v1. prefix")
 	}
