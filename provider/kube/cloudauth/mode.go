@@ -3,7 +3,7 @@ package cloudauth
 import (
 	"fmt"
 	"os/exec"
-	"strings"
+	"slices"
 )
 
 // Mode is how a recognised exec plugin is served: the plugin program, tokens made in
@@ -17,20 +17,19 @@ const (
 	Exec      Mode = "exec"
 )
 
-// Modes are the values the setting takes.
+// Modes are the values of the provider's cloudCredentials setting, which CheckConfig
+// accepts as they are spelled here.
 var Modes = []Mode{Automatic, BuiltIn, Exec}
 
-// ParseMode reads the setting; empty means Automatic.
+// ParseMode reads the cloudCredentials setting; empty means Automatic.
 func ParseMode(s string) (Mode, error) {
 	if s == "" {
 		return Automatic, nil
 	}
-	for _, m := range Modes {
-		if strings.EqualFold(s, string(m)) {
-			return m, nil
-		}
+	if m := Mode(s); slices.Contains(Modes, m) {
+		return m, nil
 	}
-	return "", fmt.Errorf("the cloud credentials mode %q is not one of automatic, builtIn, exec", s)
+	return "", fmt.Errorf("cloudCredentials must be one of automatic, builtIn, exec, not %q", s)
 }
 
 // LookPath finds a program on PATH; tests replace it.
@@ -51,9 +50,9 @@ func Decide(mode Mode, p Plugin, look LookPath) Choice {
 	}
 	switch mode {
 	case Exec:
-		return Choice{Reason: "the cloud credentials setting is exec"}
+		return Choice{Reason: "cloudCredentials is exec"}
 	case BuiltIn:
-		return Choice{BuiltIn: true, Reason: "the cloud credentials setting is builtIn"}
+		return Choice{BuiltIn: true, Reason: "cloudCredentials is builtIn"}
 	}
 	if path, err := look(p.Command); err == nil {
 		return Choice{Reason: fmt.Sprintf("%s is on PATH at %s", program(p.Command), path)}

@@ -2,6 +2,7 @@ package cloudauth
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -220,12 +221,15 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
-	for _, s := range []string{"", "automatic", "builtin", "BuiltIn", "exec"} {
+	for _, s := range []string{"", "automatic", "builtIn", "exec"} {
 		if _, err := ParseMode(s); err != nil {
 			t.Errorf("ParseMode(%q): %v", s, err)
 		}
 	}
-	if _, err := ParseMode("plugin"); err == nil {
-		t.Error("ParseMode(plugin) succeeded")
+	// Spelled as the provider's CheckConfig accepts them, and no other way.
+	for _, s := range []string{"plugin", "builtin", "BuiltIn", "Exec"} {
+		if _, err := ParseMode(s); err == nil || !strings.Contains(err.Error(), "cloudCredentials") {
+			t.Errorf("ParseMode(%q): err = %v, want it refused naming cloudCredentials", s, err)
+		}
 	}
 }
