@@ -409,6 +409,7 @@ var configTable = map[string]configWant{
 	"suppressDeprecationWarnings": {
 		env: []string{"PULUMI_ENDPOINTS_SUPPRESS_DEPRECATION_WARNINGS"}, typ: tBool,
 	},
+	"cloudCredentials":    {env: []string{"PULUMI_ENDPOINTS_CLOUD_CREDENTIALS"}},
 	"billingProject":      {env: []string{"GOOGLE_BILLING_PROJECT"}},
 	"userProjectOverride": {env: []string{"USER_PROJECT_OVERRIDE"}, typ: tBool},
 	"requestReason":       {env: []string{"CLOUDSDK_CORE_REQUEST_REASON"}},
@@ -433,6 +434,7 @@ var defaultTable = map[string]any{
 	"config.deleteUnreachable":     false,
 	"config.skipUpdateUnreachable": false,
 	"config.refreshBeforeUpdate":   false,
+	"config.cloudCredentials":      "automatic",
 	// How long a Google lookup may take, and how a delete propagates to dependents
 	// (no environment variable: the provider's inputs hold the default).
 	"config.lookupTimeout":             "60s",

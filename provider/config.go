@@ -51,6 +51,7 @@ func (c *Config) fields() map[string]any {
 		"skipUpdateUnreachable":         &c.Kube.SkipUpdateUnreachable,
 		"suppressDeprecationWarnings":   &c.Kube.SuppressDeprecationWarnings,
 		"refreshBeforeUpdate":           &c.Kube.RefreshBeforeUpdate,
+		"cloudCredentials":              &c.Kube.CloudCredentials,
 		"project":                       &c.Google.Project,
 		"credentials":                   &c.Google.Credentials,
 		"accessToken":                   &c.Google.AccessToken,
@@ -68,6 +69,7 @@ func (c *Config) fields() map[string]any {
 // configChoices are the keys whose value must be one of a few words.
 var configChoices = map[string][]string{
 	"deletePropagationPolicy": {"Background", "Foreground", "Orphan"},
+	"cloudCredentials":        {"automatic", "builtIn", "exec"}, // cloudauth.Modes
 }
 
 // configRules are the range rules of numeric keys: each returns the rule a value

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube/cloudauth"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -372,6 +375,34 @@ func TestParseConfig(t *testing.T) {
 			want: Config{Unknown: []string{"qps", "requestTimeout"}},
 		},
 		{
+			name: "cloudCredentials from the setting",
+			args: map[string]property.Value{"cloudCredentials": str("builtIn")},
+			env:  map[string]string{"PULUMI_ENDPOINTS_CLOUD_CREDENTIALS": "exec"},
+			want: Config{Kube: kube.Config{CloudCredentials: "builtIn"}},
+		},
+		{
+			name: "cloudCredentials from the environment",
+			env:  map[string]string{"PULUMI_ENDPOINTS_CLOUD_CREDENTIALS": "exec"},
+			want: Config{Kube: kube.Config{CloudCredentials: "exec"}},
+		},
+		{
+			name: "cloudCredentials outside its choices fails naming them",
+			args: map[string]property.Value{"cloudCredentials": str("builtin")},
+			wantFailures: []p.CheckFailure{{
+				Property: "cloudCredentials",
+				Reason:   `cloudCredentials must be one of automatic, builtIn, exec, not "builtin"`,
+			}},
+		},
+		{
+			name: "cloudCredentials outside its choices in the environment names the variable",
+			env:  map[string]string{"PULUMI_ENDPOINTS_CLOUD_CREDENTIALS": "plugin"},
+			wantFailures: []p.CheckFailure{{
+				Property: "cloudCredentials",
+				Reason: `cloudCredentials must be one of automatic, builtIn, exec, not "plugin" ` +
+					"(from the PULUMI_ENDPOINTS_CLOUD_CREDENTIALS environment variable)",
+			}},
+		},
+		{
 			name: "engine keys are not configuration",
 			args: map[string]property.Value{"version": str("1.0.0"), "__pulumi-go-provider-version": str("1.5.0")},
 		},
@@ -429,4 +460,113 @@ func TestMarkSecrets(t *testing.T) {
 	if !slices.Equal(secret, want) {
 		t.Errorf("secret keys = %v, want %v", secret, want)
 	}
+}
+
+// The choices CheckConfig accepts for cloudCredentials are the modes package cloudauth
+// reads, spelled the same.
+func TestCloudCredentialsChoicesAreTheModes(t *testing.T) {
+	t.Parallel()
+	var modes []string
+	for _, m := range cloudauth.Modes {
+		modes = append(modes, string(m))
+	}
+	if diff := cmp.Diff(modes, configChoices["cloudCredentials"]); diff != "" {
+		t.Errorf("cloudCredentials choices (-cloudauth.Modes +configChoices):\n%s", diff)
+	}
+}
+
+// The cloudCredentials setting, or its environment variable, reaches the Kubernetes
+// client: an EKS kubeconfig's aws program is run (the exec plugin is kept) or its
+// token is made in the provider's process (the exec plugin is replaced). CheckConfig
+// refuses a value outside the choices, naming the setting and them.
+func TestCloudCredentialsReachTheKubernetesClient(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	present := filepath.Join(dir, "bin", "aws")
+	missing := filepath.Join(dir, "missing", "aws")
+	if err := os.MkdirAll(filepath.Dir(present), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(present, []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil { //nolint:gosec // a program the test runs never
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		setting  string // empty: not set
+		env      string // PULUMI_ENDPOINTS_CLOUD_CREDENTIALS
+		command  string
+		wantExec bool
+	}{
+		{"unset, the program present", "", "", present, true},
+		{"unset, the program missing", "", "", missing, false},
+		{"exec, the program missing", "exec", "", missing, true},
+		{"builtIn, the program present", "builtIn", "", present, false},
+		{"builtIn from the environment", "", "builtIn", present, false},
+		{"exec from the environment", "", "exec", missing, true},
+		{"the setting beats the environment", "automatic", "exec", missing, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := func(k string) string {
+				if k == "PULUMI_ENDPOINTS_CLOUD_CREDENTIALS" {
+					return tt.env
+				}
+				return ""
+			}
+			srv, s := newTestServer(t, getenv)
+			args := map[string]property.Value{"kubeconfig": property.New(eksKubeconfig(tt.command))}
+			if tt.setting != "" {
+				args["cloudCredentials"] = property.New(tt.setting)
+			}
+			c := configuredClient(t, srv, s, property.NewMap(args))
+			if got := c.REST.ExecProvider != nil; got != tt.wantExec {
+				t.Errorf("the exec plugin is kept: %v, want %v", got, tt.wantExec)
+			}
+		})
+	}
+
+	t.Run("CheckConfig refuses another value", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newTestServer(t, noEnv)
+		resp, err := srv.CheckConfig(p.CheckRequest{Inputs: property.NewMap(map[string]property.Value{
+			"kubeconfig":       property.New(eksKubeconfig(present)),
+			"cloudCredentials": property.New("BuiltIn"),
+		})})
+		if err != nil {
+			t.Fatalf("CheckConfig: %v", err)
+		}
+		want := []p.CheckFailure{{
+			Property: "cloudCredentials",
+			Reason:   `cloudCredentials must be one of automatic, builtIn, exec, not "BuiltIn"`,
+		}}
+		if diff := cmp.Diff(want, resp.Failures, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("failures (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// eksKubeconfig is a kubeconfig as aws eks update-kubeconfig writes it, its exec
+// plugin running command. (client-go keeps a user's exec plugin only for a server
+// reached over TLS; nothing is sent to this one.)
+func eksKubeconfig(command string) string {
+	return `apiVersion: v1
+kind: Config
+clusters:
+- name: demo
+  cluster:
+    server: https://203.0.113.10
+    insecure-skip-tls-verify: true
+contexts:
+- name: demo
+  context: {cluster: demo, user: demo}
+current-context: demo
+users:
+- name: demo
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: ` + command + `
+      args: [--region, eu-west-1, eks, get-token, --cluster-name, demo, --output, json]
+`
 }
