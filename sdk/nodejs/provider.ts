@@ -39,6 +39,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["beyondcorpCustomEndpoint"] = (args?.beyondcorpCustomEndpoint) ?? utilities.getEnv("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT");
             resourceInputs["billingProject"] = (args?.billingProject) ?? utilities.getEnv("GOOGLE_BILLING_PROJECT");
             resourceInputs["burst"] = pulumi.output((args?.burst) ?? utilities.getEnvNumber("PULUMI_ENDPOINTS_CLIENT_BURST")).apply(JSON.stringify);
+            resourceInputs["cloudCredentials"] = (args?.cloudCredentials) ?? utilities.getEnv("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS");
             resourceInputs["clusterIdentifier"] = (args?.clusterIdentifier) ?? utilities.getEnv("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER");
             resourceInputs["context"] = args?.context;
             resourceInputs["credentials"] = (args?.credentials ? pulumi.secret(args.credentials) : undefined) ?? utilities.getEnv("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON");
@@ -88,6 +89,10 @@ export interface ProviderArgs {
      * Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
      */
     burst?: pulumi.Input<number | undefined>;
+    /**
+     * How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud's credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider's process from the cloud's own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK's default credential chain, with the kubeconfig's region, profile and role; AKS the Azure identity of kubelogin's login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+     */
+    cloudCredentials?: pulumi.Input<string | undefined>;
     /**
      * Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
      */

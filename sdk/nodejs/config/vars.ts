@@ -63,6 +63,17 @@ Object.defineProperty(exports, "burst", {
 });
 
 /**
+ * How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud's credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider's process from the cloud's own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK's default credential chain, with the kubeconfig's region, profile and role; AKS the Azure identity of kubelogin's login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+ */
+export declare const cloudCredentials: string;
+Object.defineProperty(exports, "cloudCredentials", {
+    get() {
+        return __config.get("cloudCredentials") ?? (utilities.getEnv("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS") || "automatic");
+    },
+    enumerable: true,
+});
+
+/**
  * Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
  */
 export declare const clusterIdentifier: string | undefined;

@@ -24,6 +24,7 @@ class ProviderArgs:
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cloud_credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
@@ -51,6 +52,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         :param pulumi.Input[_builtins.str] billing_project: Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
         :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        :param pulumi.Input[_builtins.str] cloud_credentials: How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud's credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider's process from the cloud's own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK's default credential chain, with the kubeconfig's region, profile and role; AKS the Azure identity of kubelogin's login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
         :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
         :param pulumi.Input[_builtins.str] credentials: Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
@@ -91,6 +93,10 @@ class ProviderArgs:
             burst = _utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST')
         if burst is not None:
             pulumi.set(__self__, "burst", burst)
+        if cloud_credentials is None:
+            cloud_credentials = _utilities.get_env('PULUMI_ENDPOINTS_CLOUD_CREDENTIALS')
+        if cloud_credentials is not None:
+            pulumi.set(__self__, "cloud_credentials", cloud_credentials)
         if cluster_identifier is None:
             cluster_identifier = _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
         if cluster_identifier is not None:
@@ -223,6 +229,18 @@ class ProviderArgs:
     @burst.setter
     def burst(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "burst", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cloudCredentials")
+    def cloud_credentials(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud's credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider's process from the cloud's own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK's default credential chain, with the kubeconfig's region, profile and role; AKS the Azure identity of kubelogin's login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+        """
+        return pulumi.get(self, "cloud_credentials")
+
+    @cloud_credentials.setter
+    def cloud_credentials(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cloud_credentials", value)
 
     @_builtins.property
     @pulumi.getter(name="clusterIdentifier")
@@ -464,6 +482,7 @@ class Provider(pulumi.ProviderResource):
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cloud_credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
@@ -494,6 +513,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] beyondcorp_custom_endpoint: Base URL of the BeyondCorp API, such as `https://beyondcorp.googleapis.com/`; the API version path (`v1/...`) is appended to it. Useful for private endpoints and test servers. When unset, the `GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT` environment variable is used, and otherwise the public endpoint.
         :param pulumi.Input[_builtins.str] billing_project: Google Cloud project that the lookups' quota and billing are charged to, sent as the `X-Goog-User-Project` header when `userProjectOverride` is true. Needed with user credentials (from `gcloud auth application-default login`) that carry no quota project. When unset, the `GOOGLE_BILLING_PROJECT` environment variable is used.
         :param pulumi.Input[_builtins.int] burst: Number of requests the provider may send to the Kubernetes API server at once above `qps`; an integer of at least 1. Default `400`; when unset, the `PULUMI_ENDPOINTS_CLIENT_BURST` environment variable is used.
+        :param pulumi.Input[_builtins.str] cloud_credentials: How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud's credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider's process from the cloud's own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK's default credential chain, with the kubeconfig's region, profile and role; AKS the Azure identity of kubelogin's login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
         :param pulumi.Input[_builtins.str] cluster_identifier: Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider's objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
         :param pulumi.Input[_builtins.str] context: Name of the kubeconfig context to use. When unset, the kubeconfig's current context is used.
         :param pulumi.Input[_builtins.str] credentials: Google Cloud credentials for the lookup functions: a path to a service account key file or the JSON contents of one. When unset, the `GOOGLE_CREDENTIALS`, `GOOGLE_CLOUD_KEYFILE_JSON` and `GCLOUD_KEYFILE_JSON` environment variables are tried in that order.
@@ -543,6 +563,7 @@ class Provider(pulumi.ProviderResource):
                  beyondcorp_custom_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  billing_project: pulumi.Input[Optional[_builtins.str]] = None,
                  burst: pulumi.Input[Optional[_builtins.int]] = None,
+                 cloud_credentials: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_identifier: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  credentials: pulumi.Input[Optional[_builtins.str]] = None,
@@ -586,6 +607,9 @@ class Provider(pulumi.ProviderResource):
             if burst is None:
                 burst = _utilities.get_env_int('PULUMI_ENDPOINTS_CLIENT_BURST')
             __props__.__dict__["burst"] = pulumi.Output.from_input(burst).apply(pulumi.runtime.to_json) if burst is not None else None
+            if cloud_credentials is None:
+                cloud_credentials = _utilities.get_env('PULUMI_ENDPOINTS_CLOUD_CREDENTIALS')
+            __props__.__dict__["cloud_credentials"] = cloud_credentials
             if cluster_identifier is None:
                 cluster_identifier = _utilities.get_env('PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER')
             __props__.__dict__["cluster_identifier"] = cluster_identifier

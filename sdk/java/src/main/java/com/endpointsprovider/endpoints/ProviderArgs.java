@@ -95,6 +95,21 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud&#39;s credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider&#39;s process from the cloud&#39;s own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK&#39;s default credential chain, with the kubeconfig&#39;s region, profile and role; AKS the Azure identity of kubelogin&#39;s login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+     * 
+     */
+    @Import(name="cloudCredentials")
+    private @Nullable Output<String> cloudCredentials;
+
+    /**
+     * @return How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud&#39;s credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider&#39;s process from the cloud&#39;s own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK&#39;s default credential chain, with the kubeconfig&#39;s region, profile and role; AKS the Azure identity of kubelogin&#39;s login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+     * 
+     */
+    public Optional<Output<String>> cloudCredentials() {
+        return Optional.ofNullable(this.cloudCredentials);
+    }
+
+    /**
      * Names the Kubernetes cluster the provider manages, instead of the identity it derives from the kubeconfig (the API server URL and its CA). The provider&#39;s objects are replaced (created on the new cluster, deleted from the old one) when the cluster changes; with a clusterIdentifier they are replaced only when the identifier changes, so a cluster can move to another URL or CA without replacement. Changing credentials, user or context names, file paths or proxy settings never replaces anything. When unset, the `PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER` environment variable is used.
      * 
      */
@@ -387,6 +402,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         this.beyondcorpCustomEndpoint = $.beyondcorpCustomEndpoint;
         this.billingProject = $.billingProject;
         this.burst = $.burst;
+        this.cloudCredentials = $.cloudCredentials;
         this.clusterIdentifier = $.clusterIdentifier;
         this.context = $.context;
         this.credentials = $.credentials;
@@ -529,6 +545,27 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder burst(Integer burst) {
             return burst(Output.of(burst));
+        }
+
+        /**
+         * @param cloudCredentials How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud&#39;s credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider&#39;s process from the cloud&#39;s own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK&#39;s default credential chain, with the kubeconfig&#39;s region, profile and role; AKS the Azure identity of kubelogin&#39;s login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder cloudCredentials(@Nullable Output<String> cloudCredentials) {
+            $.cloudCredentials = cloudCredentials;
+            return this;
+        }
+
+        /**
+         * @param cloudCredentials How the provider authenticates to a GKE, EKS or AKS cluster whose kubeconfig user runs the cloud&#39;s credential plugin (`gke-gcloud-auth-plugin`; `aws eks get-token` or `aws-iam-authenticator`; `kubelogin`): `automatic` (the default) runs the plugin when it is on `PATH`, and otherwise makes the same token in the provider&#39;s process from the cloud&#39;s own credentials; `builtIn` always makes it in process; `exec` always runs the plugin, as `kubectl` does. In process, GKE uses Google Application Default Credentials; EKS the AWS SDK&#39;s default credential chain, with the kubeconfig&#39;s region, profile and role; AKS the Azure identity of kubelogin&#39;s login mode: `spn`, `workloadidentity`, `azurecli`, `azd` or `msi`, not the modes that need a person, such as the `devicecode` that `az aks get-credentials` writes (convert such a kubeconfig with `kubelogin convert-kubeconfig`). Kubeconfigs with other credentials are not affected. Default `automatic`; when unset, the `PULUMI_ENDPOINTS_CLOUD_CREDENTIALS` environment variable is used.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder cloudCredentials(String cloudCredentials) {
+            return cloudCredentials(Output.of(cloudCredentials));
         }
 
         /**
@@ -936,6 +973,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
             $.beyondcorpCustomEndpoint = Codegen.stringProp("beyondcorpCustomEndpoint").output().arg($.beyondcorpCustomEndpoint).env("GOOGLE_BEYONDCORP_CUSTOM_ENDPOINT").getNullable();
             $.billingProject = Codegen.stringProp("billingProject").output().arg($.billingProject).env("GOOGLE_BILLING_PROJECT").getNullable();
             $.burst = Codegen.integerProp("burst").output().arg($.burst).env("PULUMI_ENDPOINTS_CLIENT_BURST").getNullable();
+            $.cloudCredentials = Codegen.stringProp("cloudCredentials").output().arg($.cloudCredentials).env("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS").getNullable();
             $.clusterIdentifier = Codegen.stringProp("clusterIdentifier").output().arg($.clusterIdentifier).env("PULUMI_ENDPOINTS_CLUSTER_IDENTIFIER").getNullable();
             $.credentials = Codegen.stringProp("credentials").secret().arg($.credentials).env("GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON").getNullable();
             $.deletePropagationPolicy = Codegen.stringProp("deletePropagationPolicy").output().arg($.deletePropagationPolicy).def("Background").getNullable();
