@@ -21,7 +21,9 @@
 // Credentials, highest precedence first: the accessToken setting, the credentials
 // setting (a JSON key or the path of one), Application Default Credentials. When
 // impersonateServiceAccount is set, that account is acted as with whichever applies.
-// Clients are kept while the configuration is unchanged.
+// Clients are kept while the configuration is unchanged. TokenSource gives the same
+// credentials as access tokens of other scopes: the Kubernetes client's tokens of a
+// GKE cluster, when SetsCredentials.
 //
 // Every request, retries included, carries the provider's User-Agent (with
 // appendUserAgent after it), X-Goog-Request-Reason when requestReason is set, and

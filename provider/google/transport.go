@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/auth/credentials"
+	"cloud.google.com/go/auth/oauth2adapt"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
@@ -44,7 +45,7 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	creds, err := newCredentials(ctx, cfg)
+	creds, err := newCredentials(ctx, cfg, []string{cloudPlatformScope})
 	if err != nil {
 		return nil, err
 	}
@@ -93,34 +94,39 @@ func newClients(ctx context.Context, cfg Config) (*clients, error) {
 }
 
 // credentialSource is the credentials option shared by both API clients, so they share
-// one token cache.
+// one token cache, and the same credentials as a token source (see TokenSource).
 type credentialSource struct {
 	option option.ClientOption
+	tokens oauth2.TokenSource
 	// describe names the credentials without revealing them.
 	describe string
 }
 
-// newCredentials resolves the credentials of cfg. Precedence, highest first: the
-// access token, the credentials key (file path or JSON contents), Application Default
-// Credentials. A service account to impersonate is acted as with whichever applies.
-func newCredentials(ctx context.Context, cfg Config) (credentialSource, error) {
-	base, err := baseCredentials(cfg)
+// newCredentials resolves the credentials of cfg, for scopes. Precedence, highest
+// first: the access token, the credentials key (file path or JSON contents),
+// Application Default Credentials. A service account to impersonate is acted as with
+// whichever applies: the impersonated tokens have scopes, the ones acting have the
+// cloud-platform scope that the IAM Service Account Credentials API asks for.
+func newCredentials(ctx context.Context, cfg Config, scopes []string) (credentialSource, error) {
+	account := cfg.ImpersonateServiceAccount
+	if account == "" {
+		return baseCredentials(cfg, scopes)
+	}
+	base, err := baseCredentials(cfg, []string{cloudPlatformScope})
 	if err != nil {
 		return credentialSource{}, err
 	}
-	account := cfg.ImpersonateServiceAccount
-	if account == "" {
-		return base, nil
-	}
 	ts, err := impersonate.CredentialsTokenSource(ctx, impersonate.CredentialsConfig{
 		TargetPrincipal: account,
-		Scopes:          []string{cloudPlatformScope},
+		Scopes:          scopes,
 	}, base.option)
 	if err != nil {
 		return credentialSource{}, fmt.Errorf("impersonating service account %s with %s: %w", account, base.describe, err)
 	}
+	tokens := impersonated{ts: ts, account: account}
 	return credentialSource{
-		option:   option.WithTokenSource(impersonated{ts: ts, account: account}),
+		option:   option.WithTokenSource(tokens),
+		tokens:   tokens,
 		describe: fmt.Sprintf("%s, impersonating service account %s", base.describe, account),
 	}, nil
 }
@@ -135,12 +141,12 @@ var credentialTypes = []credentials.CredType{
 	credentials.ExternalAccountAuthorizedUser,
 }
 
-func baseCredentials(cfg Config) (credentialSource, error) {
-	scopes := []string{cloudPlatformScope}
+func baseCredentials(cfg Config, scopes []string) (credentialSource, error) {
 	switch {
 	case cfg.AccessToken != "":
 		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: cfg.AccessToken, TokenType: "Bearer"})
-		return credentialSource{option: option.WithTokenSource(ts), describe: "the access token of the provider's accessToken setting"}, nil
+		return credentialSource{option: option.WithTokenSource(ts), tokens: ts,
+			describe: "the access token of the provider's accessToken setting"}, nil
 	case cfg.Credentials != "":
 		key, from, err := readKey(cfg.Credentials)
 		if err != nil {
@@ -154,14 +160,16 @@ func baseCredentials(cfg Config) (credentialSource, error) {
 		if err != nil {
 			return credentialSource{}, fmt.Errorf("loading the %s key %s: %w", typ, from, err)
 		}
-		return credentialSource{option: option.WithAuthCredentials(creds), describe: fmt.Sprintf("the %s key %s", typ, from)}, nil
+		return credentialSource{option: option.WithAuthCredentials(creds), tokens: oauth2adapt.TokenSourceFromTokenProvider(creds),
+			describe: fmt.Sprintf("the %s key %s", typ, from)}, nil
 	default:
 		creds, err := credentials.DetectDefault(&credentials.DetectOptions{Scopes: scopes})
 		if err != nil {
 			return credentialSource{}, fmt.Errorf("no Google Cloud credentials: set the provider's accessToken or credentials, "+
 				"or set up Application Default Credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS): %w", err)
 		}
-		return credentialSource{option: option.WithAuthCredentials(creds), describe: "Application Default Credentials"}, nil
+		return credentialSource{option: option.WithAuthCredentials(creds), tokens: oauth2adapt.TokenSourceFromTokenProvider(creds),
+			describe: "Application Default Credentials"}, nil
 	}
 }
 

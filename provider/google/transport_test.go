@@ -51,7 +51,7 @@ func TestCredentialPrecedence(t *testing.T) {
 			"the service_account key in the provider's credentials setting, impersonating service account " + account},
 	}
 	for _, tt := range tests {
-		got, err := newCredentials(t.Context(), tt.cfg)
+		got, err := newCredentials(t.Context(), tt.cfg, []string{cloudPlatformScope})
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -78,7 +78,7 @@ func TestCredentialErrorsHideTheSetting(t *testing.T) {
 			"loading the service_account key in the provider's credentials setting: "},
 	}
 	for _, tt := range tests {
-		_, err := newCredentials(t.Context(), Config{Credentials: tt.credentials})
+		_, err := newCredentials(t.Context(), Config{Credentials: tt.credentials}, []string{cloudPlatformScope})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v\nwant it to begin %s", tt.name, err, tt.want)
 			continue
