@@ -10,7 +10,9 @@
 //     of Google Application Default Credentials (a key file that
 //     GOOGLE_APPLICATION_CREDENTIALS names: service account, workload identity
 //     federation, authorized user; gcloud's application_default_credentials.json; the
-//     metadata server) with the cloud-platform and userinfo.email scopes.
+//     metadata server) with the cloud-platform and userinfo.email scopes; or, when
+//     Options.Google is set, a token of the provider's own Google settings
+//     (accessToken, credentials, impersonateServiceAccount) with those scopes.
 //   - EKS: aws [--region R] [--profile P] eks get-token --cluster-name C [--role-arn A]
 //     [--output json], or aws-iam-authenticator token -i C [-r A]; AWS_PROFILE,
 //     AWS_REGION and AWS_DEFAULT_REGION of the block's env count. The token is

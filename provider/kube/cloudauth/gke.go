@@ -27,7 +27,8 @@ type gkeSource struct {
 	describe string
 }
 
-// newGKE finds Application Default Credentials as the auth library does: the key file
+// newGKE uses the credentials of o.Google when it is set, else finds Application
+// Default Credentials as the auth library does: the key file
 // GOOGLE_APPLICATION_CREDENTIALS names (the exec block's env first), gcloud's
 // application_default_credentials.json, then the metadata server.
 func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
@@ -37,6 +38,17 @@ func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
 		ctx = context.WithValue(ctx, oauth2.HTTPClient, o.HTTPClient)
 	}
 	cluster := "GKE cluster at " + o.Server
+	if o.Google != nil {
+		ts, from, err := o.Google(ctx, GKEScopes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the provider's Google credentials: %w", cluster, err)
+		}
+		build := func() (oauth2.TokenSource, error) {
+			ts, _, err := o.Google(ctx, GKEScopes)
+			return ts, err
+		}
+		return &gkeSource{build: build, ts: ts, describe: fmt.Sprintf("%s with %s", cluster, from)}, nil
+	}
 	params := google.CredentialsParams{Scopes: GKEScopes}
 	var find func() (*google.Credentials, error)
 	var from string

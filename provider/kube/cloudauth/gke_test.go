@@ -1,10 +1,18 @@
 package cloudauth
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/oauth2"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
@@ -126,5 +134,70 @@ func TestGKEMetadataServer(t *testing.T) {
 	}
 	if !strings.Contains(src.Describe(), "metadata server") {
 		t.Errorf("Describe() = %q, want it to name the metadata server", src.Describe())
+	}
+}
+
+// With Options.Google (the provider's own Google settings) the tokens come from it,
+// asked with the GKE scopes, whatever Application Default Credentials would find (here
+// a key file that does not exist); each renewal asks it again.
+func TestGKEProviderCredentials(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		calls [][]string
+	)
+	settings := func(_ context.Context, scopes []string) (oauth2.TokenSource, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, scopes)
+		tok := &oauth2.Token{AccessToken: fmt.Sprintf("ya29.call-%d", len(calls)), Expiry: time.Now().Add(time.Hour)}
+		return oauth2.StaticTokenSource(tok), "the access token of the provider's accessToken setting", nil
+	}
+	p := Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin",
+		Env: map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": filepath.Join(t.TempDir(), "missing.json")}}
+	src, err := New(p, Options{Server: server, Google: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "GKE cluster at " + server + " with the provider's Google credentials"; src.Describe() != want {
+		t.Errorf("Describe() before the first token = %q, want %q", src.Describe(), want)
+	}
+	tok, err := src.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Value != "ya29.call-1" {
+		t.Errorf("token %q, want the provider's", tok.Value)
+	}
+	if want := "GKE cluster at " + server + " with the access token of the provider's accessToken setting"; src.Describe() != want {
+		t.Errorf("Describe() = %q, want %q", src.Describe(), want)
+	}
+	src.(renewer).renew()
+	if tok, err := src.Token(t.Context()); err != nil || tok.Value != "ya29.call-2" {
+		t.Errorf("after renew: token %q, %v; want a new one from the provider's credentials", tok.Value, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, scopes := range calls {
+		if diff := cmp.Diff(GKEScopes, scopes); diff != "" {
+			t.Errorf("scopes asked (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// A failure of the provider's Google credentials names the cluster and the settings.
+func TestGKEProviderCredentialsFail(t *testing.T) {
+	t.Parallel()
+	settings := func(context.Context, []string) (oauth2.TokenSource, string, error) {
+		return nil, "", errors.New("the provider's credentials setting is neither a JSON key nor the path of a readable key file")
+	}
+	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server, Google: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Token(t.Context())
+	want := "GKE cluster at " + server + ": the provider's Google credentials: the provider's credentials setting"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %v, want it to begin %q", err, want)
 	}
 }

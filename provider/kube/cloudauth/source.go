@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/oauth2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
@@ -38,6 +39,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// Getenv reads the process environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Google, when set, makes the tokens of a GKE cluster instead of Application
+	// Default Credentials: a source of access tokens for scopes and a description of
+	// its credentials, never a secret (the provider's own Google settings, see
+	// google.TokenSource).
+	Google func(ctx context.Context, scopes []string) (oauth2.TokenSource, string, error)
 }
 
 // getenv reads a variable as the plugin would see it: the exec block's env entries
@@ -61,6 +67,9 @@ func New(p Plugin, o Options) (Source, error) {
 	switch p.Cloud {
 	case GKE:
 		l.describe = fmt.Sprintf("GKE cluster at %s with Google Application Default Credentials", o.Server)
+		if o.Google != nil {
+			l.describe = fmt.Sprintf("GKE cluster at %s with the provider's Google credentials", o.Server)
+		}
 	case EKS:
 		l.describe = fmt.Sprintf("EKS cluster %s at %s with AWS credentials%s", p.Cluster, o.Server, profileOf(p))
 	case AKS:
