@@ -150,7 +150,7 @@ func TestGKEProviderCredentials(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, scopes)
-		tok := &oauth2.Token{AccessToken: fmt.Sprintf("ya29.call-%d", len(calls)), Expiry: time.Now().Add(time.Hour)}
+		tok := &oauth2.Token{AccessToken: fmt.Sprintf("granted-%d", len(calls)), Expiry: time.Now().Add(time.Hour)}
 		return oauth2.StaticTokenSource(tok), "the access token of the provider's accessToken setting", nil
 	}
 	p := Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin",
@@ -166,14 +166,14 @@ func TestGKEProviderCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Value != "ya29.call-1" {
+	if tok.Value != "granted-1" {
 		t.Errorf("token %q, want the provider's", tok.Value)
 	}
 	if want := "GKE cluster at " + server + " with the access token of the provider's accessToken setting"; src.Describe() != want {
 		t.Errorf("Describe() = %q, want %q", src.Describe(), want)
 	}
 	src.(renewer).renew()
-	if tok, err := src.Token(t.Context()); err != nil || tok.Value != "ya29.call-2" {
+	if tok, err := src.Token(t.Context()); err != nil || tok.Value != "granted-2" {
 		t.Errorf("after renew: token %q, %v; want a new one from the provider's credentials", tok.Value, err)
 	}
 	mu.Lock()
