@@ -16,10 +16,11 @@
 // application's client ID (the double knows no object IDs). RBAC binds each user to
 // a ClusterRole that manages EndpointSlices.
 //
-// The provider serves in the test binary (package inprocess) and finds the programs
-// missing from PATH, so it makes each token in its own process (package
-// provider/kube/cloudauth). The tests create, read and delete an EndpointSlice per
-// cloud and login; show that the same kubeconfigs fail with "executable ... not
+// The provider serves in the test binary (package inprocess), or as the built plugin
+// that the real pulumi CLI and YAML host run (one login per cloud: up, a quiet
+// refresh, destroy), and finds the programs missing from PATH, so it makes each token
+// in its own process (package provider/kube/cloudauth). The tests create, read and
+// delete an EndpointSlice per cloud and login; show that the same kubeconfigs fail with "executable ... not
 // found" when the plugin programs are required (the exec mode, set through
 // kube.Config); renew tokens that live seconds before they expire, and a token the
 // cluster refuses because its role session ended (one 401, then a new token); and
@@ -28,5 +29,6 @@
 //
 // The tests set environment variables (PATH, the clouds' credentials), so none runs
 // in parallel. The Entra ID double serves TLS with a certificate of its own, which the
-// Azure identity library trusts through SSL_CERT_FILE, set by TestMain.
+// Azure identity library trusts through SSL_CERT_FILE, set by TestMain (the plugin
+// the CLI runs inherits it).
 package cloudauth

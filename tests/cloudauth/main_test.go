@@ -14,6 +14,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/inprocess"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/plugin"
 )
 
 // The clusters' names and identities, as the clouds' consoles would show them.
@@ -81,6 +82,8 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
+	// (The CLI tests' copy of the plugin.)
+	defer func() { _ = plugin.RemoveAmbientDir() }()
 
 	sts = clouddouble.StartSTS()
 	defer sts.Close()
