@@ -220,7 +220,8 @@ func TestShortLivedTokensRenewed(t *testing.T) {
 				t.Fatalf("%s %s: %v", r.name, step.name, err)
 			}
 			if i > 0 && r.requests() == asked {
-				t.Errorf("%s %s, %v after the last token: no new token was asked for", r.name, step.name, lifetime-lifetime/4)
+				t.Errorf("%s %s, past the last token's renewal point (%v after it was made): no new token was asked for",
+					r.name, step.name, lifetime-lifetime/4)
 			}
 			tokens[r.name] = len(tokensOf(reviewsFrom(before), r.user))
 		}
