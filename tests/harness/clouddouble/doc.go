@@ -19,5 +19,10 @@
 // a cluster: VerifyEKSToken decodes and checks the presigned URL and calls the double's
 // GetCallerIdentity with it, as aws-iam-authenticator's server does.
 //
+// TokenWebhook puts such checks in front of a real kube-apiserver: an authentication
+// webhook (TokenReview v1) that answers with a verify function, records each answer
+// (with a fingerprint of the token, never the token) and gives the API server's flags
+// (controlplane.Options.APIServerArgs).
+//
 // Tests use it; the provider's own packages never import it.
 package clouddouble

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -54,6 +55,12 @@ func (e *Entra) Close() { e.srv.Close() }
 
 // Client is an HTTP client that trusts the double's certificate.
 func (e *Entra) Client() *http.Client { return e.srv.Client() }
+
+// CertificatePEM is the double's TLS certificate, for a process that must trust it
+// without Client (the provider's own clients: point SSL_CERT_FILE at it).
+func (e *Entra) CertificatePEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.srv.Certificate().Raw})
+}
 
 // SetLifetime sets the expires_in of the tokens granted from now on.
 func (e *Entra) SetLifetime(d time.Duration) {

@@ -54,6 +54,8 @@ type STS struct {
 	// failures by error code.
 	calls map[string]int
 	now   func() time.Time
+	// roleSession, when not zero, is how long AssumeRole's sessions last.
+	roleSession time.Duration
 }
 
 // StartSTS starts the double.
@@ -71,6 +73,15 @@ func (s *STS) Close() { s.srv.Close() }
 func (s *STS) SetNow(now func() time.Time) {
 	s.mu.Lock()
 	s.now = now
+	s.mu.Unlock()
+}
+
+// SetRoleSessionLifetime makes the sessions AssumeRole grants from now on last d,
+// whatever DurationSeconds asks (STS's shortest is 15 minutes): a session that ends
+// while a token signed with its credentials is still kept by the client.
+func (s *STS) SetRoleSessionLifetime(d time.Duration) {
+	s.mu.Lock()
+	s.roleSession = d
 	s.mu.Unlock()
 }
 
@@ -251,13 +262,19 @@ func (s *STS) assumeRole(w http.ResponseWriter, r *http.Request, caller AWSKey, 
 	if d, err := strconv.Atoi(params.Get("DurationSeconds")); err == nil && d > 0 {
 		duration = time.Duration(d) * time.Second
 	}
+	s.mu.Lock()
+	if s.roleSession > 0 {
+		duration = s.roleSession
+	}
+	now := s.now()
+	s.mu.Unlock()
 	name := role[strings.LastIndex(role, "/")+1:]
 	account := strings.Split(role, ":")[4]
 	roleID := randomID("AROA", 8)
 	k := AWSKey{
 		AccessKeyID: randomID("ASIA", 8), SecretAccessKey: randomID("", 20), SessionToken: "FwoG" + randomID("", 32),
 		ARN: fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, name, session), UserID: roleID + ":" + session,
-		Account: account, Expires: s.now().Add(duration),
+		Account: account, Expires: now.Add(duration),
 	}
 	s.mu.Lock()
 	s.keys[k.AccessKeyID] = k

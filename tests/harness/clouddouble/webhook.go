@@ -1,7 +1,9 @@
 package clouddouble
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Identity is who a verified token stands for, as the cluster sees it.
@@ -23,15 +26,32 @@ type Identity struct {
 type Verify func(r *http.Request, token string) (Identity, error)
 
 // TokenWebhook is a kube-apiserver authentication webhook (TokenReview,
-// authentication.k8s.io/v1) that answers with verify: give kube-apiserver
-// --authentication-token-webhook-config-file=<ConfigFile>,
+// authentication.k8s.io/v1) that answers with verify and records its answers: give
+// kube-apiserver APIServerArgs (--authentication-token-webhook-config-file=<ConfigFile>,
 // --authentication-token-webhook-version=v1 and
-// --authentication-token-webhook-cache-ttl=0s (the default 2m would hide renewals).
+// --authentication-token-webhook-cache-ttl=0s: the default 2m would hide renewals).
 type TokenWebhook struct {
 	srv *httptest.Server
 	// ConfigFile is the kubeconfig file naming the webhook, for kube-apiserver.
 	ConfigFile string
+
+	mu      sync.Mutex
+	reviews []Review
 }
+
+// Review is one TokenReview the webhook answered.
+type Review struct {
+	// Token is a fingerprint of the token reviewed (the first 12 hex digits of its
+	// SHA-256), to tell tokens apart without keeping them.
+	Token string
+	// Username is who the token stands for, when it was accepted.
+	Username string
+	// Error says why the token was refused.
+	Error string
+}
+
+// Accepted tells whether the token was accepted.
+func (r Review) Accepted() bool { return r.Error == "" }
 
 // tokenReview is the part of authentication.k8s.io/v1 TokenReview the webhook reads
 // and writes.
@@ -65,12 +85,19 @@ func StartTokenWebhook(dir string, verify Verify) (*TokenWebhook, error) {
 			return
 		}
 		id, err := verify(r, review.Spec.Token)
+		sum := sha256.Sum256([]byte(review.Spec.Token))
+		record := Review{Token: hex.EncodeToString(sum[:])[:12]}
 		if err != nil {
 			review.Status.Error = err.Error()
+			record.Error = err.Error()
 		} else {
 			review.Status.Authenticated = true
 			review.Status.User.Username, review.Status.User.UID, review.Status.User.Groups = id.Username, id.UID, id.Groups
+			record.Username = id.Username
 		}
+		w.mu.Lock()
+		w.reviews = append(w.reviews, record)
+		w.mu.Unlock()
 		review.Spec.Token = ""
 		rw.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(rw).Encode(review)
@@ -96,6 +123,24 @@ current-context: webhook
 		return nil, fmt.Errorf("clouddouble: writing the webhook's kubeconfig: %w", err)
 	}
 	return w, nil
+}
+
+// Reviews returns the reviews answered so far, in order.
+func (w *TokenWebhook) Reviews() []Review {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Review(nil), w.reviews...)
+}
+
+// APIServerArgs are the kube-apiserver flags that make it ask the webhook about every
+// bearer token no other authenticator of it accepts, each time (no cache: a cached
+// answer would hide a renewal or an expiry).
+func (w *TokenWebhook) APIServerArgs() []string {
+	return []string{
+		"--authentication-token-webhook-config-file=" + w.ConfigFile,
+		"--authentication-token-webhook-version=v1",
+		"--authentication-token-webhook-cache-ttl=0s",
+	}
 }
 
 // Close stops the webhook.

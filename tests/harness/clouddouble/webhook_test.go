@@ -64,4 +64,12 @@ func TestTokenWebhookWithEKSTokens(t *testing.T) {
 	if !got.Status.Authenticated || got.Status.User.Username != key.ARN || got.Spec.Token != "" {
 		t.Errorf("TokenReview of an EKS token answered %+v, want %s authenticated (and the token not echoed)", got, key.ARN)
 	}
+	reviews := w.Reviews()
+	if len(reviews) != 2 || reviews[0].Accepted() || reviews[0].Username != "" || !reviews[1].Accepted() ||
+		reviews[1].Username != key.ARN || len(reviews[1].Token) != 12 || strings.Contains(tok.Value, reviews[1].Token) {
+		t.Errorf("Reviews() = %+v, want the malformed token refused, then %s accepted (tokens as fingerprints)", reviews, key.ARN)
+	}
+	if args := w.APIServerArgs(); len(args) != 3 || args[0] != "--authentication-token-webhook-config-file="+w.ConfigFile {
+		t.Errorf("APIServerArgs() = %q", args)
+	}
 }

@@ -85,6 +85,11 @@ type Options struct {
 	// or a namespace's deletion never finishes, and TEST_ASSET_KUBE_CONTROLLER_MANAGER
 	// is not needed. It cannot be given with AllControllers.
 	NoControllerManager bool
+	// APIServerArgs are appended to every API server's arguments, after the harness's
+	// own (a flag given twice takes the last value): an authentication webhook, say,
+	// with --authentication-token-webhook-config-file. A restarted API server keeps
+	// them.
+	APIServerArgs []string
 }
 
 // ControlPlane is a running etcd, kube-apiserver and kube-controller-manager (etcd
@@ -164,7 +169,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 	c.etcdURL = etcdURL
-	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, portNums[2], opts.Output); err != nil {
+	if err := c.startAPIServer(ctx, bins.apiServer, etcdURL, portNums[2], opts.APIServerArgs, opts.Output); err != nil {
 		return nil, err
 	}
 	if err := c.readVersion(ctx); err != nil {
@@ -333,7 +338,7 @@ func waitEtcdHealthy(ctx context.Context, p *process, clientURL string) error {
 	})
 }
 
-func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string, port int, out io.Writer) error {
+func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string, port int, extra []string, out io.Writer) error {
 	token, tokenFile, keyFile, err := c.writeCredentials()
 	if err != nil {
 		return err
@@ -343,6 +348,7 @@ func (c *ControlPlane) startAPIServer(ctx context.Context, path, etcdURL string,
 	c.kubeconfigPath = filepath.Join(c.dir, "admin.kubeconfig")
 
 	args := append(apiServerArgs(etcdURL, port, tokenFile, keyFile), "--cert-dir="+certDir)
+	args = append(args, extra...)
 	c.apiServerOut = out
 	p, err := c.start("kube-apiserver", path, args, out)
 	if err != nil {

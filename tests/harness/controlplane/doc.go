@@ -23,6 +23,8 @@
 // TEST_ASSET_KUBE_APISERVER_OLDEST names: a package runs its tests over the newest
 // control plane (Shared) and that one. Version tells a control plane's minor and
 // gitVersion, as GET /version said.
+// Options.APIServerArgs adds flags to every API server (an authentication webhook,
+// say), after the harness's own; a restarted API server keeps them.
 //
 // No API server reconciles the kubernetes Service's endpoints
 // (--endpoint-reconciler-type=none): it advertises 127.0.0.1, which Endpoints may

@@ -107,7 +107,7 @@ func StartHA(ctx context.Context, opts Options) (_ *HA, err error) {
 	if err := h.startEtcdCluster(ctx, bins.etcd, portNums[:2*haEtcdMembers], opts); err != nil {
 		return nil, err
 	}
-	if err := h.startAPIServers(ctx, bins.apiServer, portNums[2*haEtcdMembers:], opts.Output); err != nil {
+	if err := h.startAPIServers(ctx, bins.apiServer, portNums[2*haEtcdMembers:], opts.APIServerArgs, opts.Output); err != nil {
 		return nil, err
 	}
 	if err := h.readVersion(ctx); err != nil {
@@ -163,7 +163,7 @@ func (h *HA) startEtcdCluster(ctx context.Context, path string, ports []int, opt
 // startAPIServers starts the two API servers on ports, with one token file,
 // ServiceAccount key and serving certificate, and the load balancer in front of
 // them, and waits until both are ready behind it.
-func (h *HA) startAPIServers(ctx context.Context, path string, ports []int, out io.Writer) error {
+func (h *HA) startAPIServers(ctx context.Context, path string, ports []int, extra []string, out io.Writer) error {
 	token, tokenFile, keyFile, err := h.writeCredentials()
 	if err != nil {
 		return err
@@ -180,6 +180,7 @@ func (h *HA) startAPIServers(ctx context.Context, path string, ports []int, out 
 			"--tls-cert-file="+certFile,
 			"--tls-private-key-file="+keyPEMFile,
 		)
+		args = append(args, extra...)
 		if _, err := h.start(string(APIServerN(i)), path, args, out); err != nil {
 			return err
 		}

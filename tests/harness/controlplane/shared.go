@@ -65,12 +65,12 @@ func Shared(t testing.TB) *ControlPlane {
 
 // SharedOldest returns the test binary's shared control plane of the oldest minor
 // (see StartOldest: etcd and the API server EnvKubeAPIServerOldest names, no
-// controller manager), starting it on first use with the Output and DurableEtcd
-// given to RunTestsWith. A package whose tests run over the newest and the oldest
+// controller manager), starting it on first use with the Output, DurableEtcd and
+// APIServerArgs given to RunTestsWith. A package whose tests run over the newest and the oldest
 // API server takes Shared and SharedOldest.
 func SharedOldest(t testing.TB) *ControlPlane {
 	t.Helper()
-	opts := Options{Output: sharedOpts.Output, DurableEtcd: sharedOpts.DurableEtcd}
+	opts := Options{Output: sharedOpts.Output, DurableEtcd: sharedOpts.DurableEtcd, APIServerArgs: sharedOpts.APIServerArgs}
 	return sharedOldest.get(t, "shared control plane of the oldest minor", func(ctx context.Context) (*ControlPlane, error) {
 		return StartOldest(ctx, opts)
 	})
