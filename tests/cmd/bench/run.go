@@ -181,9 +181,13 @@ func startProxy(cp *controlplane.ControlPlane, t *tools, tmp string) (func(), er
 }
 
 // measure runs the sections cfg asks for, in the order the report shows them, stamps
-// each with its run and, after each, writes the results so far with write.
+// each with its run and, after each, writes the results so far with write. The commit
+// every section names is the checkout's at the start (`make bench` builds the provider
+// from it just before).
 func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp string, write func(results) error) error {
 	r := results{stamps: map[string]stamp{}}
+	commit := sourceCommit(ctx, ".")
+	fmt.Println("==> measuring commit " + commit)
 	for _, s := range []struct {
 		name, what string
 		run        func() error
@@ -231,7 +235,7 @@ func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t t
 			continue
 		}
 		fmt.Println("==> " + s.what)
-		st := stamp{load: [2]float64{loadAverage()}, tools: cfg.sectionTools(s.name)}
+		st := stamp{load: [2]float64{loadAverage()}, commit: commit, tools: cfg.sectionTools(s.name)}
 		if err := s.run(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
