@@ -48,7 +48,7 @@ import (
 // do not quote.
 
 // quotingPages are the pages whose figures must be in BENCHMARKS.md besides those
-// users read (benchUserPages), relative to the repository's root.
+// users read (userPages), relative to the repository's root.
 var benchQuotingPages = []string{"CONTRIBUTING.md", "CHANGELOG.md"}
 
 // benchPerformanceGuide is the page a link to which makes a block quote BENCHMARKS.md.
@@ -70,7 +70,7 @@ func TestBenchmarkTables(t *testing.T) {
 func TestQuotedBenchmarkFigures(t *testing.T) {
 	t.Parallel()
 	index := newBenchIndex(benchReadFile(t, "BENCHMARKS.md"))
-	pages := append(benchUserPages(t), benchQuotingPages...)
+	pages := append(userPages(t), benchQuotingPages...)
 	for _, name := range pages {
 		for _, q := range benchQuotedFigures(name, benchReadFile(t, name)) {
 			if !index.holds(q) {
@@ -214,23 +214,6 @@ func TestBenchLinksTo(t *testing.T) {
 	}
 }
 
-// The pages users read are README.md, the pages under docs/ and the examples'
-// README.md files, and no page an example's toolchain installed.
-func TestBenchUserPages(t *testing.T) {
-	t.Parallel()
-	pages := benchUserPages(t)
-	for _, want := range []string{"README.md", "docs/_index.md", "docs/guides/performance.md", "examples/README.md", "examples/kubernetes/yaml/README.md"} {
-		if !slices.Contains(pages, want) {
-			t.Errorf("the pages users read lack %s: %q", want, pages)
-		}
-	}
-	for _, p := range pages {
-		if !benchForUsers(p) || strings.Contains(p, "node_modules") {
-			t.Errorf("%s is not a page users read", p)
-		}
-	}
-}
-
 func benchReadFile(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(toolchain.RepoRoot(t), filepath.FromSlash(name)))
@@ -239,38 +222,6 @@ func benchReadFile(t *testing.T, name string) string {
 	}
 	return string(data)
 }
-
-// benchUserPages are the pages users read, relative to the repository's root:
-// README.md, every Markdown page under docs/ and every README.md under examples/
-// (but those of installed dependencies and build output, which are not the
-// repository's).
-func benchUserPages(t *testing.T) []string {
-	t.Helper()
-	root := toolchain.RepoRoot(t)
-	pages := []string{"README.md"}
-	for _, dir := range []string{"docs", "examples"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(file string, d os.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && (strings.HasPrefix(d.Name(), ".") || slices.Contains(benchSkippedDirs, d.Name())):
-				return filepath.SkipDir
-			case d.IsDir() || !strings.HasSuffix(file, ".md") || dir == "examples" && d.Name() != "README.md":
-				return nil
-			}
-			rel, err := filepath.Rel(root, file)
-			pages = append(pages, filepath.ToSlash(rel))
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return pages
-}
-
-// benchSkippedDirs hold what an example's toolchain installs or builds (.gitignore).
-var benchSkippedDirs = []string{"node_modules", "venv", "bin", "obj", "target", "__pycache__"}
 
 // A table is a Markdown table of a page: its header's cells and its rows', with the
 // line number of each row.
@@ -532,14 +483,14 @@ func benchFlush(blocks *[][]benchLine, block []benchLine) []benchLine {
 }
 
 // benchQuotes reports whether a block of the page at path name quotes BENCHMARKS.md:
-// it names it or, on a page users read (benchForUsers), names `make bench` or links to
+// it names it or, on a page users read (forUsers), names `make bench` or links to
 // the performance guide.
 func benchQuotes(name string, block []benchLine) bool {
 	return slices.ContainsFunc(block, func(l benchLine) bool {
 		if strings.Contains(l.text, "BENCHMARKS.md") {
 			return true
 		}
-		if !benchForUsers(name) {
+		if !forUsers(name) {
 			return false
 		}
 		if strings.Contains(l.text, "make bench") {
@@ -552,13 +503,6 @@ func benchQuotes(name string, block []benchLine) bool {
 		}
 		return false
 	})
-}
-
-// benchForUsers reports whether the page at path name is one users read: README.md,
-// a page under docs/ or an example's README.md.
-func benchForUsers(name string) bool {
-	return name == "README.md" || strings.HasPrefix(name, "docs/") ||
-		strings.HasPrefix(name, "examples/") && path.Base(name) == "README.md"
 }
 
 // benchLinksTo reports whether target, a link on the page at path name, is to the
