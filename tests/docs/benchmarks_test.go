@@ -34,8 +34,8 @@ import (
 //
 // It is quoted when it stands in a block (lines between blank lines, outside code
 // blocks) that names BENCHMARKS.md, or in a table right after one (the block is its
-// caption), on README.md, a page under docs/, an example's README.md, CONTRIBUTING.md
-// or CHANGELOG.md. On the pages users read (all but the last two) a block that names
+// caption), on README.md, a page under docs/, an example's README.md, CONTRIBUTING.md,
+// CHANGELOG.md or PROFILING.md. On the pages users read (all but the last three) a block that names
 // `make bench` or links to docs/guides/performance.md quotes too; CONTRIBUTING.md
 // names `make bench` beside build times, CHANGELOG.md beside the figures of past runs.
 //
@@ -49,7 +49,7 @@ import (
 
 // quotingPages are the pages whose figures must be in BENCHMARKS.md besides those
 // users read (userPages), relative to the repository's root.
-var benchQuotingPages = []string{"CONTRIBUTING.md", "CHANGELOG.md"}
+var benchQuotingPages = []string{"CONTRIBUTING.md", "CHANGELOG.md", "PROFILING.md"}
 
 // benchPerformanceGuide is the page a link to which makes a block quote BENCHMARKS.md.
 const benchPerformanceGuide = "docs/guides/performance.md"

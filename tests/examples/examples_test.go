@@ -191,7 +191,7 @@ func writeKubeconfig(t *testing.T, src, dst, ns string) {
 }
 
 // bash runs script with bash in the example's directory, stopping at the first
-// failing command, and logs what it printed.
+// failing command, and logs how long it took and what it printed.
 func (u *user) bash(t *testing.T, what, script string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), stepsTimeout)
@@ -201,7 +201,8 @@ func (u *user) bash(t *testing.T, what, script string) {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, out)
 	}
-	t.Logf("%s: %s", what, time.Since(start).Round(100*time.Millisecond))
+	// Shown with -v (make example), and for a failing test.
+	t.Logf("%s: %s\n%s", what, time.Since(start).Round(100*time.Millisecond), out)
 }
 
 // wantPluginDownloaded checks that the engine downloaded the plugin of the examples'
