@@ -61,10 +61,9 @@ install-go: $(PLUGIN_TARBALL) $(GO_MODULE_FILES) ## Install the plugin and build
 	$(call print_use,Then in your program'\''s directory:\n\n    GONOSUMDB=$(MODULE) GOPROXY="file://$$ENDPOINTS_DIST/goproxy$(comma)$$(go env GOPROXY)" \\\n        go get "$(GO_SDK_MODULE)@v$$ENDPOINTS_VERSION"\n)
 
 .PHONY: install-java
-install-java: $(PLUGIN_TARBALL) $(JAVA_JAR) $(JAVA_POM) ## Install the plugin, build the jar and pom and put them in ~/.m2: adds a JDK 11 and Maven.
+install-java: $(PLUGIN_TARBALL) $(JAVA_JAR) $(JAVA_POM) ## Install the plugin and build the jar and pom into dist/: adds a JDK 11 and Maven.
 	$(call install_plugin)
-	mvn -B -q install:install-file -Dfile=$(JAVA_JAR) -DpomFile=$(JAVA_POM)
-	$(call print_use,Then depend on com.endpointsprovider:endpoints:$(VERSION) in your pom.xml (Gradle: add mavenLocal()).\n)
+	$(call print_use,Then put them in your local Maven repository and depend on com.endpointsprovider:endpoints:$(VERSION):\n\n    mvn install:install-file -Dfile="$$ENDPOINTS_DIST/$(notdir $(JAVA_JAR:$(VERSION).jar=))$$ENDPOINTS_VERSION.jar" \\\n        -DpomFile="$$ENDPOINTS_DIST/$(notdir $(JAVA_POM:$(VERSION).pom=))$$ENDPOINTS_VERSION.pom"\n)
 
 comma := ,
 
@@ -72,13 +71,19 @@ comma := ,
 # serve the packages built here at the examples' version (make examples-dist), on a local
 # control plane: the same runs `make test` makes (tests/examples), with each step's output.
 EXAMPLES := $(patsubst examples/%/README.md,%,$(wildcard examples/*/*/README.md))
+# What the examples' runs use: the CLI and its YAML and Java hosts, kubectl, the control
+# plane and pulumi-kubernetes (not the data plane, which needs root to install).
+EXAMPLE_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(PULUMI_LANGUAGE_JAVA) $(KUBECTL) $(CLUSTER_TOOLS) $(PULUMI_KUBERNETES)
 
-.PHONY: example
-example: tools provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
-	@case ' $(filter-out %/csharp,$(EXAMPLES)) ' in *' $(EXAMPLE) '*) ;; \
-		*) echo "EXAMPLE=<group>/<language>, one of: $(filter-out %/csharp,$(EXAMPLES)) (C# has no package to install)" >&2; exit 1;; esac
+.PHONY: example example-name
+example: example-name $(EXAMPLE_TOOLS) provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
 	$(TEST_ENV) go test -count=1 -v -timeout 30m -run 'TestExamples/^$(subst /,/^,$(EXAMPLE))$$' ./tests/examples/
 
+# Checked before anything is built.
+example-name:
+	@case ' $(filter-out %/csharp,$(EXAMPLES)) ' in *' $(EXAMPLE) '*) ;; \
+		*) echo "EXAMPLE=<group>/<language>, one of: $(filter-out %/csharp,$(EXAMPLES)) (C# has no package to install)" >&2; exit 1;; esac
+
 .PHONY: examples
-examples: tools provider examples-dist ## Run every example's README steps as written, against local registries and a local control plane.
+examples: $(EXAMPLE_TOOLS) provider examples-dist ## Run every example's README steps as written, against local registries and a local control plane.
 	$(TEST_ENV) go test -count=1 -timeout 45m -run '^TestExamples$$' -v ./tests/examples/
