@@ -77,7 +77,7 @@ EXAMPLE_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(PULUMI_LANGUAGE_JAVA) $(KUB
 
 .PHONY: example example-name
 example: example-name $(EXAMPLE_TOOLS) provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
-	$(TEST_ENV) go test -count=1 -v -timeout 30m -run 'TestExamples/^$(subst /,/^,$(EXAMPLE))$$' ./tests/examples/
+	$(TEST_ENV) go test -count=1 -v -timeout 30m -run '^TestExamples$$/^$(subst /,$$/^,$(EXAMPLE))$$' ./tests/examples/
 
 # Checked before anything is built.
 example-name:
