@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -104,6 +105,7 @@ func assemble(old, fresh map[string]string) string {
 		text, ok := fresh[s.title]
 		if !ok {
 			text, ok = old[s.title]
+			text = unrecordedCommit.ReplaceAllString(text, "${1}commit not recorded, ${2}")
 		}
 		if ok {
 			b.WriteString("\n")
@@ -112,6 +114,10 @@ func assemble(old, fresh map[string]string) string {
 	}
 	return b.String()
 }
+
+// unrecordedCommit matches the versions line of a section written before sections
+// named their commit: a kept one says so instead of naming none.
+var unrecordedCommit = regexp.MustCompile(`(?m)^(Versions: provider \S+ \()(go[^,)]*\))`)
 
 // splitSections cuts a page into its `## ` sections by title, each from its heading
 // to the blank line before the next heading (or the end), byte for byte. A title

@@ -216,3 +216,31 @@ Showing nodes accounting for 1.20s, 100% of 1.20s total
 		t.Error("no error for output without samples")
 	}
 }
+
+// A kept section of a run that named no commit says so; one that named its commit, and
+// a fresh one, are left as they are, and a second assembly changes nothing.
+func TestAssembleSaysWhenNoCommitWasRecorded(t *testing.T) {
+	t.Parallel()
+	old := pageHeader +
+		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (go1.26.8); etcd v3.5.21.\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
+	sections, err := splitSections(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := "## Start-up and footprint\n\nVersions: provider 0.7.0-dev.0 (commit ba9876543210 + local changes, go1.26.8).\n"
+	page := assemble(sections, map[string]string{"Start-up and footprint": fresh})
+	want := pageHeader + "\n" + fresh +
+		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (commit not recorded, go1.26.8); etcd v3.5.21.\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
+	if diff := cmp.Diff(want, page); diff != "" {
+		t.Errorf("assembled page (-want +got):\n%s", diff)
+	}
+	again, err := splitSections(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := assemble(again, nil); got != page {
+		t.Errorf("a page assembled from its own sections changed:\n%s", got)
+	}
+}
