@@ -319,21 +319,26 @@ lint: $(GOLANGCI_LINT) ## Lint with golangci-lint (.golangci.yaml), the Go test 
 # adds for the tests). It needs Go, make and the GNU tools CONTRIBUTING.md lists, and
 # no root. The demo program is built with the plugin's flags, so the packages they share
 # compile once.
-DEMO_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER)
-DEMO_ENV   := TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
+# The local control plane's binaries and the variables that name them to
+# tests/harness/controlplane (the demo's, and `make cluster`'s in mk/try.mk).
+CONTROL_PLANE_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER)
+CONTROL_PLANE_ENV   := TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
 	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER)
 
+# $(TWO_AT_A_TIME) is a sub-make's -j2, unless make was given -j: while one build links
+# or downloads modules, the other compiles. On 2 cores a cold demo builds in less time so.
+TWO_AT_A_TIME = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
+
+DEMO_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(CONTROL_PLANE_TOOLS)
 DEMO_CMD   := $(BIN_DIR)/demo
 
 $(DEMO_CMD): $(GO_SOURCES)
 	$(GOBUILD) -o $@ ./tests/cmd/demo
 
-# Two builds at a time (unless make was given -j): while one links or downloads
-# modules, the other compiles. On 2 cores a cold demo builds in less time so.
 .PHONY: demo
 demo: ## Run the demo: `pulumi up` of examples/kubernetes/yaml against a local control plane (builds only the tools it runs).
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) $(DEMO_TOOLS) $(DEMO_CMD) examples-plugin
-	$(DEMO_ENV) $(DEMO_CMD) -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) -plugin $(EXAMPLES_PLUGIN) \
+	@$(MAKE) --no-print-directory $(TWO_AT_A_TIME) $(DEMO_TOOLS) $(DEMO_CMD) examples-plugin
+	$(CONTROL_PLANE_ENV) $(DEMO_CMD) -pulumi $(PULUMI) -yaml-host $(PULUMI_LANGUAGE_YAML) -plugin $(EXAMPLES_PLUGIN) \
 		-version $(EXAMPLES_VERSION) -example examples/kubernetes/yaml
 
 # Release artifacts (make dist) and the Java SDK and tools live in their own fragments.

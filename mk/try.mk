@@ -6,20 +6,17 @@
 
 # The local control plane: etcd, kube-apiserver and kube-controller-manager with every
 # controller, started by tests/cmd/cluster in a process of its own that outlives make. Its
-# binaries build two at a time, as the demo's do.
+# binaries (CONTROL_PLANE_TOOLS) build two at a time, as the demo's do.
 CLUSTER_DIR   := build/cluster
 CLUSTER_CMD   := $(BIN_DIR)/cluster
-CLUSTER_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER)
-CLUSTER_ENV   := TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
-	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER)
 
 $(CLUSTER_CMD): $(GO_SOURCES)
 	$(GOBUILD) -o $@ ./tests/cmd/cluster
 
 .PHONY: cluster
 cluster: ## Start a local control plane (etcd, kube-apiserver, every controller) and leave it running; kubeconfig in build/cluster/.
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) $(CLUSTER_TOOLS) $(CLUSTER_CMD)
-	@$(CLUSTER_ENV) $(CLUSTER_CMD) start -dir $(CLUSTER_DIR)
+	@$(MAKE) --no-print-directory $(TWO_AT_A_TIME) $(CONTROL_PLANE_TOOLS) $(CLUSTER_CMD)
+	@$(CONTROL_PLANE_ENV) $(CLUSTER_CMD) start -dir $(CLUSTER_DIR)
 
 .PHONY: cluster-stop
 cluster-stop: $(CLUSTER_CMD) ## Stop the control plane `make cluster` started and delete its data.
@@ -73,7 +70,7 @@ comma := ,
 EXAMPLES := $(patsubst examples/%/README.md,%,$(wildcard examples/*/*/README.md))
 # What the examples' runs use: the CLI and its YAML and Java hosts, kubectl, the control
 # plane and pulumi-kubernetes (not the data plane, which needs root to install).
-EXAMPLE_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(PULUMI_LANGUAGE_JAVA) $(KUBECTL) $(CLUSTER_TOOLS) $(PULUMI_KUBERNETES)
+EXAMPLE_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(PULUMI_LANGUAGE_JAVA) $(KUBECTL) $(CONTROL_PLANE_TOOLS) $(PULUMI_KUBERNETES)
 
 .PHONY: example example-name
 example: example-name $(EXAMPLE_TOOLS) provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
