@@ -113,7 +113,9 @@ func run(ctx context.Context, cfg config) error {
 	// The report is written after each section, so that a section that fails keeps
 	// the ones measured before it, and read again each time, so that it keeps what
 	// another run wrote meanwhile.
-	return measure(ctx, cfg, cp, t, tmp, func(r results) error {
+	commit := sourceCommit(ctx, ".")
+	fmt.Println("==> measuring commit " + commit)
+	return measure(ctx, cfg, cp, t, tmp, commit, func(r results) error {
 		old, err := existingSections(cfg.out)
 		if err != nil {
 			return err
@@ -181,13 +183,11 @@ func startProxy(cp *controlplane.ControlPlane, t *tools, tmp string) (func(), er
 }
 
 // measure runs the sections cfg asks for, in the order the report shows them, stamps
-// each with its run and, after each, writes the results so far with write. The commit
-// every section names is the checkout's at the start (`make bench` builds the provider
-// from it just before).
-func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp string, write func(results) error) error {
+// each with its run and, after each, writes the results so far with write. commit is
+// the one every section names: the checkout's at the start (`make bench` builds the
+// provider from it just before).
+func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp, commit string, write func(results) error) error {
 	r := results{stamps: map[string]stamp{}}
-	commit := sourceCommit(ctx, ".")
-	fmt.Println("==> measuring commit " + commit)
 	for _, s := range []struct {
 		name, what string
 		run        func() error

@@ -19,17 +19,25 @@ func TestAssembleKeepsOtherSections(t *testing.T) {
 	old := pageHeader + "\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n" +
 		"\n## Start-up and footprint\n\nold start-up\n"
-	sections, err := splitSections(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := assemble(sections, map[string]string{"Start-up and footprint": "## Start-up and footprint\n\nnew start-up\n"})
+	page := assembleOnto(t, old, map[string]string{"Start-up and footprint": "## Start-up and footprint\n\nnew start-up\n"})
 	want := pageHeader + "\n## Start-up and footprint\n\nnew start-up\n" +
 		"\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n"
 	if diff := cmp.Diff(want, page); diff != "" {
 		t.Errorf("assembled page (-want +got):\n%s", diff)
 	}
+}
+
+// assembleOnto assembles the fresh sections onto the page old, as a run with -only
+// does, and checks that the page assembled again from its own sections, as the next
+// run keeps them, is the same.
+func assembleOnto(t *testing.T, old string, fresh map[string]string) string {
+	t.Helper()
+	sections, err := splitSections(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := assemble(sections, fresh)
 	again, err := splitSections(page)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +45,7 @@ func TestAssembleKeepsOtherSections(t *testing.T) {
 	if got := assemble(again, nil); got != page {
 		t.Errorf("a page assembled from its own sections changed:\n%s", got)
 	}
+	return page
 }
 
 // A page with a section the program does not write is not one of its reports.
@@ -94,28 +103,7 @@ func TestSourceCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: only the unknown commit is checked")
 	}
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	write := func(name, text string) {
-		t.Helper()
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, git, write := scratchRepo(t)
 	git("init", "-q")
 	for _, name := range []string{"provider/kube/slice.go", "cmd/main.go", "tests/cmd/bench/run.go", "tests/e2e/e2e_test.go", "go.mod", "README.md", "schema.json"} {
 		write(name, "package x\n")
@@ -147,6 +135,35 @@ func TestSourceCommit(t *testing.T) {
 	if got, want := sourceCommit(t.Context(), dir), head+" + local changes"; got != want {
 		t.Errorf("a staged change: %q, want %q", got, want)
 	}
+}
+
+// scratchRepo returns a new directory for a git repository, a git that runs in it with
+// no configuration of the machine's, and a write of a file under it.
+func scratchRepo(t *testing.T) (dir string, git func(args ...string) string, write func(name, text string)) {
+	t.Helper()
+	dir = t.TempDir()
+	git = func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write = func(name, text string) {
+		t.Helper()
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, git, write
 }
 
 // The newest pulumi-kubernetes runs only when its plugin is given, and then in a
@@ -224,23 +241,12 @@ func TestAssembleSaysWhenNoCommitWasRecorded(t *testing.T) {
 	old := pageHeader +
 		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (go1.26.8); etcd v3.5.21.\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
-	sections, err := splitSections(old)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fresh := "## Start-up and footprint\n\nVersions: provider 0.7.0-dev.0 (commit ba9876543210 + local changes, go1.26.8).\n"
-	page := assemble(sections, map[string]string{"Start-up and footprint": fresh})
+	page := assembleOnto(t, old, map[string]string{"Start-up and footprint": fresh})
 	want := pageHeader + "\n" + fresh +
 		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (commit not recorded, go1.26.8); etcd v3.5.21.\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
 	if diff := cmp.Diff(want, page); diff != "" {
 		t.Errorf("assembled page (-want +got):\n%s", diff)
-	}
-	again, err := splitSections(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := assemble(again, nil); got != page {
-		t.Errorf("a page assembled from its own sections changed:\n%s", got)
 	}
 }

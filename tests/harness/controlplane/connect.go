@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Connect returns a ControlPlane for the API server that the admin kubeconfig at path
@@ -19,15 +15,9 @@ func Connect(ctx context.Context, path string) (*ControlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the kubeconfig %s: %w", path, err)
 	}
-	restConfig, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	restConfig, clientset, err := adminClients(kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("the kubeconfig %s: %w", path, err)
-	}
-	restConfig.QPS, restConfig.Burst = 50, 100
-	restConfig.WarningHandler = rest.NoWarnings{}
-	clientset, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return nil, fmt.Errorf("a clientset for the kubeconfig %s: %w", path, err)
 	}
 	c := &ControlPlane{server: restConfig.Host, caData: restConfig.CAData, kubeconfig: kubeconfig, kubeconfigPath: path,
 		restConfig: restConfig, clientset: clientset}
