@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -177,19 +176,13 @@ const exportedMark = "\n--- exported ---\n"
 // exported that start with KUBECONFIG or ENDPOINTS_.
 func (u *user) bashInClone(t *testing.T, root, what, script string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), stepsTimeout)
-	defer cancel()
-	start := time.Now()
-	out, err := toolchain.Command(ctx, root, append(slices.Clone(u.env), makeEnv(t)...), "bash", "-euo", "pipefail", "-c",
+	out := runBash(t, what, root, append(slices.Clone(u.env), makeEnv(t)...), "-euo",
 		script+"printf %s "+shellQuote(exportedMark)+"\nenv -0\n")
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", what, err, out)
-	}
 	printed, env, ok := strings.Cut(out, exportedMark)
 	if !ok {
 		t.Fatalf("%s: no environment printed after it:\n%s", what, out)
 	}
-	t.Logf("%s: %s\n%s", what, time.Since(start).Round(100*time.Millisecond), printed)
+	t.Logf("%s\n%s", what, printed)
 	var exported []string
 	for kv := range strings.SplitSeq(env, "\x00") {
 		if strings.HasPrefix(kv, "KUBECONFIG=") || strings.HasPrefix(kv, "ENDPOINTS_") {
