@@ -6,20 +6,17 @@
 
 # The local control plane: etcd, kube-apiserver and kube-controller-manager with every
 # controller, started by tests/cmd/cluster in a process of its own that outlives make. Its
-# binaries build two at a time, as the demo's do.
+# binaries (CONTROL_PLANE_TOOLS) build two at a time, as the demo's do.
 CLUSTER_DIR   := build/cluster
 CLUSTER_CMD   := $(BIN_DIR)/cluster
-CLUSTER_TOOLS := $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER)
-CLUSTER_ENV   := TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER) \
-	TEST_ASSET_KUBE_CONTROLLER_MANAGER=$(KUBE_CONTROLLER_MANAGER)
 
 $(CLUSTER_CMD): $(GO_SOURCES)
 	$(GOBUILD) -o $@ ./tests/cmd/cluster
 
 .PHONY: cluster
 cluster: ## Start a local control plane (etcd, kube-apiserver, every controller) and leave it running; kubeconfig in build/cluster/.
-	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) $(CLUSTER_TOOLS) $(CLUSTER_CMD)
-	@$(CLUSTER_ENV) $(CLUSTER_CMD) start -dir $(CLUSTER_DIR)
+	@$(MAKE) --no-print-directory $(TWO_AT_A_TIME) $(CONTROL_PLANE_TOOLS) $(CLUSTER_CMD)
+	@$(CONTROL_PLANE_ENV) $(CLUSTER_CMD) start -dir $(CLUSTER_DIR)
 
 .PHONY: cluster-stop
 cluster-stop: $(CLUSTER_CMD) ## Stop the control plane `make cluster` started and delete its data.
@@ -61,10 +58,9 @@ install-go: $(PLUGIN_TARBALL) $(GO_MODULE_FILES) ## Install the plugin and build
 	$(call print_use,Then in your program'\''s directory:\n\n    GONOSUMDB=$(MODULE) GOPROXY="file://$$ENDPOINTS_DIST/goproxy$(comma)$$(go env GOPROXY)" \\\n        go get "$(GO_SDK_MODULE)@v$$ENDPOINTS_VERSION"\n)
 
 .PHONY: install-java
-install-java: $(PLUGIN_TARBALL) $(JAVA_JAR) $(JAVA_POM) ## Install the plugin, build the jar and pom and put them in ~/.m2: adds a JDK 11 and Maven.
+install-java: $(PLUGIN_TARBALL) $(JAVA_JAR) $(JAVA_POM) ## Install the plugin and build the jar and pom into dist/: adds a JDK 11 and Maven.
 	$(call install_plugin)
-	mvn -B -q install:install-file -Dfile=$(JAVA_JAR) -DpomFile=$(JAVA_POM)
-	$(call print_use,Then depend on com.endpointsprovider:endpoints:$(VERSION) in your pom.xml (Gradle: add mavenLocal()).\n)
+	$(call print_use,Then put them in your local Maven repository and depend on com.endpointsprovider:endpoints:$(VERSION):\n\n    mvn install:install-file -Dfile="$$ENDPOINTS_DIST/$(notdir $(JAVA_JAR:$(VERSION).jar=))$$ENDPOINTS_VERSION.jar" \\\n        -DpomFile="$$ENDPOINTS_DIST/$(notdir $(JAVA_POM:$(VERSION).pom=))$$ENDPOINTS_VERSION.pom"\n)
 
 comma := ,
 
@@ -72,13 +68,19 @@ comma := ,
 # serve the packages built here at the examples' version (make examples-dist), on a local
 # control plane: the same runs `make test` makes (tests/examples), with each step's output.
 EXAMPLES := $(patsubst examples/%/README.md,%,$(wildcard examples/*/*/README.md))
+# What the examples' runs use: the CLI and its YAML and Java hosts, kubectl, the control
+# plane and pulumi-kubernetes (not the data plane, which needs root to install).
+EXAMPLE_TOOLS := $(PULUMI) $(PULUMI_LANGUAGE_YAML) $(PULUMI_LANGUAGE_JAVA) $(KUBECTL) $(CONTROL_PLANE_TOOLS) $(PULUMI_KUBERNETES)
 
-.PHONY: example
-example: tools provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
+.PHONY: example example-name
+example: example-name $(EXAMPLE_TOOLS) provider examples-dist ## Run one example's README steps as written: make example EXAMPLE=kubernetes/typescript.
+	$(TEST_ENV) go test -count=1 -v -timeout 30m -run '^TestExamples$$/^$(subst /,$$/^,$(EXAMPLE))$$' ./tests/examples/
+
+# Checked before anything is built.
+example-name:
 	@case ' $(filter-out %/csharp,$(EXAMPLES)) ' in *' $(EXAMPLE) '*) ;; \
 		*) echo "EXAMPLE=<group>/<language>, one of: $(filter-out %/csharp,$(EXAMPLES)) (C# has no package to install)" >&2; exit 1;; esac
-	$(TEST_ENV) go test -count=1 -v -timeout 30m -run 'TestExamples/^$(subst /,/^,$(EXAMPLE))$$' ./tests/examples/
 
 .PHONY: examples
-examples: tools provider examples-dist ## Run every example's README steps as written, against local registries and a local control plane.
+examples: $(EXAMPLE_TOOLS) provider examples-dist ## Run every example's README steps as written, against local registries and a local control plane.
 	$(TEST_ENV) go test -count=1 -timeout 45m -run '^TestExamples$$' -v ./tests/examples/

@@ -24,17 +24,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/interrupt"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/ports"
 )
 
-// closedAddress returns an address on 127.0.0.1 nothing listens on.
+// closedAddress returns an address on 127.0.0.1 that refuses connections until the
+// test ends: its port is reserved (bound, not listening; see package ports), so no
+// server another test starts meanwhile can take it, as one could a port closed again.
 func closedAddress(t *testing.T) string {
 	t.Helper()
-	l := listen(t)
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
+	r, err := ports.Reserve()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return addr
+	t.Cleanup(func() {
+		if err := r.Release(); err != nil {
+			t.Error(err)
+		}
+	})
+	return r.Addr()
 }
 
 // listen listens on a free port of 127.0.0.1 until the test ends.

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -24,19 +27,32 @@ import (
 // says of every row "none" or "<target>: met" or "<target>: missed".
 //
 // A figure quoted elsewhere must be in it. A figure is a number with a unit: ms, s,
-// MiB, KiB, GiB, bytes, %, "times" or "x" ("3.4 s", "1.31 times", "49.3 MiB"; the
-// numbers of a range or list share its unit: "3.4 to 3.5 s", "1167 / 1215 bytes").
+// MiB, KiB, GiB, bytes, requests, %, "times" or "x" ("3.4 s", "1.31 times", "49.3
+// MiB", "22 requests"; "milliseconds", "seconds" and "request" count as ms, s and
+// requests; "29,000" is one number; the numbers of a range or list share its unit:
+// "3.4 to 3.5 s", "1167 / 1215 bytes").
+//
 // It is quoted when it stands in a block (lines between blank lines, outside code
-// blocks) of README.md, CONTRIBUTING.md, CHANGELOG.md or a page under docs/ that
-// names BENCHMARKS.md, or in a table right after such a block (the block is its
-// caption). It is in BENCHMARKS.md when the page holds a figure of the same unit
-// (for "times" and "x", a number without unit or with either) that rounds to it
-// at the quoted figure's decimals. A block that names BENCHMARKS.md quotes only
-// what the page holds; figures of past runs belong in blocks that do not name it.
+// blocks) that names BENCHMARKS.md, or in a table right after one (the block is its
+// caption), on README.md, a page under docs/, an example's README.md, CONTRIBUTING.md,
+// CHANGELOG.md or PROFILING.md. On the pages users read (all but the last three) a block that names
+// `make bench` or links to docs/guides/performance.md quotes too; CONTRIBUTING.md
+// names `make bench` beside build times, CHANGELOG.md beside the figures of past runs.
+//
+// It is in BENCHMARKS.md when the page holds a figure of the same unit that rounds to
+// it at the quoted figure's decimals: "4.6 s" is 4.58 s, "50 MiB" is 50.1 MiB. For
+// "times" and "x", a number without unit or with either counts; for requests, so does
+// any number in a table column whose header names requests ("22 requests" is the
+// "0 / 22" of such a column). A quoting block quotes only what the page holds: figures
+// of past runs, and figures worked out rather than measured, belong in blocks that
+// do not quote.
 
-// quotingPages are the pages whose figures must be in BENCHMARKS.md, relative to
-// the repository's root; every Markdown page under docs/ is one too.
-var benchQuotingPages = []string{"README.md", "CONTRIBUTING.md", "CHANGELOG.md"}
+// quotingPages are the pages whose figures must be in BENCHMARKS.md besides those
+// users read (userPages), relative to the repository's root.
+var benchQuotingPages = []string{"CONTRIBUTING.md", "CHANGELOG.md", "PROFILING.md"}
+
+// benchPerformanceGuide is the page a link to which makes a block quote BENCHMARKS.md.
+const benchPerformanceGuide = "docs/guides/performance.md"
 
 func TestBenchmarkTables(t *testing.T) {
 	t.Parallel()
@@ -53,21 +69,10 @@ func TestBenchmarkTables(t *testing.T) {
 
 func TestQuotedBenchmarkFigures(t *testing.T) {
 	t.Parallel()
-	root := toolchain.RepoRoot(t)
 	index := newBenchIndex(benchReadFile(t, "BENCHMARKS.md"))
-	pages := slices.Clone(benchQuotingPages)
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
-			rel, _ := filepath.Rel(root, path)
-			pages = append(pages, filepath.ToSlash(rel))
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pages := append(userPages(t), benchQuotingPages...)
 	for _, name := range pages {
-		for _, q := range benchQuotedFigures(benchReadFile(t, name)) {
+		for _, q := range benchQuotedFigures(name, benchReadFile(t, name)) {
 			if !index.holds(q) {
 				t.Errorf("%s:%d: %q quotes %s, which BENCHMARKS.md does not hold (to that rounding)", name, q.line, q.context, q.text)
 			}
@@ -119,7 +124,7 @@ func TestQuotedFigures(t *testing.T) {
 		"| stack | up |\n|---|---|\n| 200 EndpointSlices | 3.4 to 3.5 s |\n| 200 | 2.57 s |\n\n" +
 		"A later table, 9.9 s, not captioned.\n"
 	var got []string
-	for _, q := range benchQuotedFigures(page) {
+	for _, q := range benchQuotedFigures("README.md", page) {
 		got = append(got, fmt.Sprintf("%d %s %v", q.line, q.text, index.holds(q)))
 	}
 	want := []string{
@@ -129,6 +134,83 @@ func TestQuotedFigures(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("quoted figures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The figures readers found the check missed: request counts, and figures beside a
+// link to the performance guide or in a block naming `make bench`, on the pages users
+// read; not on CONTRIBUTING.md, which names `make bench` beside build times.
+func TestQuotedFiguresBesideTheGuide(t *testing.T) {
+	t.Parallel()
+	index := newBenchIndex("| program | API server requests for the kind, off / on | plugin peak RSS |\n|---|---|---|\n" +
+		"| 200 EndpointSlices | 0 / 22 | 50.8 MiB |\n\n" +
+		"flight at QPS 200 every call waits about 10/200 s = 50 ms per request\n\n" +
+		"| RSS after the first GetSchema | 39.0 MiB | ours at most 40 MiB: met |\n")
+	page := "Drift costs 22 requests, where 24 requests were quoted once; see [performance](performance.md#drift).\n\n" +
+		"`make bench` waits about 50 ms a call, not 60 ms; the plugin stays under 40 MiB.\n\n" +
+		"[drift](" + repoURL + "/blob/main/docs/guides/performance.md#drift): 51 MiB, 2 seconds.\n\n" +
+		"[troubleshooting](troubleshooting.md): 99 ms, 7 requests, not quoted.\n\n" +
+		"The performance guide (performance.md, not a link): 98 ms.\n"
+	figures := func(name string) []string {
+		var got []string
+		for _, q := range benchQuotedFigures(name, page) {
+			got = append(got, fmt.Sprintf("%d %s %v", q.line, q.text, index.holds(q)))
+		}
+		return got
+	}
+	want := []string{
+		"1 22 requests true", "1 24 requests false",
+		"3 50 ms true", "3 60 ms false", "3 40 MiB true",
+		"5 51 MiB true", "5 2 seconds false",
+	}
+	for _, name := range []string{"docs/guides/traffic.md", "docs/guides/README.md"} {
+		if diff := cmp.Diff(want, figures(name)); diff != "" {
+			t.Errorf("%s: quoted figures (-want +got):\n%s", name, diff)
+		}
+	}
+	// From README.md the first link is to a performance.md beside it, which is not the
+	// guide.
+	if diff := cmp.Diff(want[2:], figures("README.md")); diff != "" {
+		t.Errorf("README.md: quoted figures (-want +got):\n%s", diff)
+	}
+	if got := figures("CONTRIBUTING.md"); len(got) != 0 {
+		t.Errorf("CONTRIBUTING.md: blocks that do not name BENCHMARKS.md quote %q", got)
+	}
+}
+
+// Numbers with thousands separators are one number, a flag's list is two; unit words
+// count as their units.
+func TestBenchFiguresOf(t *testing.T) {
+	t.Parallel()
+	var got []string
+	for _, f := range benchFiguresOf("none of about 29,000 requests; `-slices 200,2000`; 3 milliseconds, 1 request, 1,5 s, 4 seconds", 1) {
+		got = append(got, fmt.Sprintf("%s=%g%s", f.text, f.value, f.unit))
+	}
+	want := []string{"29,000 requests=29000requests", "200=200", "2000=2000", "3 milliseconds=3ms", "1 request=1requests",
+		"1=1", "5 s=5s", "4 seconds=4s"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("figures (-want +got):\n%s", diff)
+	}
+}
+
+func TestBenchLinksTo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		page, target string
+		want         bool
+	}{
+		{"docs/guides/traffic.md", "performance.md#drift", true},
+		{"docs/installation-configuration.md", "guides/performance.md", true},
+		{"README.md", "docs/guides/performance.md", true},
+		{"examples/kubernetes/yaml/README.md", "../../../docs/guides/performance.md", true},
+		{"README.md", repoURL + "/blob/main/docs/guides/performance.md#drift", true},
+		{"README.md", "performance.md", false},
+		{"docs/guides/traffic.md", "https://example.com/docs/guides/performance.md", false},
+		{"docs/guides/performance.md", "#drift", false},
+	} {
+		if got := benchLinksTo(tt.page, tt.target, benchPerformanceGuide); got != tt.want {
+			t.Errorf("benchLinksTo(%q, %q) = %v, want %v", tt.page, tt.target, got, tt.want)
+		}
 	}
 }
 
@@ -227,7 +309,7 @@ type benchNumber struct {
 	text        string
 }
 
-var benchFirstNumber = regexp.MustCompile(`^-?\d+(\.\d+)?`)
+var benchFirstNumber = regexp.MustCompile(`^-?\d+(?:,\d{3})*(?:\.\d+)?`)
 
 // parseNumber reads the number a cell begins with.
 func benchParseNumber(s string) (benchNumber, bool) {
@@ -235,7 +317,7 @@ func benchParseNumber(s string) (benchNumber, bool) {
 	if m == "" {
 		return benchNumber{}, false
 	}
-	v, err := strconv.ParseFloat(m, 64)
+	v, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
 	if err != nil {
 		return benchNumber{}, false
 	}
@@ -281,17 +363,39 @@ type benchFigure struct {
 }
 
 var (
-	benchNumberToken = regexp.MustCompile(`\d+(?:\.\d+)?`)
+	// numberToken is a number, its thousands separated by commas or not ("29,000").
+	benchNumberToken = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?`)
 	// chained is the next number of a range or list ("-2.65", " to 3.5", " / 789").
-	benchChained = regexp.MustCompile(`^\s*(?:-|–|to|/|and)\s*\d+(?:\.\d+)?`)
-	benchUnit    = regexp.MustCompile(`^\s?(ms|MiB|KiB|GiB|bytes|times|%|s|x)(?:$|[^\pL\pN_])`)
+	benchChained = regexp.MustCompile(`^\s*(?:-|–|to|/|and)\s*\d+(?:,\d{3})*(?:\.\d+)?`)
+	benchUnit    = regexp.MustCompile(`^\s?(ms|milliseconds|MiB|KiB|GiB|bytes|requests|request|times|%|seconds|s|x)(?:$|[^\pL\pN_])`)
+	// unitNames are the units written out, by the unit they count as.
+	benchUnitNames = map[string]string{"milliseconds": "ms", "seconds": "s", "request": "requests"}
 )
+
+// numberTokens are the numbers of line, by their start and end. A comma joins
+// thousands only in a number it does not run into another ("200,2000" is two).
+func benchNumberTokens(line string) [][2]int {
+	var out [][2]int
+	for pos := 0; pos < len(line); {
+		loc := benchNumberToken.FindStringIndex(line[pos:])
+		if loc == nil {
+			break
+		}
+		start, end := pos+loc[0], pos+loc[1]
+		if comma := strings.IndexByte(line[start:end], ','); comma >= 0 && end < len(line) && line[end] >= '0' && line[end] <= '9' {
+			end = start + comma
+		}
+		out = append(out, [2]int{start, end})
+		pos = end
+	}
+	return out
+}
 
 // figuresOf are the numbers of a line with their units ("" for none). A number that
 // is part of a word or a version (v1.34.2, go1.26, p90) is none.
 func benchFiguresOf(line string, n int) []benchFigure {
 	var out []benchFigure
-	for _, loc := range benchNumberToken.FindAllStringIndex(line, -1) {
+	for _, loc := range benchNumberTokens(line) {
 		start, end := loc[0], loc[1]
 		if start > 0 && strings.ContainsAny(line[start-1:start], ".abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") ||
 			end+1 < len(line) && line[end] == '.' && line[end+1] >= '0' && line[end+1] <= '9' {
@@ -301,9 +405,12 @@ func benchFiguresOf(line string, n int) []benchFigure {
 		for m := benchChained.FindString(rest); m != ""; m = benchChained.FindString(rest) {
 			rest = rest[len(m):]
 		}
-		unit := ""
+		unit, written := "", ""
 		if m := benchUnit.FindStringSubmatch(rest); m != nil {
-			unit = m[1]
+			unit, written = m[1], m[1]
+			if name, ok := benchUnitNames[unit]; ok {
+				unit = name
+			}
 		}
 		num, _ := benchParseNumber(line[start:end])
 		text := num.text
@@ -312,17 +419,18 @@ func benchFiguresOf(line string, n int) []benchFigure {
 		case "%", "x":
 			text += unit
 		default:
-			text += " " + unit
+			text += " " + written
 		}
 		out = append(out, benchFigure{benchNumber: num, unit: unit, text: text, context: strings.TrimSpace(line), line: n})
 	}
 	return out
 }
 
-// quotedFigures are the figures with a unit that page quotes from BENCHMARKS.md.
-func benchQuotedFigures(page string) []benchFigure {
+// quotedFigures are the figures with a unit that page, at path name from the
+// repository's root, quotes from BENCHMARKS.md.
+func benchQuotedFigures(name, page string) []benchFigure {
 	var out []benchFigure
-	for _, lines := range benchBlocks(page) {
+	for _, lines := range benchBlocks(name, page) {
 		for _, l := range lines {
 			for _, f := range benchFiguresOf(l.text, l.n) {
 				if f.unit != "" {
@@ -339,9 +447,9 @@ type benchLine struct {
 	n    int
 }
 
-// benchmarkBlocks are the blocks of page that name BENCHMARKS.md, and each table
-// that follows one.
-func benchBlocks(page string) [][]benchLine {
+// benchmarkBlocks are the blocks of page (at path name) that quote BENCHMARKS.md
+// (benchQuotes), and each table that follows one.
+func benchBlocks(name, page string) [][]benchLine {
 	var blocks [][]benchLine
 	var block []benchLine
 	fenced := false
@@ -360,7 +468,7 @@ func benchBlocks(page string) [][]benchLine {
 	benchFlush(&blocks, block)
 	var out [][]benchLine
 	for i, b := range blocks {
-		if benchNames(b) || i > 0 && benchNames(blocks[i-1]) && benchIsTable(b) {
+		if benchQuotes(name, b) || i > 0 && benchQuotes(name, blocks[i-1]) && benchIsTable(b) {
 			out = append(out, b)
 		}
 	}
@@ -374,8 +482,40 @@ func benchFlush(blocks *[][]benchLine, block []benchLine) []benchLine {
 	return nil
 }
 
-func benchNames(block []benchLine) bool {
-	return slices.ContainsFunc(block, func(l benchLine) bool { return strings.Contains(l.text, "BENCHMARKS.md") })
+// benchQuotes reports whether a block of the page at path name quotes BENCHMARKS.md:
+// it names it or, on a page users read (forUsers), names `make bench` or links to
+// the performance guide.
+func benchQuotes(name string, block []benchLine) bool {
+	return slices.ContainsFunc(block, func(l benchLine) bool {
+		if strings.Contains(l.text, "BENCHMARKS.md") {
+			return true
+		}
+		if !forUsers(name) {
+			return false
+		}
+		if strings.Contains(l.text, "make bench") {
+			return true
+		}
+		for _, m := range markdownLink.FindAllStringSubmatch(l.text, -1) {
+			if benchLinksTo(name, m[1], benchPerformanceGuide) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// benchLinksTo reports whether target, a link on the page at path name, is to the
+// repository's file file: relative to the page, or by its full URL.
+func benchLinksTo(name, target, file string) bool {
+	target, _, _ = strings.Cut(target, "#")
+	if m := repoLink.FindStringSubmatch(target); m != nil {
+		return m[2] == file
+	}
+	if strings.Contains(target, "://") || target == "" {
+		return false
+	}
+	return path.Join(path.Dir(name), target) == file
 }
 
 func benchIsTable(block []benchLine) bool {
@@ -390,6 +530,24 @@ func newBenchIndex(page string) benchIndex {
 	for i, line := range strings.Split(page, "\n") {
 		for _, f := range benchFiguresOf(line, i+1) {
 			index[f.unit] = append(index[f.unit], f.value)
+		}
+	}
+	// A table's request counts are numbers without unit in a column that names them.
+	for _, tb := range benchTables(page) {
+		for col, h := range tb.header {
+			if !strings.Contains(h, "request") {
+				continue
+			}
+			for _, row := range tb.rows {
+				if col >= len(row) {
+					continue
+				}
+				for _, f := range benchFiguresOf(row[col], 0) {
+					if f.unit == "" {
+						index["requests"] = append(index["requests"], f.value)
+					}
+				}
+			}
 		}
 	}
 	return index

@@ -8,5 +8,7 @@
 // The pages are checked as text too: the links of the registry pages, README.md and
 // the examples' pages resolve, and what every page says about the provider's versions
 // (released, "from" marks, pinned downloads, CHANGELOG.md's compare links) agrees with
-// CHANGELOG.md, VERSION and what is published (TestVersionsAgree).
+// CHANGELOG.md, VERSION and what is published (TestVersionsAgree); every figure they
+// quote from BENCHMARKS.md is in it (TestQuotedBenchmarkFigures); and the pages users
+// read stay within a word budget (TestUserDocsWordBudget).
 package docs

@@ -10,12 +10,9 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
 
-// RegistryPages are the pages the Pulumi Registry publishes from docs/, by file name,
-// with the path each has there relative to the package's overview page.
-var RegistryPages = map[string]string{
-	"_index.md":                     "./",
-	"installation-configuration.md": "./installation-configuration/",
-}
+// RegistryPages are the pages the Pulumi Registry publishes from docs/, by file name
+// (there, the overview page ./ and ./installation-configuration/).
+var RegistryPages = []string{"_index.md", "installation-configuration.md"}
 
 // repoURL is the repository's address: a registry page links to any other file of the
 // repository by its full URL under repoURL/blob/main/ (a file) or /tree/main/ (a
@@ -29,12 +26,12 @@ var (
 )
 
 // linkProblem says what is wrong with the link target on a registry page whose
-// headings give anchors, or "" when it resolves where the registry publishes the
-// page: an anchor of the page itself, another registry page at its registry path
-// (RegistryPages), or a full URL; a URL into the repository must name a file or
-// directory that exists under root. A relative link to anything else (a guide, a
-// Markdown file) resolves neither on the registry nor, in the registry's form, on
-// GitHub.
+// headings give anchors, or "" when it resolves both where the registry publishes the
+// page and on GitHub: an anchor of the page itself or a full URL; a URL into the
+// repository must name a file or directory that exists under root. A relative link
+// resolves in one of the two places only: the registry's path of the other registry
+// page (./installation-configuration/) is no file on GitHub, and a path of the
+// repository (a guide, a Markdown file) is no page on the registry.
 func linkProblem(root, target string, anchors map[string]bool) string {
 	path, anchor, _ := strings.Cut(target, "#")
 	switch {
@@ -62,13 +59,8 @@ func linkProblem(root, target string, anchors map[string]bool) string {
 		}
 		return ""
 	}
-	for _, hosted := range RegistryPages {
-		if path == hosted {
-			return ""
-		}
-	}
-	return "the registry hosts only docs/_index.md (./) and docs/installation-configuration.md " +
-		"(./installation-configuration/): link anything else by its full URL under " + repoURL + "/blob/main/"
+	return "a relative link resolves on the registry or on GitHub, not on both: " +
+		"link it by its full URL under " + repoURL + "/blob/main/ (the registry's pages too)"
 }
 
 // anchorsOf returns the anchors of a page's headings, as GitHub and Hugo make them:
@@ -87,7 +79,7 @@ func anchorsOf(page string) map[string]bool {
 func TestRegistryPageLinks(t *testing.T) {
 	t.Parallel()
 	root := toolchain.RepoRoot(t)
-	for name := range RegistryPages {
+	for _, name := range RegistryPages {
 		page := toolchain.ReadFile(t, filepath.Join(root, "docs", name))
 		anchors := anchorsOf(page)
 		for _, m := range markdownLink.FindAllStringSubmatch(page, -1) {
@@ -108,8 +100,9 @@ func TestLinkProblem(t *testing.T) {
 		{"#cluster-identity", ""},
 		{"#the-plugins-archive", ""},
 		{"#drift", "no heading of the page has the anchor #drift"},
-		{"./installation-configuration/", ""},
-		{"./installation-configuration/#cluster-identity", ""},
+		{"./installation-configuration/", "a relative link resolves"},
+		{"./installation-configuration/#cluster-identity", "a relative link resolves"},
+		{repoURL + "/blob/main/docs/installation-configuration.md#cluster-identity", ""},
 		{"https://www.pulumi.com/docs/install/", ""},
 		{repoURL + "/blob/main/docs/guides/migrating.md", ""},
 		{repoURL + "/blob/main/docs/guides/resources.md#endpointslice", ""},
@@ -117,10 +110,10 @@ func TestLinkProblem(t *testing.T) {
 		{repoURL + "/tree/main/examples", ""},
 		{repoURL + "/blob/main/docs/guides/nothing.md", "the repository has no docs/guides/nothing.md"},
 		{repoURL + "/blob/main/examples", "a blob link to examples: use /blob/main/ for a file, /tree/main/ for a directory"},
-		{"./guides/migrating/", "the registry hosts only"},
-		{"guides/resources.md#endpointslice", "the registry hosts only"},
-		{"../BENCHMARKS.md", "the registry hosts only"},
-		{"installation-configuration.md", "the registry hosts only"},
+		{"./guides/migrating/", "a relative link resolves"},
+		{"guides/resources.md#endpointslice", "a relative link resolves"},
+		{"../BENCHMARKS.md", "a relative link resolves"},
+		{"installation-configuration.md", "a relative link resolves"},
 	} {
 		got := linkProblem(root, tc.target, anchors)
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
+	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/snippets"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/toolchain"
 )
@@ -14,15 +15,17 @@ import (
 // checks the SDK with.
 const mypyVersion = "1.20.2"
 
-// TestPythonExamples type-checks every Python snippet of the docs with
-// `mypy --strict` in a virtualenv with pulumi at the pinned version and the SDK
-// installed from sdk/python, each snippet a module of its own; a snippet with a
-// misspelt argument must be rejected.
+// TestPythonExamples type-checks every Python snippet of the docs (the schema's and
+// the pages' snippets.PageExamples lists) with `mypy --strict` in a virtualenv with
+// pulumi at the pinned version, the SDK installed from sdk/python and pulumi-kubernetes
+// at the version of the plugin `make tools` builds, each snippet a module of its own; a
+// snippet with a misspelt argument must be rejected.
 func TestPythonExamples(t *testing.T) {
 	t.Parallel()
 	examples := snippets.Examples(t, "python")
 	bad := broken(t, examples, spec.EndpointSliceToken, "address_type=", "address_kind=")
-	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion)
+	examples = append(examples, snippets.PageExamples(t, "python")...)
+	python := toolchain.PythonVenv(t, "mypy=="+mypyVersion, "pulumi-kubernetes=="+pulumicli.KubernetesVersion(t))
 
 	prog := t.TempDir()
 	args := []string{"-m", "mypy", "--strict", "--no-incremental"}

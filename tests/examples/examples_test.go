@@ -191,17 +191,28 @@ func writeKubeconfig(t *testing.T, src, dst, ns string) {
 }
 
 // bash runs script with bash in the example's directory, stopping at the first
-// failing command, and logs what it printed.
+// failing command, and logs how long it took and what it printed.
 func (u *user) bash(t *testing.T, what, script string) {
+	t.Helper()
+	out := runBash(t, what, u.dir, u.env, "-euxo", script)
+	// Shown with -v (make example), and for a failing test.
+	t.Logf("%s\n%s", what, out)
+}
+
+// runBash runs script with bash and flags in dir, with env added to the test's
+// environment, within stepsTimeout; it fails t when a command fails, logs how long it
+// took and returns what it printed.
+func runBash(t *testing.T, what, dir string, env []string, flags, script string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), stepsTimeout)
 	defer cancel()
 	start := time.Now()
-	out, err := toolchain.Command(ctx, u.dir, u.env, "bash", "-euxo", "pipefail", "-c", script)
+	out, err := toolchain.Command(ctx, dir, env, "bash", flags, "pipefail", "-c", script)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", what, err, out)
 	}
 	t.Logf("%s: %s", what, time.Since(start).Round(100*time.Millisecond))
+	return out
 }
 
 // wantPluginDownloaded checks that the engine downloaded the plugin of the examples'

@@ -1,12 +1,14 @@
 package examples
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,53 +57,65 @@ func wantFirstProgramObjects(t *testing.T, cp *controlplane.ControlPlane, ns str
 	}
 }
 
-// TestReadmeFirstProgram follows README.md's "A first program" as a user does today,
-// in each of its languages, each in its own namespace, home directory, PULUMI_HOME and
-// backend: in the shell where the installation page's block ran (ENDPOINTS_DIST and
-// ENDPOINTS_VERSION exported, this provider's plugin installed from dist/ with
-// `pulumi plugin install --file`), the program in an empty directory (TypeScript: the
-// project `pulumi new typescript` makes, then the README's ```sh block, which installs
-// this provider's SDK from dist/ and pulumi-kubernetes's from npm); `pulumi stack init
-// dev` and `pulumi up` (pulumi-kubernetes's plugin, which cannot be downloaded here, is
-// installed first, as `pulumi up` would). It checks that the engine used the plugin
-// installed from dist/ and downloaded none of this provider's, that pulumi-kubernetes
-// ran at the version the tests pin, the objects, that refresh and preview find nothing
-// to change, and that `pulumi destroy` leaves nothing, the Services included.
+// TestReadmeFirstProgram follows README.md's "A first program" as a new user does, in
+// the clone: its first block (`make cluster`, the KUBECONFIG it exports) starts the
+// local control plane, left running until the test ends (one already running from the
+// clone is used and left running); then, in each of its languages, each in its own
+// home directory, PULUMI_HOME and backend, the language's install block in the clone
+// (`make install-<language>`, with the pulumi CLI the tests pin on PATH; what it
+// exports carries on), the program in an empty directory (TypeScript: the project
+// `pulumi new typescript` makes, then the blocks that install its SDKs) and the blocks
+// that follow it, `pulumi up` among them (pulumi-kubernetes's plugin, which cannot be
+// downloaded here, is installed first, as `pulumi up` would). Each language's
+// kubeconfig is the exported one with a namespace of its own as the context's. It
+// checks that the engine used the plugin make installed and downloaded none of this
+// provider's, that pulumi-kubernetes ran at the version the tests pin, the objects, that
+// refresh and preview find nothing to change, and that `pulumi destroy` leaves nothing,
+// the Services included.
 func TestReadmeFirstProgram(t *testing.T) {
 	t.Parallel()
-	p, err := parseFirstProgram(toolchain.ReadFile(t, filepath.Join(toolchain.RepoRoot(t), "README.md")))
+	root := toolchain.RepoRoot(t)
+	p, err := parseFirstProgram(toolchain.ReadFile(t, filepath.Join(root, "README.md")))
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
+	cp := startReadmeCluster(t, root, p.cluster)
+	var inClone sync.Mutex // one make at a time in the clone
 	for _, tc := range []struct {
 		lang string
 		// write makes the project of the program in the user's empty directory.
-		write func(t *testing.T, u *user)
+		write func(t *testing.T, u *user, part firstProgramLanguage)
 	}{
-		{lang: "yaml", write: func(t *testing.T, u *user) {
+		{lang: "yaml", write: func(t *testing.T, u *user, part firstProgramLanguage) {
 			t.Helper()
-			toolchain.WriteFile(t, filepath.Join(u.dir, "Pulumi.yaml"), p.yaml)
+			toolchain.WriteFile(t, filepath.Join(u.dir, "Pulumi.yaml"), part.program)
 		}},
-		{lang: "typescript", write: func(t *testing.T, u *user) {
+		{lang: "typescript", write: func(t *testing.T, u *user, part firstProgramLanguage) {
 			t.Helper()
 			writeNewTypeScriptProject(t, u.dir)
-			u.bash(t, "the README's npm install", p.npmInstall)
-			toolchain.WriteFile(t, filepath.Join(u.dir, "index.ts"), p.typescript)
+			u.bash(t, "the README's blocks in the project", part.project)
+			toolchain.WriteFile(t, filepath.Join(u.dir, "index.ts"), part.program)
 		}},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			t.Parallel()
-			cp := controlplane.Shared(t)
+			part, ok := p.langs[tc.lang]
+			if !ok {
+				t.Fatalf(`README.md's "A first program" has no %s program`, tc.lang)
+			}
 			ns := cp.Namespace(t, "readme")
 			u := newUser(t, t.TempDir(), cp, ns, languages[tc.lang])
 			if err := os.Mkdir(u.dir, 0o700); err != nil { // the copy of no files made none
 				t.Fatal(err)
 			}
-			version := u.installFromDist(t)
+			inClone.Lock()
+			exported := u.bashInClone(t, root, "the README's install block, in the clone", part.install)
+			inClone.Unlock()
+			u.env = append(u.env, exported...)
 			u.installKubernetesPlugin(t)
-			tc.write(t, u)
-			u.bash(t, "stack init and up", "pulumi stack init dev\npulumi up --yes\n")
-			u.wantPluginFromDist(t, version)
+			tc.write(t, u, part)
+			u.bash(t, "the README's blocks after the program", part.run)
+			u.wantPluginFromDist(t, toolchain.Version(t))
 			u.wantKubernetesPinned(t)
 			wantFirstProgramObjects(t, cp, ns, u)
 			u.bash(t, "refresh and preview", refreshAndPreview)
@@ -111,21 +125,75 @@ func TestReadmeFirstProgram(t *testing.T) {
 	}
 }
 
-// installFromDist does what the installation page's block from a clone leaves in the
-// user's shell: ENDPOINTS_DIST and ENDPOINTS_VERSION exported (the repository's dist/
-// and VERSION) and the plugin of this machine installed from its archive there. It
-// returns the version.
-func (u *user) installFromDist(t *testing.T) string {
+// startReadmeCluster runs block, the README's steps that start the local control
+// plane, in the clone root, and returns the control plane of the KUBECONFIG it
+// exports. A control plane the block started is stopped (`make cluster-stop`) when
+// the test ends; one that ran before is left running.
+func startReadmeCluster(t *testing.T, root, block string) *controlplane.ControlPlane {
 	t.Helper()
-	version := toolchain.Version(t)
-	u.env = append(u.env, "ENDPOINTS_DIST="+toolchain.Asset(t, "TEST_ASSET_DIST"), "ENDPOINTS_VERSION="+version)
-	u.bash(t, "the plugin installed from dist/", `pulumi plugin install resource endpoints "$ENDPOINTS_VERSION" `+
-		`--file "$ENDPOINTS_DIST/pulumi-resource-endpoints-v$ENDPOINTS_VERSION-$(go env GOOS)-$(go env GOARCH).tar.gz"`+"\n")
-	return version
+	_, err := os.Stat(filepath.Join(root, "build", "cluster", "kubeconfig"))
+	ranBefore := err == nil
+	var u user
+	exported := u.bashInClone(t, root, "the README's cluster block, in the clone", block)
+	var kubeconfig string
+	for _, kv := range exported {
+		if v, ok := strings.CutPrefix(kv, "KUBECONFIG="); ok {
+			kubeconfig = v
+		}
+	}
+	if kubeconfig == "" {
+		t.Fatalf("the README's cluster block exports no KUBECONFIG:\n%s", block)
+	}
+	if !ranBefore {
+		t.Cleanup(func() {
+			if out, err := toolchain.Command(context.Background(), root, makeEnv(t), "make", "cluster-stop"); err != nil {
+				t.Errorf("make cluster-stop: %v\n%s", err, out)
+			}
+		})
+	}
+	cp, err := controlplane.Connect(t.Context(), kubeconfig)
+	if err != nil {
+		t.Fatalf("the control plane of the README's KUBECONFIG: %v", err)
+	}
+	return cp
+}
+
+// makeEnv is the environment a make in the clone runs with: none of the make that runs
+// the tests (its flags and jobserver), and the tool cache and DIST that make used, so
+// nothing is built again.
+func makeEnv(t *testing.T) []string {
+	t.Helper()
+	return []string{"MAKEFLAGS=", "MAKELEVEL=", "MFLAGS=",
+		"CACHE=" + filepath.Dir(filepath.Dir(toolchain.Asset(t, "TEST_ASSET_ETCD"))),
+		"DIST=" + toolchain.Asset(t, "TEST_ASSET_DIST")}
+}
+
+// exportedMark separates a block's output from the environment printed after it.
+const exportedMark = "\n--- exported ---\n"
+
+// bashInClone runs script with bash in the clone root, as bash does, with the user's
+// environment (none for a zero user) and makeEnv, and returns the variables it left
+// exported that start with KUBECONFIG or ENDPOINTS_.
+func (u *user) bashInClone(t *testing.T, root, what, script string) []string {
+	t.Helper()
+	out := runBash(t, what, root, append(slices.Clone(u.env), makeEnv(t)...), "-euo",
+		script+"printf %s "+shellQuote(exportedMark)+"\nenv -0\n")
+	printed, env, ok := strings.Cut(out, exportedMark)
+	if !ok {
+		t.Fatalf("%s: no environment printed after it:\n%s", what, out)
+	}
+	t.Logf("%s\n%s", what, printed)
+	var exported []string
+	for kv := range strings.SplitSeq(env, "\x00") {
+		if strings.HasPrefix(kv, "KUBECONFIG=") || strings.HasPrefix(kv, "ENDPOINTS_") {
+			exported = append(exported, kv)
+		}
+	}
+	return exported
 }
 
 // wantPluginFromDist checks that PULUMI_HOME holds this provider's plugin at version
-// only, the one installed from dist/, and that the engine downloaded none.
+// only, the one make installed from dist/, and that the engine downloaded none.
 func (u *user) wantPluginFromDist(t *testing.T, version string) {
 	t.Helper()
 	if requests := u.reg.Plugin.Requests(); len(requests) > 0 {

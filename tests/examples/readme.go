@@ -101,30 +101,92 @@ func parseSteps(readme, shared string) (steps, error) {
 // to the next second-level one.
 var firstProgramSection = regexp.MustCompile("(?ms)^## A first program\n(.*?)^## ")
 
-// firstProgram is what README.md's "A first program" has a user run and write.
+// languageHeading is a third-level heading of "A first program": a language's part.
+var languageHeading = regexp.MustCompile(`(?m)^### +(.+?) *$`)
+
+// firstProgram is what README.md's "A first program" has a user run and write: the
+// steps that start the cluster, in the clone, then each language's part (the key is its
+// program's fence language, "yaml" or "typescript").
 type firstProgram struct {
-	// npmInstall is its ```sh block, which installs the TypeScript program's SDKs;
-	// typescript (index.ts) and yaml (Pulumi.yaml) are its programs.
-	npmInstall, typescript, yaml string
+	cluster string
+	langs   map[string]firstProgramLanguage
 }
 
-// parseFirstProgram returns the steps and programs of README.md's "A first program",
-// which must hold one block of each.
+// firstProgramLanguage is one language's part of "A first program".
+type firstProgramLanguage struct {
+	// install is its first ```sh block, run in the clone (make install-<language>);
+	// project its other ```sh blocks before the program, run in the program's
+	// directory; program the program's text; run the ```sh blocks after it, in the
+	// program's directory, which hold the one `pulumi up`.
+	install, project, program, run string
+}
+
+// parseFirstProgram returns the steps and programs of README.md's "A first program":
+// one ```sh block before its first "### " heading (the cluster), and under each "### "
+// heading a ```sh block, maybe more, one program block (```yaml or ```typescript), and
+// ```sh blocks after it with one `pulumi up`.
 func parseFirstProgram(readme string) (firstProgram, error) {
 	m := firstProgramSection.FindStringSubmatch(readme)
 	if m == nil {
 		return firstProgram{}, errors.New(`no section "## A first program" followed by another "## " section`)
 	}
-	var p firstProgram
-	for _, b := range []struct {
-		lang string
-		dst  *string
-	}{{"sh", &p.npmInstall}, {"typescript", &p.typescript}, {"yaml", &p.yaml}} {
-		blocks := codeBlocks(m[1], b.lang)
-		if len(blocks) != 1 {
-			return firstProgram{}, fmt.Errorf(`"A first program" has %d `+"```%s blocks, want 1", len(blocks), b.lang)
+	body := m[1]
+	headings := languageHeading.FindAllStringSubmatchIndex(body, -1)
+	if len(headings) == 0 {
+		return firstProgram{}, errors.New(`"A first program" has no "### " part per language`)
+	}
+	p := firstProgram{langs: map[string]firstProgramLanguage{}}
+	cluster := codeBlocks(body[:headings[0][0]], "sh")
+	if len(cluster) != 1 {
+		return firstProgram{}, fmt.Errorf(`"A first program" has %d `+"```sh blocks before its first `### ` part, want 1 (the cluster)", len(cluster))
+	}
+	p.cluster = cluster[0]
+	for i, h := range headings {
+		end := len(body)
+		if i+1 < len(headings) {
+			end = headings[i+1][0]
 		}
-		*b.dst = blocks[0]
+		name := body[h[2]:h[3]]
+		lang, part, err := parseLanguagePart(body[h[1]:end])
+		if err != nil {
+			return firstProgram{}, fmt.Errorf(`"A first program", %q: %w`, name, err)
+		}
+		if _, dup := p.langs[lang]; dup {
+			return firstProgram{}, fmt.Errorf(`"A first program" has two %s programs`, lang)
+		}
+		p.langs[lang] = part
 	}
 	return p, nil
+}
+
+// parseLanguagePart parses one "### " part of "A first program".
+func parseLanguagePart(text string) (string, firstProgramLanguage, error) {
+	var (
+		part    firstProgramLanguage
+		lang    string
+		before  []string
+		after   []string
+		program int
+	)
+	for _, m := range codeBlock.FindAllStringSubmatch(text, -1) {
+		switch {
+		case m[1] == "sh" && lang == "":
+			before = append(before, m[2])
+		case m[1] == "sh":
+			after = append(after, m[2])
+		default:
+			program++
+			lang, part.program = m[1], m[2]
+		}
+	}
+	switch {
+	case program != 1:
+		return "", part, fmt.Errorf("%d program blocks, want 1", program)
+	case len(before) == 0:
+		return "", part, errors.New("no ```sh block before the program (the install in the clone)")
+	case len(upLine.FindAllString(strings.Join(after, ""), -1)) != 1:
+		return "", part, errors.New("the ```sh blocks after the program do not have one `pulumi up` line")
+	}
+	part.install, part.project, part.run = before[0], strings.Join(before[1:], ""), strings.Join(after, "")
+	return lang, part, nil
 }

@@ -59,20 +59,29 @@ func TestParseSteps(t *testing.T) {
 
 func TestParseFirstProgram(t *testing.T) {
 	t.Parallel()
-	section := "## A first program\n\n```sh\nnpm install a\n```\n\n```typescript\nconst a = 1;\n```\n\n```yaml\nname: a\n```\n\n"
+	yaml := "### YAML\n\n```sh\nmake install-yaml\n```\n\n```yaml\nname: a\n```\n\n```sh\npulumi stack init dev\npulumi up\n```\n\n"
+	ts := "### TypeScript\n\n```sh\nmake install-nodejs\n```\n\n```sh\nnpm install a\n```\n\n```typescript\nconst a = 1;\n```\n\n```sh\npulumi up\n```\n\n"
+	section := "## A first program\n\n```sh\nmake cluster\n```\n\n" + yaml + ts
 	for _, tc := range []struct {
 		name, readme string
 		want         firstProgram
 		wantErr      string
 	}{
 		{
-			name:   "one block of each, other sections left out",
+			name:   "the cluster, then each language, other sections left out",
 			readme: "# X\n\n```sh\nnpm install\n```\n\n" + section + "## Documentation\n\n```yaml\nname: b\n```\n",
-			want:   firstProgram{npmInstall: "npm install a\n", typescript: "const a = 1;\n", yaml: "name: a\n"},
+			want: firstProgram{cluster: "make cluster\n", langs: map[string]firstProgramLanguage{
+				"yaml":       {install: "make install-yaml\n", program: "name: a\n", run: "pulumi stack init dev\npulumi up\n"},
+				"typescript": {install: "make install-nodejs\n", project: "npm install a\n", program: "const a = 1;\n", run: "pulumi up\n"},
+			}},
 		},
 		{name: "no section", readme: "# X\n\n```sh\nkubectl apply\n```\n", wantErr: `no section "## A first program"`},
-		{name: "two programs", readme: section + "```yaml\nname: b\n```\n## Next\n", wantErr: "has 2 ```yaml blocks"},
-		{name: "no sh block", readme: "## A first program\n\n```yaml\nname: a\n```\n## Next\n", wantErr: "has 0 ```sh blocks"},
+		{name: "no cluster", readme: "## A first program\n\n" + yaml + "## Next\n", wantErr: "0 ```sh blocks before"},
+		{name: "no language", readme: "## A first program\n\n```sh\nmake cluster\n```\n## Next\n", wantErr: `no "### " part`},
+		{name: "two programs", readme: "## A first program\n\n```sh\nmake cluster\n```\n" + yaml + "```yaml\nname: b\n```\n## Next\n", wantErr: "2 program blocks"},
+		{name: "no install", readme: "## A first program\n\n```sh\nmake cluster\n```\n### YAML\n```yaml\nname: a\n```\n```sh\npulumi up\n```\n## Next\n", wantErr: "no ```sh block before the program"},
+		{name: "no up", readme: "## A first program\n\n```sh\nmake cluster\n```\n### YAML\n```sh\nmake install-yaml\n```\n```yaml\nname: a\n```\n## Next\n", wantErr: "one `pulumi up`"},
+		{name: "one language twice", readme: "## A first program\n\n```sh\nmake cluster\n```\n" + yaml + yaml + "## Next\n", wantErr: "two yaml programs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -86,7 +95,7 @@ func TestParseFirstProgram(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(firstProgram{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(firstProgram{}, firstProgramLanguage{})); diff != "" {
 				t.Errorf("parseFirstProgram (-want +got):\n%s", diff)
 			}
 		})

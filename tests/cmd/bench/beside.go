@@ -214,7 +214,9 @@ func renderBeside(w writer, beside []besideFigures, newest bool) {
 	w("provider's `%s` and with the floor's `%s`: the same logical names and inputs", spec.EndpointSliceToken, floorToken)
 	w("(`metadata.name` is left to each provider's autonaming), the same CLI, YAML host, control plane and local backend,")
 	w("rotating which goes first. Each run is `pulumi up` with its preview, as a user runs it, a `pulumi preview` of the")
-	w("unchanged program, `pulumi refresh --skip-preview` and `pulumi destroy` with its preview.")
+	w("unchanged program, `pulumi refresh --skip-preview` and `pulumi destroy` with its preview. The engine section runs")
+	w("the same program's `up` and `destroy` with `--skip-preview`, without the preview, so its times are lower than")
+	w("these: compare the two by the ratios to each section's floor, not by their times.")
 	if newest {
 		w("pulumi-kubernetes %s is the newest release this section was run with: the Go module proxy serves no release", version)
 		w("after 4.25.0, so its plugin was built by hand from the source at its tag (CONTRIBUTING.md gives the steps) and")

@@ -38,15 +38,17 @@ func TestRenderBeside(t *testing.T) {
 	cfg := config{version: "0.7.0", pulumiVersion: "v3.256.0", yamlVersion: "v1.10.3", kubeVersion: "v1.37.2",
 		etcdVersion: "v3.5.21", durableEtcd: true, kubernetesVersion: "4.25.0"}
 	r := results{beside: []besideFigures{f}, stamps: map[string]stamp{"pulumi-kubernetes": {
-		at: time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC), load: [2]float64{3, 4}, tools: cfg.sectionTools("pulumi-kubernetes"),
+		at: time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC), load: [2]float64{3, 4}, commit: "0123456789ab", tools: cfg.sectionTools("pulumi-kubernetes"),
 	}}}
 	report := render(r, cfg)
 	wantLines(t, report,
 		"## Beside pulumi-kubernetes\n\nMeasured 2026-11-26 19:00 UTC on ",
-		"; load 3.00 at the start, 4.00 at the end.\nVersions: provider 0.7.0 (go",
+		"; load 3.00 at the start, 4.00 at the end.\nVersions: provider 0.7.0 (commit 0123456789ab, go",
 		"); pulumi CLI v3.256.0; YAML host v1.10.3; kube-apiserver and kube-controller-manager v1.37.2; etcd v3.5.21 (fsync on, as every real cluster runs it); pulumi-kubernetes 4.25.0.",
 		"pulumi-kubernetes 4.25.0's `kubernetes:discovery.k8s.io/v1:EndpointSlice`",
 		"200 EndpointSlices: load 3.00 to 4.00, each command bounded at 2m0s.",
+		"Each run is `pulumi up` with its preview, as a user runs it, a `pulumi preview` of the",
+		"the same program's `up` and `destroy` with `--skip-preview`, without the preview, so its times are lower than",
 		"| program | runs | command | floor | provider | pulumi-kubernetes 4.25.0 | provider / floor | pulumi-kubernetes 4.25.0 / floor | pulumi-kubernetes 4.25.0 / provider | target |",
 		"| 200 EndpointSlices | 3 | up | 4.00 s (4.00-4.00 s) | 4.80 s (4.80-4.80 s) | 8.00 s (8.00-8.00 s) | 1.20 | 2.00 | 1.67 | provider / floor at most 1.2: met |",
 		"| 200 EndpointSlices | 3 | preview | 2.00 s (2.00-2.00 s) | 2.40 s (2.40-2.40 s) | 3.00 s (3.00-3.00 s) | 1.20 | 1.50 | 1.25 | none |",

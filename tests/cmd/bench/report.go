@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -29,8 +30,10 @@ const pageHeader = `# Benchmarks
 
 Written by ` + "`make bench`" + ` (` + "`tests/cmd/bench`" + `). Each section is the figures of one run, which it
 names: when it ended, the machine, the one-minute load average (` + "`/proc/loadavg`" + `) at its start and end,
-and the versions it used. A run of some sections (` + "`-only`" + `) rewrites those and keeps the others as they
-were. Figures are medians unless labelled otherwise; a ratio compares runs of the same section's run.
+and the versions it used: the provider's with the commit checked out for the run (` + "`git rev-parse HEAD`" + `;
+"+ local changes" when tracked files under provider/, cmd/ or tests/cmd/bench/, go.mod, go.sum or schema.json
+differed from it). A run of some sections (` + "`-only`" + `) rewrites those and keeps the others as they were.
+Figures are medians unless labelled otherwise; a ratio compares runs of the same section's run.
 Wall-clock figures move with the load of the machine, which is shared; memory, state sizes, request
 counts and CPU times move little. A target cell says whether its target is met or missed, or "none".
 The sections that need a cluster run kube-apiserver, etcd and kube-controller-manager (garbage
@@ -43,6 +46,8 @@ type stamp struct {
 	// at is when the run ended; load the one-minute load average at its start and end.
 	at   time.Time
 	load [2]float64
+	// commit is the source the run measured (sourceCommit).
+	commit string
 	// tools are the versions the section used besides the provider's and Go's.
 	tools []string
 }
@@ -51,7 +56,11 @@ type stamp struct {
 func writeStamp(w writer, s stamp, cfg config) {
 	w("Measured %s on %s; load %.2f at the start, %.2f at the end.", s.at.Format("2006-01-02 15:04 MST"), machine(),
 		s.load[0], s.load[1])
-	versions := append([]string{"provider " + cfg.version + " (" + runtime.Version() + ")"}, s.tools...)
+	commit := s.commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	versions := append([]string{"provider " + cfg.version + " (commit " + commit + ", " + runtime.Version() + ")"}, s.tools...)
 	w("Versions: %s.", strings.Join(versions, "; "))
 	w("")
 }
@@ -96,6 +105,7 @@ func assemble(old, fresh map[string]string) string {
 		text, ok := fresh[s.title]
 		if !ok {
 			text, ok = old[s.title]
+			text = unrecordedCommit.ReplaceAllString(text, "${1}commit not recorded, ${2}")
 		}
 		if ok {
 			b.WriteString("\n")
@@ -104,6 +114,10 @@ func assemble(old, fresh map[string]string) string {
 	}
 	return b.String()
 }
+
+// unrecordedCommit matches the versions line of a section written before sections
+// named their commit: a kept one says so instead of naming none.
+var unrecordedCommit = regexp.MustCompile(`(?m)^(Versions: provider \S+ \()(go[^,)]*\))`)
 
 // splitSections cuts a page into its `## ` sections by title, each from its heading
 // to the blank line before the next heading (or the end), byte for byte. A title

@@ -206,6 +206,12 @@ func TestEngineScenarios(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
+	// The engine section says its commands run with --skip-preview.
+	for _, s := range engineScenarios(cfg) {
+		if s.preview || s.previewStep {
+			t.Errorf("%s runs a preview, which the engine section says it does not", s.name)
+		}
+	}
 }
 
 // The one-item update's program differs from the list's in that item's address only.
@@ -265,6 +271,9 @@ func TestRenderFarAwayAndDurableEtcd(t *testing.T) {
 	report := render(r, cfg)
 	wantLines(t, report,
 		"; etcd v3.5.21 (fsync on, as every real cluster runs it).",
+		"Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy`, all three with `--skip-preview` (wall",
+		"The EndpointsList program also times an update between refresh and destroy: `pulumi up --skip-preview` of the",
+		"sections beside pulumi-kubernetes, which run the same slice program's `up` and `destroy` with their preview, as",
 		"| 200 EndpointSlices | 3 | up | 2.00 s (2.00-2.00 s) | 2.20 s (2.20-2.20 s) | 2.40 s (2.40-2.40 s) | 1.20 | 1.09 | at most 1.2: met |",
 		"| 200 EndpointSlices | 3 | destroy | 2.00 s (2.00-2.00 s) | 2.10 s (2.10-2.10 s) | 2.20 s (2.20-2.20 s) | 1.10 | 1.05 | at most 1.25: met |",
 		"| 200 EndpointSlices, 50 ms round trip | 3 | destroy | 2.00 s (2.00-2.00 s) | 2.10 s (2.10-2.10 s) | 2.80 s (2.80-2.80 s) | 1.40 | 1.33 | at most 1.5: met |",

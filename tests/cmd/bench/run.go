@@ -113,7 +113,9 @@ func run(ctx context.Context, cfg config) error {
 	// The report is written after each section, so that a section that fails keeps
 	// the ones measured before it, and read again each time, so that it keeps what
 	// another run wrote meanwhile.
-	return measure(ctx, cfg, cp, t, tmp, func(r results) error {
+	commit := sourceCommit(ctx, ".")
+	fmt.Println("==> measuring commit " + commit)
+	return measure(ctx, cfg, cp, t, tmp, commit, func(r results) error {
 		old, err := existingSections(cfg.out)
 		if err != nil {
 			return err
@@ -181,8 +183,10 @@ func startProxy(cp *controlplane.ControlPlane, t *tools, tmp string) (func(), er
 }
 
 // measure runs the sections cfg asks for, in the order the report shows them, stamps
-// each with its run and, after each, writes the results so far with write.
-func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp string, write func(results) error) error {
+// each with its run and, after each, writes the results so far with write. commit is
+// the one every section names: the checkout's at the start (`make bench` builds the
+// provider from it just before).
+func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t tools, tmp, commit string, write func(results) error) error {
 	r := results{stamps: map[string]stamp{}}
 	for _, s := range []struct {
 		name, what string
@@ -231,7 +235,7 @@ func measure(ctx context.Context, cfg config, cp *controlplane.ControlPlane, t t
 			continue
 		}
 		fmt.Println("==> " + s.what)
-		st := stamp{load: [2]float64{loadAverage()}, tools: cfg.sectionTools(s.name)}
+		st := stamp{load: [2]float64{loadAverage()}, commit: commit, tools: cfg.sectionTools(s.name)}
 		if err := s.run(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -579,18 +583,22 @@ func renderLookups(w writer, l *lookupFigures) {
 }
 
 func renderEngine(w writer, engine []engineFigures) {
-	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy` (wall time of the CLI) with the provider's")
-	w("resources and, as many times, with the floor's: the same program with every resource a `floor:index:Noop`")
-	w("of a no-op plugin (`tests/cmd/bench/floor`) whose every call answers at once, run with the same CLI, YAML host and")
-	w("local backend, rotating which goes first. The floor is the engine's own time for that many resources.")
+	w("Each program runs `pulumi up`, `pulumi refresh` and `pulumi destroy`, all three with `--skip-preview` (wall")
+	w("time of the CLI), with the provider's resources and, as many times, with the floor's: the same program with")
+	w("every resource a `floor:index:Noop` of a no-op plugin (`tests/cmd/bench/floor`) whose every call answers at")
+	w("once, run with the same CLI, YAML host and local backend, rotating which goes first. The floor is the engine's")
+	w("own time for that many resources.")
 	w("The slice programs run a third time with `floor:discovery.k8s.io/v1:EndpointSlice`, which also answers at once but leaves the")
 	w("state the provider leaves (the generated name and default protocol in the inputs; uid, resourceVersion,")
 	w("creationTimestamp, generation, the managed-by label and endpoint conditions in the outputs; a namespace/name")
 	w("ID): the engine's time for a state of the provider's size, so the last ratio is the provider's own share.")
-	w("The EndpointsList program also times an update between refresh and destroy: `pulumi up` of the program with one")
-	w("item's address changed. Programs named with a round trip reach the API server through a proxy")
-	w("(`tests/harness/apiproxy`) that holds each request and each answer for half of it, as a cluster that far away")
-	w("would; the floor talks to no server, so its runs are the same at any round trip.")
+	w("The EndpointsList program also times an update between refresh and destroy: `pulumi up --skip-preview` of the")
+	w("program with one item's address changed. Without their preview, `up` and `destroy` take less here than in the")
+	w("sections beside pulumi-kubernetes, which run the same slice program's `up` and `destroy` with their preview, as")
+	w("a user does: compare those with these by the ratios to each section's floor, not by their times.")
+	w("Programs named with a round trip reach the API server through a proxy (`tests/harness/apiproxy`) that holds")
+	w("each request and each answer for half of it, as a cluster that far away would; the floor talks to no server,")
+	w("so its runs are the same at any round trip.")
 	w("Cells give the median and, in brackets, the lowest and highest run. The target is of provider / floor.")
 	w("")
 	w("| program | runs | command | floor | floor with the provider's state | provider | provider / floor | provider / floor with the provider's state | target |")

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +19,25 @@ func TestAssembleKeepsOtherSections(t *testing.T) {
 	old := pageHeader + "\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n" +
 		"\n## Start-up and footprint\n\nold start-up\n"
-	sections, err := splitSections(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := assemble(sections, map[string]string{"Start-up and footprint": "## Start-up and footprint\n\nnew start-up\n"})
+	page := assembleOnto(t, old, map[string]string{"Start-up and footprint": "## Start-up and footprint\n\nnew start-up\n"})
 	want := pageHeader + "\n## Start-up and footprint\n\nnew start-up\n" +
 		"\n## Check\n\nMeasured long ago.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" +
 		"\n## Drift: refreshBeforeUpdate\n\nold drift, kept\nas it was\n"
 	if diff := cmp.Diff(want, page); diff != "" {
 		t.Errorf("assembled page (-want +got):\n%s", diff)
 	}
+}
+
+// assembleOnto assembles the fresh sections onto the page old, as a run with -only
+// does, and checks that the page assembled again from its own sections, as the next
+// run keeps them, is the same.
+func assembleOnto(t *testing.T, old string, fresh map[string]string) string {
+	t.Helper()
+	sections, err := splitSections(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := assemble(sections, fresh)
 	again, err := splitSections(page)
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +45,7 @@ func TestAssembleKeepsOtherSections(t *testing.T) {
 	if got := assemble(again, nil); got != page {
 		t.Errorf("a page assembled from its own sections changed:\n%s", got)
 	}
+	return page
 }
 
 // A page with a section the program does not write is not one of its reports.
@@ -46,24 +58,28 @@ func TestSplitSectionsRejectsUnknownSections(t *testing.T) {
 }
 
 // Every section names its own run: its date, the machine, the load at its start and
-// end, and the versions of what it ran, its tools' only.
+// end, the commit it measured, and the versions of what it ran, its tools' only.
 func TestSectionsAreStamped(t *testing.T) {
 	t.Parallel()
 	cfg := config{version: "0.7.0", pulumiVersion: "v3.256.0", yamlVersion: "v1.10.3", kubeVersion: "v1.37.2",
 		etcdVersion: "v3.5.21", durableEtcd: true, kubernetesVersion: "4.25.0"}
 	at := time.Date(2026, 11, 28, 7, 30, 0, 0, time.UTC)
 	r := results{
-		check:  []checkFigures{{name: "EndpointSlice: big"}},
-		drift:  &driftFigures{scenario: engineScenario{name: "200 EndpointSlices"}, off: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{}), on: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{})},
-		stamps: map[string]stamp{"check": {at: at, load: [2]float64{1.5, 2.25}, tools: cfg.sectionTools("check")}, "drift": {at: at.Add(time.Hour), load: [2]float64{3, 4}, tools: cfg.sectionTools("drift")}},
+		check: []checkFigures{{name: "EndpointSlice: big"}},
+		drift: &driftFigures{scenario: engineScenario{name: "200 EndpointSlices"}, off: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{}), on: fakeRuns(1, [steps]float64{1, 0, 1, 0, 1}, [steps]int{})},
+		stamps: map[string]stamp{
+			"check": {at: at, load: [2]float64{1.5, 2.25}, commit: "0123456789ab", tools: cfg.sectionTools("check")},
+			"drift": {at: at.Add(time.Hour), load: [2]float64{3, 4}, commit: "ba9876543210 + local changes", tools: cfg.sectionTools("drift")},
+		},
 	}
 	sections := renderSections(r, cfg)
 	check, drift := sections["Check"], sections["Drift: refreshBeforeUpdate"]
-	wantLines(t, check, "## Check\n\nMeasured 2026-11-28 07:30 UTC on ", "; load 1.50 at the start, 2.25 at the end.\nVersions: provider 0.7.0 (go")
+	wantLines(t, check, "## Check\n\nMeasured 2026-11-28 07:30 UTC on ", "; load 1.50 at the start, 2.25 at the end.\nVersions: provider 0.7.0 (commit 0123456789ab, go")
 	if strings.Contains(check, "pulumi CLI") || strings.Contains(check, "etcd") {
 		t.Errorf("the Check section names tools it does not run:\n%s", check)
 	}
 	wantLines(t, drift, "Measured 2026-11-28 08:30 UTC on ", "; load 3.00 at the start, 4.00 at the end.",
+		"Versions: provider 0.7.0 (commit ba9876543210 + local changes, go",
 		"; pulumi CLI v3.256.0; YAML host v1.10.3; kube-apiserver and kube-controller-manager v1.37.2; etcd v3.5.21 (fsync on")
 	if strings.Contains(drift, "pulumi-kubernetes") {
 		t.Errorf("the drift section names pulumi-kubernetes:\n%s", drift)
@@ -71,6 +87,83 @@ func TestSectionsAreStamped(t *testing.T) {
 	if header := render(results{}, cfg); strings.Contains(header, "2026") || strings.Contains(header, "Measured") {
 		t.Errorf("the page header names a run:\n%s", header)
 	}
+	// A run that could not tell its commit says so.
+	r.stamps["check"] = stamp{at: at}
+	wantLines(t, renderSections(r, cfg)["Check"], "Versions: provider 0.7.0 (commit unknown, go")
+}
+
+// sourceCommit names the checkout's HEAD, with "+ local changes" only for tracked
+// files of the provider, its commands, the bench, the module files and the schema,
+// and "unknown" where git cannot tell.
+func TestSourceCommit(t *testing.T) {
+	t.Parallel()
+	if got := sourceCommit(t.Context(), filepath.Join(t.TempDir(), "no-such-directory")); got != "unknown" {
+		t.Errorf("sourceCommit of a missing directory = %q, want unknown", got)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: only the unknown commit is checked")
+	}
+	dir, git, write := scratchRepo(t)
+	git("init", "-q")
+	for _, name := range []string{"provider/kube/slice.go", "cmd/main.go", "tests/cmd/bench/run.go", "tests/e2e/e2e_test.go", "go.mod", "README.md", "schema.json"} {
+		write(name, "package x\n")
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "first")
+	head := git("rev-parse", "HEAD")[:12]
+	if got := sourceCommit(t.Context(), dir); got != head {
+		t.Errorf("a clean checkout: %q, want %q", got, head)
+	}
+	// Changes outside what the bench measures, and untracked files, are not counted;
+	// the commit is the repository's from a subdirectory too.
+	write("README.md", "changed\n")
+	write("tests/e2e/e2e_test.go", "changed\n")
+	write("provider/kube/new.go", "untracked\n")
+	if got := sourceCommit(t.Context(), filepath.Join(dir, "tests")); got != head {
+		t.Errorf("changes outside the measured source: %q, want %q", got, head)
+	}
+	for _, name := range []string{"provider/kube/slice.go", "cmd/main.go", "tests/cmd/bench/run.go", "go.mod", "schema.json"} {
+		write(name, "changed\n")
+		if got, want := sourceCommit(t.Context(), filepath.Join(dir, "tests")), head+" + local changes"; got != want {
+			t.Errorf("%s changed: %q, want %q", name, got, want)
+		}
+		git("checkout", "-q", "--", name)
+	}
+	// A staged change counts too.
+	write("go.mod", "staged\n")
+	git("add", "go.mod")
+	if got, want := sourceCommit(t.Context(), dir), head+" + local changes"; got != want {
+		t.Errorf("a staged change: %q, want %q", got, want)
+	}
+}
+
+// scratchRepo returns a new directory for a git repository, a git that runs in it with
+// no configuration of the machine's, and a write of a file under it.
+func scratchRepo(t *testing.T) (dir string, git func(args ...string) string, write func(name, text string)) {
+	t.Helper()
+	dir = t.TempDir()
+	git = func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write = func(name, text string) {
+		t.Helper()
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, git, write
 }
 
 // The newest pulumi-kubernetes runs only when its plugin is given, and then in a
@@ -138,5 +231,22 @@ Showing nodes accounting for 1.20s, 100% of 1.20s total
 	}
 	if _, err := summarizeTop("no profile"); err == nil {
 		t.Error("no error for output without samples")
+	}
+}
+
+// A kept section of a run that named no commit says so; one that named its commit, and
+// a fresh one, are left as they are, and a second assembly changes nothing.
+func TestAssembleSaysWhenNoCommitWasRecorded(t *testing.T) {
+	t.Parallel()
+	old := pageHeader +
+		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (go1.26.8); etcd v3.5.21.\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
+	fresh := "## Start-up and footprint\n\nVersions: provider 0.7.0-dev.0 (commit ba9876543210 + local changes, go1.26.8).\n"
+	page := assembleOnto(t, old, map[string]string{"Start-up and footprint": fresh})
+	want := pageHeader + "\n" + fresh +
+		"\n## Check\n\nMeasured then.\nVersions: provider 0.7.0-dev.0 (commit not recorded, go1.26.8); etcd v3.5.21.\n" +
+		"\n## Drift: refreshBeforeUpdate\n\nMeasured later.\nVersions: provider 0.7.0-dev.0 (commit 0123456789ab, go1.26.8).\n"
+	if diff := cmp.Diff(want, page); diff != "" {
+		t.Errorf("assembled page (-want +got):\n%s", diff)
 	}
 }

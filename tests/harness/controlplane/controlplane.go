@@ -452,22 +452,32 @@ func (c *ControlPlane) setAdmin(ca []byte, token string) error {
 	if err != nil {
 		return err
 	}
-	restConfig, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	restConfig, clientset, err := adminClients(kubeconfig)
 	if err != nil {
-		return fmt.Errorf("internal error: parse the admin kubeconfig: %w", err)
-	}
-	restConfig.QPS, restConfig.Burst = 50, 100
-	// Tests create v1 Endpoints on purpose; the deprecation warning is not news.
-	restConfig.WarningHandler = rest.NoWarnings{}
-	clientset, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return fmt.Errorf("internal error: build the admin clientset: %w", err)
+		return fmt.Errorf("internal error: %w", err)
 	}
 	if err := os.WriteFile(c.kubeconfigPath, kubeconfig, 0o600); err != nil {
 		return fmt.Errorf("write the admin kubeconfig: %w", err)
 	}
 	c.caData, c.kubeconfig, c.restConfig, c.clientset = ca, kubeconfig, restConfig, clientset
 	return nil
+}
+
+// adminClients returns the client configuration and clientset of an admin kubeconfig,
+// as the tests use them: 50 requests a second, bursts of 100, no warnings (tests create
+// v1 Endpoints on purpose; the deprecation warning is not news).
+func adminClients(kubeconfig []byte) (*rest.Config, *kubernetes.Clientset, error) {
+	restConfig, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse the admin kubeconfig: %w", err)
+	}
+	restConfig.QPS, restConfig.Burst = 50, 100
+	restConfig.WarningHandler = rest.NoWarnings{}
+	clientset, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build the admin clientset: %w", err)
+	}
+	return restConfig, clientset, nil
 }
 
 func (c *ControlPlane) startControllerManager(ctx context.Context, path string, opts Options) error {

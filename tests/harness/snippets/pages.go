@@ -1,9 +1,11 @@
 package snippets
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,12 +20,24 @@ import (
 var Pages = []string{"README.md", "docs/installation-configuration.md", "docs/guides/resources.md",
 	"docs/guides/traffic.md", "docs/guides/moving-off-endpoints.md", "docs/guides/with-kubernetes.md"}
 
-// PageExamples returns the snippets of language lang of every page of Pages, in order.
-// It fails the test when a page cannot be read.
+// LanguagePages are pages whose snippets are checked in the languages listed only: the
+// migration guide's before and after programs in TypeScript and Python (its YAML
+// programs are run by the migration tests, against a cluster).
+var LanguagePages = map[string][]string{"docs/guides/migrating.md": {"typescript", "python"}}
+
+// PageExamples returns the snippets of language lang of every page of Pages, and of
+// LanguagePages for that language, in order. It fails the test when a page cannot be
+// read.
 func PageExamples(t testing.TB, lang string) []Example {
 	t.Helper()
 	var out []Example
-	for _, source := range Pages {
+	pages := slices.Clone(Pages)
+	for _, source := range slices.Sorted(maps.Keys(LanguagePages)) {
+		if slices.Contains(LanguagePages[source], lang) {
+			pages = append(pages, source)
+		}
+	}
+	for _, source := range pages {
 		page, err := os.ReadFile(filepath.Clean(filepath.Join(toolchain.RepoRoot(t), filepath.FromSlash(source))))
 		if err != nil {
 			t.Fatal(err)
