@@ -13,6 +13,7 @@ import (
 
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	"golang.org/x/oauth2"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
@@ -426,6 +427,13 @@ func (s *server) setConfig(cfg Config) {
 	userAgent := fmt.Sprintf("pulumi-resource-%s/%s", Name, Version)
 	cfg.Kube.UserAgent = userAgent
 	cfg.Google.UserAgent = userAgent
+	if cfg.Google.SetsCredentials() {
+		// A GKE kubeconfig's tokens made in process use the provider's Google settings.
+		g := cfg.Google
+		cfg.Kube.GoogleTokens = func(ctx context.Context, scopes []string) (oauth2.TokenSource, string, error) {
+			return google.TokenSource(ctx, g, scopes)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.config = cfg

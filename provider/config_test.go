@@ -1,11 +1,17 @@
 package provider
 
 import (
+	"encoding/base64"
+	"encoding/pem"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	p "github.com/pulumi/pulumi-go-provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/property"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
@@ -569,4 +577,58 @@ users:
       command: ` + command + `
       args: [--region, eu-west-1, eks, get-token, --cluster-name, demo, --output, json]
 `
+}
+
+// A GKE kubeconfig whose plugin program is missing gets its tokens from the provider's
+// own Google settings when one is set (here accessToken, from its environment
+// variable): the API server receives that token.
+func TestGKETokensFromTheProviderGoogleSettings(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","metadata":{},"items":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	kubeconfig := `apiVersion: v1
+kind: Config
+clusters:
+- name: gke
+  cluster: {server: "` + srv.URL + `", certificate-authority-data: "` + ca + `"}
+contexts:
+- name: gke
+  context: {cluster: gke, user: gke}
+current-context: gke
+users:
+- name: gke
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: ` + filepath.Join(t.TempDir(), "gke-gcloud-auth-plugin") + `
+      provideClusterInfo: true
+`
+	getenv := func(k string) string {
+		if k == "GOOGLE_OAUTH_ACCESS_TOKEN" {
+			return "ya29.from-the-environment"
+		}
+		return ""
+	}
+	srv2, s := newTestServer(t, getenv)
+	c := configuredClient(t, srv2, s, property.NewMap(map[string]property.Value{"kubeconfig": property.New(kubeconfig)}))
+	gvr := schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
+	if _, err := c.Dynamic.Resource(gvr).Namespace("default").List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "Bearer ya29.from-the-environment" {
+		t.Errorf("the API server received Authorization %q, want the accessToken setting's token", seen)
+	}
 }

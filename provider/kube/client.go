@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/oauth2"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -115,6 +116,10 @@ type Config struct {
 	// served (see package cloudauth): automatic (the default when empty: the plugin
 	// program when it is on PATH, else tokens made in process), builtIn or exec.
 	CloudCredentials string
+	// GoogleTokens, when set, makes the tokens of a GKE kubeconfig made in process
+	// from the provider's own Google settings instead of Application Default
+	// Credentials (see cloudauth.Options.Google).
+	GoogleTokens func(ctx context.Context, scopes []string) (oauth2.TokenSource, string, error)
 }
 
 // Client is a connection to one cluster.
@@ -233,7 +238,7 @@ func cloudCredentials(restConfig *rest.Config, cfg Config) error {
 	if !choice.BuiltIn {
 		return nil
 	}
-	src, err := cloudauth.New(plugin, cloudauth.Options{Server: restConfig.Host})
+	src, err := cloudauth.New(plugin, cloudauth.Options{Server: restConfig.Host, Google: cfg.GoogleTokens})
 	if err != nil {
 		return fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
 	}
