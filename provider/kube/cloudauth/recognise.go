@@ -158,12 +158,14 @@ func (p *Plugin) gke(args []string) bool {
 }
 
 // awsCLI reads `aws [--region R] [--profile P] eks get-token --cluster-name C
-// [--role-arn A] [--output json]`, global options before or after the command.
+// [--role-arn A] [--output json]`, global options before or after the command. The
+// CLI takes an unambiguous prefix of an option: pulumi-eks's kubeconfig writes
+// `--role`.
 func (p *Plugin) awsCLI(args []string) bool {
 	var output, clusterID string
 	positional, ok := flags(args, map[string]*string{
 		"region": &p.Region, "profile": &p.Profile, "cluster-name": &p.Cluster, "cluster-id": &clusterID,
-		"role-arn": &p.RoleARN, "output": &output,
+		"role-arn": &p.RoleARN, "role": &p.RoleARN, "output": &output,
 	}, nil, nil)
 	if !ok || len(positional) != 2 || positional[0] != "eks" || positional[1] != "get-token" {
 		return false

@@ -70,6 +70,16 @@ const (
       - arn:aws:iam::111122223333:role/deployer
       command: aws
 `
+	// pulumi-eks's Cluster kubeconfig with a role and a profile (its kubeconfigOptions).
+	pulumiEKSBlock = `    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args: ["--region", "eu-central-1", "eks", "get-token", "--cluster-name", "prod-eksCluster-1a2b3c4", "--output", "json",
+        "--role", "arn:aws:iam::111122223333:role/deployer", "--profile", "ci"]
+      env:
+      - name: KUBERNETES_EXEC_INFO
+        value: '{"apiVersion": "client.authentication.k8s.io/v1beta1"}'
+`
 	// eksctl and older templates: aws-iam-authenticator.
 	authenticatorBlock = `    exec:
       apiVersion: client.authentication.k8s.io/v1beta1
@@ -141,6 +151,9 @@ func TestRecognise(t *testing.T) {
 			Env: map[string]string{"AWS_PROFILE": "dev"}, Cluster: "demo", Region: "eu-west-1", Profile: "dev"}},
 		{"aws eks update-kubeconfig with a role", awsRoleBlock, Plugin{Cloud: EKS, Command: "aws", Env: map[string]string{},
 			Cluster: "demo", Region: "us-west-2", RoleARN: "arn:aws:iam::111122223333:role/deployer"}},
+		{"pulumi-eks", pulumiEKSBlock, Plugin{Cloud: EKS, Command: "aws",
+			Env:     map[string]string{"KUBERNETES_EXEC_INFO": `{"apiVersion": "client.authentication.k8s.io/v1beta1"}`},
+			Cluster: "prod-eksCluster-1a2b3c4", Region: "eu-central-1", RoleARN: "arn:aws:iam::111122223333:role/deployer", Profile: "ci"}},
 		{"aws-iam-authenticator", authenticatorBlock, Plugin{Cloud: EKS, Command: "/usr/local/bin/aws-iam-authenticator",
 			Env: map[string]string{"AWS_REGION": "ap-south-1"}, Cluster: "demo", Region: "ap-south-1",
 			RoleARN: "arn:aws:iam::111122223333:role/deployer"}},
