@@ -236,6 +236,7 @@ func cloudCredentials(restConfig *rest.Config, cfg Config) error {
 	}
 	choice := cloudauth.Decide(mode, plugin, nil)
 	if !choice.BuiltIn {
+		restConfig.Wrap(cloudauth.PluginReport(plugin, restConfig.Host, choice.Reason))
 		return nil
 	}
 	src, err := cloudauth.New(plugin, cloudauth.Options{Server: restConfig.Host, Google: cfg.GoogleTokens})

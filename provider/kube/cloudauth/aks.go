@@ -38,7 +38,7 @@ type aksSource struct {
 }
 
 func newAKS(p Plugin, o Options) (Source, error) {
-	where := fmt.Sprintf("AKS cluster at %s (server ID %s)", o.Server, p.ServerID)
+	where := p.Where(o.Server)
 	if !containsFold(aksLogins, p.Login) {
 		return nil, interactiveLogin(p, o)
 	}

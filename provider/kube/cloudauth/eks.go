@@ -56,7 +56,7 @@ func newEKS(ctx context.Context, p Plugin, o Options) (Source, error) {
 	if o.HTTPClient != nil {
 		opts = append(opts, config.WithHTTPClient(o.HTTPClient))
 	}
-	where := fmt.Sprintf("EKS cluster %s at %s", p.Cluster, o.Server)
+	where := p.Where(o.Server)
 	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: loading the AWS configuration%s: %w", where, profileOf(p), err)

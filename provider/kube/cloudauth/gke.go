@@ -37,7 +37,7 @@ func newGKE(ctx context.Context, p Plugin, o Options) (Source, error) {
 	if o.HTTPClient != nil {
 		ctx = context.WithValue(ctx, oauth2.HTTPClient, o.HTTPClient)
 	}
-	cluster := "GKE cluster at " + o.Server
+	cluster := p.Where(o.Server)
 	if o.Google != nil {
 		ts, from, err := o.Google(ctx, GKEScopes)
 		if err != nil {
