@@ -6,9 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
@@ -72,38 +70,6 @@ func TestLifecycleWithoutPlugins(t *testing.T) {
 			if len(said) != 1 {
 				t.Errorf("the provider said %d times that it makes the token, from %q, want once; its log:\n%s",
 					len(said), l.credentials, strings.Join(logs.Lines("kubernetes credentials"), "\n"))
-			}
-		})
-	}
-}
-
-var endpointSlices = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
-
-// The same kubeconfigs and credentials, with the exec mode (the plugin program
-// required), fail as kubectl would without the program: what passes above is the
-// built-in path. (The mode is kube.Config.CloudCredentials: the provider's setting
-// for it sets that field.)
-//
-//nolint:paralleltest // the tests set PATH and the clouds' variables
-func TestExecModeNeedsThePrograms(t *testing.T) {
-	cp := cluster(t)
-	for _, l := range logins() {
-		t.Run(l.name, func(t *testing.T) {
-			isolate(t, l.vars(t))
-			ns := cp.Namespace(t, "exec")
-			for _, mode := range []string{"", "builtIn", "exec"} {
-				c, err := kube.NewClient(kube.Config{Kubeconfig: string(l.kubeconfig(cp)), CloudCredentials: mode})
-				if err != nil {
-					t.Fatalf("mode %q: NewClient: %v", mode, err)
-				}
-				_, err = c.Dynamic.Resource(endpointSlices).Namespace(ns).List(t.Context(), metav1.ListOptions{})
-				want := "executable " + l.program + " not found"
-				switch {
-				case mode != "exec" && err != nil:
-					t.Errorf("mode %q: listing slices: %v", mode, err)
-				case mode == "exec" && (err == nil || !strings.Contains(err.Error(), want)):
-					t.Errorf("mode exec: listing slices: %v, want %q", err, want)
-				}
 			}
 		})
 	}
