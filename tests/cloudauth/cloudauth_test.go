@@ -1,10 +1,13 @@
 package cloudauth_test
 
 import (
+	"cmp"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
@@ -73,6 +76,74 @@ func TestLifecycleWithoutPlugins(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With the plugin program on PATH (a stand-in for aws that notes its arguments and
+// prints a token of its own, which the cluster takes for pluginUser), the default
+// mode runs it, as kubectl would: the cluster is sent the program's token only, and
+// STS is asked nothing (no token is made in process). builtIn never runs it: the same
+// kubeconfig works with tokens made in process. (Decide is the same for the three
+// clouds: EKS stands for them.)
+//
+//nolint:paralleltest // the tests set PATH and the AWS variables
+func TestPluginProgramOnPath(t *testing.T) {
+	cp := cluster(t)
+	for _, tt := range []struct {
+		mode string
+		// user is who the cluster takes the tokens for; program whether the plugin
+		// program runs.
+		user    string
+		program bool
+	}{
+		{"", pluginUser, true},
+		{"builtIn", deployerRole, false},
+	} {
+		t.Run("mode "+cmp.Or(tt.mode, "unset"), func(t *testing.T) {
+			isolate(t, awsVariables(awsUser))
+			ran := fakePlugin(t, "aws")
+			var settings map[string]property.Value
+			if tt.mode != "" {
+				settings = map[string]property.Value{"cloudCredentials": property.New(tt.mode)}
+			}
+			before, asked := len(webhook.Reviews()), stsRequests()
+			newSlice(t, inprocess.New(t, eksKubeconfig(cp, deployerRole), settings), cp, "web-plugin").lifecycle()
+
+			reviews := reviewsFrom(before)
+			if bad := refusals(reviews); len(bad) > 0 {
+				t.Errorf("the cluster refused %d tokens: %+v", len(bad), bad)
+			}
+			for _, r := range reviews {
+				if r.Accepted() && r.Username != tt.user {
+					t.Errorf("a token was taken for %s, want only %s's", r.Username, tt.user)
+					break
+				}
+			}
+			if len(tokensOf(reviews, tt.user)) == 0 {
+				t.Errorf("no token was taken for %s; the reviews: %+v", tt.user, reviews)
+			}
+			args, err := os.ReadFile(ran) //nolint:gosec // G304: the test's own file
+			switch {
+			case tt.program && err != nil:
+				t.Errorf("the plugin program did not run: %v", err)
+			case tt.program && !strings.Contains(string(args), "eks get-token --cluster-name "+eksCluster):
+				t.Errorf("the plugin program ran with %q, want the kubeconfig's arguments", args)
+			case !tt.program && err == nil:
+				t.Errorf("the plugin program ran, with %q", args)
+			}
+			if got := stsRequests() - asked; tt.program && got > 0 {
+				t.Errorf("STS was asked %d times while the plugin program made the tokens", got)
+			}
+		})
+	}
+}
+
+// stsRequests counts the requests the STS double answered.
+func stsRequests() int {
+	n := 0
+	for _, c := range sts.Calls() {
+		n += c
+	}
+	return n
 }
 
 // apiServerTokenCache is how long kube-apiserver takes a bearer token it has

@@ -23,8 +23,10 @@
 // delete an EndpointSlice per cloud and login; show, through the CLI, that the same
 // kubeconfigs fail with "executable ... not found", and create nothing, when the
 // plugin programs are required (cloudCredentials exec, from the environment or the
-// stack's configuration); renew tokens that live seconds before they expire, and a
-// token the cluster refuses because its role session ended (one 401, then a new
+// stack's configuration); show that the provider runs the plugin program when it is
+// on PATH (a stand-in whose tokens the cluster maps to a user of their own), unless
+// cloudCredentials is builtIn; renew tokens that live seconds before they expire, and
+// a token the cluster refuses because its role session ended (one 401, then a new
 // token); and check that a wrong credential fails with an error that names where the
 // credentials came from and the cluster.
 //

@@ -201,7 +201,8 @@ var cloudVariables = []string{
 
 // isolate gives the test a machine without the plugin programs (PATH an empty
 // directory), without the clouds' variables and with an empty HOME (no ~/.aws,
-// ~/.config/gcloud or ~/.azure), then sets vars.
+// ~/.config/gcloud or ~/.azure), and the provider's default cloudCredentials mode,
+// then sets vars.
 func isolate(t *testing.T, vars map[string]string) {
 	t.Helper()
 	t.Setenv("PATH", t.TempDir())
@@ -213,9 +214,33 @@ func isolate(t *testing.T, vars map[string]string) {
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(home, "no-aws-config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(home, "no-aws-credentials"))
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS", "")
 	for name, value := range vars {
 		t.Setenv(name, value)
 	}
+}
+
+// fakePlugin puts first on PATH a program named name that stands for a cloud's
+// plugin program: it adds its arguments as a line to the file ran, which it
+// creates, and prints an ExecCredential with a token of pluginTokenPrefix and its
+// process ID. The token's expiry is already past: client-go, which keeps a plugin's
+// credentials for the whole process, runs the program for every request, and the
+// API server, which keeps the tokens it took for 10 s, sees a new token each time.
+// (The program runs with the test's PATH: it uses only the shell's builtins.)
+func fakePlugin(t *testing.T, name string) (ran string) {
+	t.Helper()
+	dir := t.TempDir()
+	ran = filepath.Join(dir, "ran")
+	script := `#!/bin/sh
+echo "$*" >> '` + ran + `'
+echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"` +
+		pluginTokenPrefix + `'$$'","expirationTimestamp":"` + time.Now().UTC().Format(time.RFC3339) + `"}}'
+`
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o700); err != nil { //nolint:gosec // G306: a program, run by the test
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return ran
 }
 
 // awsVariables are the environment of a CI job with key's access key pair, and the
