@@ -148,6 +148,15 @@ func eksKubeconfig(cp *controlplane.ControlPlane, role string) []byte {
 `)
 }
 
+// eksProfileKubeconfig is what aws --profile profile eks update-kubeconfig --name
+// demo --region eu-west-1 writes: the profile is in the exec block's environment.
+func eksProfileKubeconfig(cp *controlplane.ControlPlane, profile string) []byte {
+	return append(eksKubeconfig(cp, ""), `      env:
+      - name: AWS_PROFILE
+        value: `+profile+`
+`...)
+}
+
 // aksKubeconfig is what az aks get-credentials --resource-group rg --name demo, then
 // kubelogin convert-kubeconfig -l login, write: the spn login keeps the Azure CLI's
 // client ID of the first (AAD_SERVICE_PRINCIPAL_CLIENT_ID names the service
@@ -248,6 +257,35 @@ echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredentia
 func awsVariables(key clouddouble.AWSKey) map[string]string {
 	return map[string]string{"AWS_ACCESS_KEY_ID": key.AccessKeyID, "AWS_SECRET_ACCESS_KEY": key.SecretAccessKey,
 		"AWS_ENDPOINT_URL_STS": sts.URL}
+}
+
+// awsProfileVariables are a machine's whose AWS credentials are in its shared
+// configuration and credentials files: profile developer with profileUser's key, and
+// profile deployer that assumes deployerRole with developer's. No key is in the
+// environment; the STS endpoint is pointed at the double.
+func awsProfileVariables(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"config": `[profile developer]
+region = eu-west-1
+
+[profile deployer]
+role_arn = ` + deployerRole + `
+source_profile = developer
+`,
+		"credentials": `[developer]
+aws_access_key_id = ` + profileUser.AccessKeyID + `
+aws_secret_access_key = ` + profileUser.SecretAccessKey + `
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return map[string]string{"AWS_CONFIG_FILE": filepath.Join(dir, "config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"), "AWS_ENDPOINT_URL_STS": sts.URL}
 }
 
 // metadataVariables are a VM's on Google Cloud (the metadata server), and

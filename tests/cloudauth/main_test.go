@@ -58,7 +58,9 @@ var (
 	webhook  *clouddouble.TokenWebhook
 	// awsUser is the IAM user whose key the EKS tests use; it is mapped. strayUser
 	// is another IAM user of the account, not mapped to any cluster user.
-	awsUser, strayUser clouddouble.AWSKey
+	// profileUser, also mapped, is the one whose key is in the shared credentials
+	// file of the profile tests.
+	awsUser, strayUser, profileUser clouddouble.AWSKey
 	// googleKey is the service account key file googledouble knows.
 	googleKey []byte
 )
@@ -93,6 +95,7 @@ func run(m *testing.M) (int, error) {
 	defer sts.Close()
 	awsUser = sts.AddUser(awsAccount, "ci")
 	strayUser = sts.AddUser(awsAccount, "intern")
+	profileUser = sts.AddUser(awsAccount, "developer")
 	sts.AddRole(deployerRole)
 
 	entra = clouddouble.StartEntra()
@@ -120,7 +123,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 
-	for _, u := range []string{awsUser.ARN, deployerRole, clouddouble.Email, keyAccount, spnClientID, workloadClientID, pluginUser} {
+	for _, u := range []string{awsUser.ARN, profileUser.ARN, deployerRole, clouddouble.Email, keyAccount, spnClientID, workloadClientID, pluginUser} {
 		users[u] = true
 	}
 	if webhook, err = clouddouble.StartTokenWebhook(dir, verify); err != nil {
