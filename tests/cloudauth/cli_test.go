@@ -35,14 +35,19 @@ resources:
 // in KUBECONFIG and no plugin program on PATH: up, a quiet refresh and destroy work,
 // with the credentials of the environment the CLI passes to the plugin, the cluster
 // takes the tokens for the mapped user, and pulumi up shows the provider's note on
-// how it authenticates.
+// how it authenticates. First, with the plugin programs required (cloudCredentials
+// exec, from the CLI's environment or from the stack's configuration), pulumi up
+// fails naming the missing program, makes no token and creates nothing.
 //
 //nolint:paralleltest // the tests set PATH and the clouds' variables
 func TestCLIWithoutPlugins(t *testing.T) {
 	cp := cluster(t)
+	// One login per cloud (the others differ only in process), and how its first up
+	// requires the plugin program: each way once at least.
+	execBy := map[string]string{"GKE/metadata server": "environment", "EKS/role": "configuration", "AKS/spn": "environment"}
 	for _, l := range logins() {
-		if l.name != "GKE/metadata server" && l.name != "EKS/role" && l.name != "AKS/spn" {
-			continue // one login per cloud: the others differ only in process
+		if execBy[l.name] == "" {
+			continue
 		}
 		t.Run(l.name, func(t *testing.T) {
 			isolate(t, l.vars(t))
@@ -53,10 +58,37 @@ func TestCLIWithoutPlugins(t *testing.T) {
 			ns := cp.Namespace(t, "cli")
 			cli := pulumicli.NewWithProvider(t, "KUBECONFIG="+kubeconfigFile)
 			cli.InitStack(fmt.Sprintf(cliProgram, ns))
+			slices := cp.Clientset().DiscoveryV1().EndpointSlices(ns)
 			before := len(webhook.Reviews())
 
+			exec, args := cli, []string{"up", "--yes", "--non-interactive"}
+			if execBy[l.name] == "environment" {
+				exec = cli.With("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS=exec")
+			} else {
+				// A configuration file of the stack's for this run only.
+				stackConfig := filepath.Join(t.TempDir(), "Pulumi.dev.yaml")
+				if err := os.WriteFile(stackConfig, []byte("config:\n  endpoints:cloudCredentials: exec\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--config-file", stackConfig)
+			}
+			out, err := exec.CombinedOutput(args...)
+			// (Only the program's name and "not found": the words around them are client-go's.)
+			if want := "executable " + l.program + " not found"; err == nil || !strings.Contains(out, want) {
+				t.Errorf("pulumi up with cloudCredentials exec from the %s: %v, want a failure saying %q:\n%s",
+					execBy[l.name], err, want, out)
+			}
+			if strings.Contains(out, "made in the provider's process") {
+				t.Errorf("pulumi up with cloudCredentials exec made a token in the provider's process:\n%s", out)
+			}
+			if list, err := slices.List(t.Context(), metav1.ListOptions{}); err != nil || len(list.Items) > 0 {
+				t.Errorf("slices in the namespace after pulumi up failed: %v %v", list, err)
+			}
+			if reviews := reviewsFrom(before); len(reviews) > 0 {
+				t.Errorf("the cluster was sent tokens with cloudCredentials exec: %+v", reviews)
+			}
+
 			up := cli.RunCombined("up", "--yes", "--non-interactive")
-			slices := cp.Clientset().DiscoveryV1().EndpointSlices(ns)
 			if _, err := slices.Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 				t.Fatalf("the slice is not in the cluster after pulumi up: %v\n%s", err, up)
 			}

@@ -1,14 +1,15 @@
 package cloudauth_test
 
 import (
+	"cmp"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/controlplane"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/googledouble"
@@ -38,6 +39,10 @@ func logins() []login {
 		{"EKS/role", func(cp *controlplane.ControlPlane) []byte { return eksKubeconfig(cp, deployerRole) },
 			func(*testing.T) map[string]string { return awsVariables(awsUser) },
 			deployerRole, "aws", "role " + deployerRole + " assumed"},
+		{"EKS/profile", func(cp *controlplane.ControlPlane) []byte { return eksProfileKubeconfig(cp, "developer") },
+			awsProfileVariables, profileUser.ARN, "aws", "profile developer) (credentials from SharedConfigCredentials"},
+		{"EKS/profile assuming a role", func(cp *controlplane.ControlPlane) []byte { return eksProfileKubeconfig(cp, "deployer") },
+			awsProfileVariables, deployerRole, "aws", "profile deployer) (credentials from AssumeRoleProvider"},
 		{"AKS/spn", func(cp *controlplane.ControlPlane) []byte { return aksKubeconfig(cp, "spn") },
 			func(*testing.T) map[string]string { return spnVariables(spnSecret) },
 			spnClientID, "kubelogin", "service principal " + spnClientID + " of tenant " + azureTenant + " with a client secret"},
@@ -77,36 +82,72 @@ func TestLifecycleWithoutPlugins(t *testing.T) {
 	}
 }
 
-var endpointSlices = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
-
-// The same kubeconfigs and credentials, with the exec mode (the plugin program
-// required), fail as kubectl would without the program: what passes above is the
-// built-in path. (The mode is kube.Config.CloudCredentials: the provider's setting
-// for it sets that field.)
+// With the plugin program on PATH (a stand-in for aws that notes its arguments and
+// prints a token of its own, which the cluster takes for pluginUser), the default
+// mode runs it, as kubectl would: the cluster is sent the program's token only, and
+// STS is asked nothing (no token is made in process). builtIn never runs it: the same
+// kubeconfig works with tokens made in process. (Decide is the same for the three
+// clouds: EKS stands for them.)
 //
-//nolint:paralleltest // the tests set PATH and the clouds' variables
-func TestExecModeNeedsThePrograms(t *testing.T) {
+//nolint:paralleltest // the tests set PATH and the AWS variables
+func TestPluginProgramOnPath(t *testing.T) {
 	cp := cluster(t)
-	for _, l := range logins() {
-		t.Run(l.name, func(t *testing.T) {
-			isolate(t, l.vars(t))
-			ns := cp.Namespace(t, "exec")
-			for _, mode := range []string{"", "builtIn", "exec"} {
-				c, err := kube.NewClient(kube.Config{Kubeconfig: string(l.kubeconfig(cp)), CloudCredentials: mode})
-				if err != nil {
-					t.Fatalf("mode %q: NewClient: %v", mode, err)
+	for _, tt := range []struct {
+		mode string
+		// user is who the cluster takes the tokens for; program whether the plugin
+		// program runs.
+		user    string
+		program bool
+	}{
+		{"", pluginUser, true},
+		{"builtIn", deployerRole, false},
+	} {
+		t.Run("mode "+cmp.Or(tt.mode, "unset"), func(t *testing.T) {
+			isolate(t, awsVariables(awsUser))
+			ran := fakePlugin(t, "aws")
+			var settings map[string]property.Value
+			if tt.mode != "" {
+				settings = map[string]property.Value{"cloudCredentials": property.New(tt.mode)}
+			}
+			before, asked := len(webhook.Reviews()), stsRequests()
+			newSlice(t, inprocess.New(t, eksKubeconfig(cp, deployerRole), settings), cp, "web-plugin").lifecycle()
+
+			reviews := reviewsFrom(before)
+			if bad := refusals(reviews); len(bad) > 0 {
+				t.Errorf("the cluster refused %d tokens: %+v", len(bad), bad)
+			}
+			for _, r := range reviews {
+				if r.Accepted() && r.Username != tt.user {
+					t.Errorf("a token was taken for %s, want only %s's", r.Username, tt.user)
+					break
 				}
-				_, err = c.Dynamic.Resource(endpointSlices).Namespace(ns).List(t.Context(), metav1.ListOptions{})
-				want := "executable " + l.program + " not found"
-				switch {
-				case mode != "exec" && err != nil:
-					t.Errorf("mode %q: listing slices: %v", mode, err)
-				case mode == "exec" && (err == nil || !strings.Contains(err.Error(), want)):
-					t.Errorf("mode exec: listing slices: %v, want %q", err, want)
-				}
+			}
+			if len(tokensOf(reviews, tt.user)) == 0 {
+				t.Errorf("no token was taken for %s; the reviews: %+v", tt.user, reviews)
+			}
+			args, err := os.ReadFile(ran) //nolint:gosec // G304: the test's own file
+			switch {
+			case tt.program && err != nil:
+				t.Errorf("the plugin program did not run: %v", err)
+			case tt.program && !strings.Contains(string(args), "eks get-token --cluster-name "+eksCluster):
+				t.Errorf("the plugin program ran with %q, want the kubeconfig's arguments", args)
+			case !tt.program && err == nil:
+				t.Errorf("the plugin program ran, with %q", args)
+			}
+			if got := stsRequests() - asked; tt.program && got > 0 {
+				t.Errorf("STS was asked %d times while the plugin program made the tokens", got)
 			}
 		})
 	}
+}
+
+// stsRequests counts the requests the STS double answered.
+func stsRequests() int {
+	n := 0
+	for _, c := range sts.Calls() {
+		n += c
+	}
+	return n
 }
 
 // apiServerTokenCache is how long kube-apiserver takes a bearer token it has

@@ -20,11 +20,14 @@
 // that the real pulumi CLI and YAML host run (one login per cloud: up, a quiet
 // refresh, destroy), and finds the programs missing from PATH, so it makes each token
 // in its own process (package provider/kube/cloudauth). The tests create, read and
-// delete an EndpointSlice per cloud and login; show that the same kubeconfigs fail with "executable ... not
-// found" when the plugin programs are required (the exec mode, set through
-// kube.Config); renew tokens that live seconds before they expire, and a token the
-// cluster refuses because its role session ended (one 401, then a new token); and
-// check that a wrong credential fails with an error that names where the
+// delete an EndpointSlice per cloud and login; show, through the CLI, that the same
+// kubeconfigs fail with "executable ... not found", and create nothing, when the
+// plugin programs are required (cloudCredentials exec, from the environment or the
+// stack's configuration); show that the provider runs the plugin program when it is
+// on PATH (a stand-in whose tokens the cluster maps to a user of their own), unless
+// cloudCredentials is builtIn; renew tokens that live seconds before they expire, and
+// a token the cluster refuses because its role session ended (one 401, then a new
+// token); and check that a wrong credential fails with an error that names where the
 // credentials came from and the cluster.
 //
 // The tests set environment variables (PATH, the clouds' credentials), so none runs

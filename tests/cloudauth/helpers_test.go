@@ -148,6 +148,15 @@ func eksKubeconfig(cp *controlplane.ControlPlane, role string) []byte {
 `)
 }
 
+// eksProfileKubeconfig is what aws --profile profile eks update-kubeconfig --name
+// demo --region eu-west-1 writes: the profile is in the exec block's environment.
+func eksProfileKubeconfig(cp *controlplane.ControlPlane, profile string) []byte {
+	return append(eksKubeconfig(cp, ""), `      env:
+      - name: AWS_PROFILE
+        value: `+profile+`
+`...)
+}
+
 // aksKubeconfig is what az aks get-credentials --resource-group rg --name demo, then
 // kubelogin convert-kubeconfig -l login, write: the spn login keeps the Azure CLI's
 // client ID of the first (AAD_SERVICE_PRINCIPAL_CLIENT_ID names the service
@@ -201,7 +210,8 @@ var cloudVariables = []string{
 
 // isolate gives the test a machine without the plugin programs (PATH an empty
 // directory), without the clouds' variables and with an empty HOME (no ~/.aws,
-// ~/.config/gcloud or ~/.azure), then sets vars.
+// ~/.config/gcloud or ~/.azure), and the provider's default cloudCredentials mode,
+// then sets vars.
 func isolate(t *testing.T, vars map[string]string) {
 	t.Helper()
 	t.Setenv("PATH", t.TempDir())
@@ -213,9 +223,33 @@ func isolate(t *testing.T, vars map[string]string) {
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(home, "no-aws-config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(home, "no-aws-credentials"))
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("PULUMI_ENDPOINTS_CLOUD_CREDENTIALS", "")
 	for name, value := range vars {
 		t.Setenv(name, value)
 	}
+}
+
+// fakePlugin puts first on PATH a program named name that stands for a cloud's
+// plugin program: it adds its arguments as a line to the file ran, which it
+// creates, and prints an ExecCredential with a token of pluginTokenPrefix and its
+// process ID. The token's expiry is already past: client-go, which keeps a plugin's
+// credentials for the whole process, runs the program for every request, and the
+// API server, which keeps the tokens it took for 10 s, sees a new token each time.
+// (The program runs with the test's PATH: it uses only the shell's builtins.)
+func fakePlugin(t *testing.T, name string) (ran string) {
+	t.Helper()
+	dir := t.TempDir()
+	ran = filepath.Join(dir, "ran")
+	script := `#!/bin/sh
+echo "$*" >> '` + ran + `'
+echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"` +
+		pluginTokenPrefix + `'$$'","expirationTimestamp":"` + time.Now().UTC().Format(time.RFC3339) + `"}}'
+`
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o700); err != nil { //nolint:gosec // G306: a program, run by the test
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return ran
 }
 
 // awsVariables are the environment of a CI job with key's access key pair, and the
@@ -223,6 +257,35 @@ func isolate(t *testing.T, vars map[string]string) {
 func awsVariables(key clouddouble.AWSKey) map[string]string {
 	return map[string]string{"AWS_ACCESS_KEY_ID": key.AccessKeyID, "AWS_SECRET_ACCESS_KEY": key.SecretAccessKey,
 		"AWS_ENDPOINT_URL_STS": sts.URL}
+}
+
+// awsProfileVariables are a machine's whose AWS credentials are in its shared
+// configuration and credentials files: profile developer with profileUser's key, and
+// profile deployer that assumes deployerRole with developer's. No key is in the
+// environment; the STS endpoint is pointed at the double.
+func awsProfileVariables(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"config": `[profile developer]
+region = eu-west-1
+
+[profile deployer]
+role_arn = ` + deployerRole + `
+source_profile = developer
+`,
+		"credentials": `[developer]
+aws_access_key_id = ` + profileUser.AccessKeyID + `
+aws_secret_access_key = ` + profileUser.SecretAccessKey + `
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return map[string]string{"AWS_CONFIG_FILE": filepath.Join(dir, "config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"), "AWS_ENDPOINT_URL_STS": sts.URL}
 }
 
 // metadataVariables are a VM's on Google Cloud (the metadata server), and

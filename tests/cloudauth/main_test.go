@@ -42,6 +42,10 @@ const (
 	// workload identity's projected token file holds.
 	spnSecret      = "Xq18Q~s3cr3t.value_for.the-double"
 	federatedToken = "eyJhbGciOiJSUzI1NiJ9.projected-service-account-token.sig"
+	// pluginTokenPrefix starts the tokens the stand-in plugin programs print (see
+	// fakePlugin); the cluster takes them for pluginUser.
+	pluginTokenPrefix = "made-by-the-plugin-program."
+	pluginUser        = "plugin-program-user"
 )
 
 // The doubles every test shares, started by TestMain.
@@ -54,7 +58,9 @@ var (
 	webhook  *clouddouble.TokenWebhook
 	// awsUser is the IAM user whose key the EKS tests use; it is mapped. strayUser
 	// is another IAM user of the account, not mapped to any cluster user.
-	awsUser, strayUser clouddouble.AWSKey
+	// profileUser, also mapped, is the one whose key is in the shared credentials
+	// file of the profile tests.
+	awsUser, strayUser, profileUser clouddouble.AWSKey
 	// googleKey is the service account key file googledouble knows.
 	googleKey []byte
 )
@@ -89,6 +95,7 @@ func run(m *testing.M) (int, error) {
 	defer sts.Close()
 	awsUser = sts.AddUser(awsAccount, "ci")
 	strayUser = sts.AddUser(awsAccount, "intern")
+	profileUser = sts.AddUser(awsAccount, "developer")
 	sts.AddRole(deployerRole)
 
 	entra = clouddouble.StartEntra()
@@ -116,7 +123,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 
-	for _, u := range []string{awsUser.ARN, deployerRole, clouddouble.Email, keyAccount, spnClientID, workloadClientID} {
+	for _, u := range []string{awsUser.ARN, profileUser.ARN, deployerRole, clouddouble.Email, keyAccount, spnClientID, workloadClientID, pluginUser} {
 		users[u] = true
 	}
 	if webhook, err = clouddouble.StartTokenWebhook(dir, verify); err != nil {
@@ -138,6 +145,8 @@ func verify(r *http.Request, token string) (clouddouble.Identity, error) {
 		who = canonicalARN(arn)
 	case token == keyToken:
 		who = keyAccount
+	case strings.HasPrefix(token, pluginTokenPrefix):
+		who = pluginUser
 	case strings.HasPrefix(token, "ya29."):
 		if err := metadata.Verify(token); err != nil {
 			return clouddouble.Identity{}, fmt.Errorf("GKE: %w", err)

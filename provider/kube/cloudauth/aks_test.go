@@ -45,6 +45,68 @@ func TestAKSServicePrincipal(t *testing.T) {
 	}
 }
 
+// A service principal with a certificate credential, named by kubelogin's
+// --client-certificate or by the variables kubelogin and the Azure libraries read:
+// the token is granted for a client assertion signed with the certificate's key; a
+// certificate the application does not have is refused, and the error names it.
+func TestAKSServicePrincipalCertificate(t *testing.T) {
+	t.Parallel()
+	entra := clouddouble.StartEntra()
+	t.Cleanup(entra.Close) // (after the parallel subtests)
+	registered, err := clouddouble.NewClientCertificate("deployer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := clouddouble.NewClientCertificate("deployer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entra.AddCertificateApp(tenant, clientID, registered.Certificate)
+	certFile := writeFile(t, "deployer.pem", registered.PEM)
+	otherFile := writeFile(t, "other.pem", other.PEM)
+	for _, tt := range []struct {
+		name string
+		// flag is --client-certificate; env the variables.
+		flag string
+		env  map[string]string
+		// refused, when not empty, is the AADSTS code of the refusal.
+		refused string
+	}{
+		{name: "--client-certificate", flag: certFile},
+		{name: "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE", env: map[string]string{"AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE": certFile}},
+		{name: "AZURE_CLIENT_CERTIFICATE_PATH", env: map[string]string{"AZURE_CLIENT_CERTIFICATE_PATH": certFile}},
+		{name: "a certificate the application does not have", flag: otherFile, refused: "AADSTS700027"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
+				ClientCertificate: tt.flag, AuthorityHost: entra.URL}
+			src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return tt.env[n] }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := src.Token(t.Context())
+			if tt.refused != "" {
+				for _, want := range []string{"AKS cluster at " + server, "service principal " + clientID, otherFile, tt.refused} {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("Token() = %v, want an error naming %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, err := entra.Verify(tok.Value, AKSServerID); err != nil || g.ClientID != clientID {
+				t.Errorf("the token was granted to %+v, want %s: %v", g, clientID, err)
+			}
+			if want := "with the client certificate " + certFile; !strings.Contains(src.Describe(), want) {
+				t.Errorf("Describe() = %q, want it to say %q", src.Describe(), want)
+			}
+		})
+	}
+}
+
 func TestAKSWorkloadIdentity(t *testing.T) {
 	t.Parallel()
 	entra := clouddouble.StartEntra()

@@ -7,9 +7,12 @@
 //     Both SigV4 signatures are checked against the key pairs the double knows, and
 //     errors come in STS's envelope (XML, or JSON when asked for).
 //   - Entra, the Microsoft Entra ID token endpoint of a tenant (v2.0 client
-//     credentials: a client secret or a client assertion, as workload identity sends
-//     its federated token) and the tenant's OpenID configuration, over TLS with a
-//     certificate of its own, with Entra's AADSTS error envelope.
+//     credentials: a client secret, a client assertion as workload identity sends
+//     its federated token, or one signed with a certificate credential's key, whose
+//     thumbprint, signature, audience, issuer and time range are checked as Entra ID
+//     checks them) and the tenant's OpenID configuration, over TLS with a certificate
+//     of its own, with Entra's AADSTS error envelope. NewClientCertificate makes a
+//     certificate credential.
 //   - Metadata, the Google Compute Engine metadata server's token endpoint, which
 //     answers only requests with the Metadata-Flavor: Google header.
 //

@@ -1,11 +1,20 @@
 package clouddouble
 
 import (
+	"bytes"
+	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1" //nolint:gosec // G505: x5t is the certificate's SHA-1 thumbprint (RFC 7515)
+	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,6 +40,7 @@ type Entra struct {
 
 type entraApp struct {
 	tenant, secret, federatedToken string
+	certificate                    *x509.Certificate
 }
 
 // EntraGrant is a token the double granted.
@@ -90,6 +100,55 @@ func (e *Entra) AddFederatedApp(tenant, clientID, federatedToken string) {
 	e.mu.Lock()
 	e.apps[clientID] = entraApp{tenant: tenant, federatedToken: federatedToken}
 	e.mu.Unlock()
+}
+
+// AddCertificateApp registers a service principal of tenant with a certificate
+// credential: the token endpoint takes a client assertion signed with the
+// certificate's key, checked as Entra ID checks it (see checkAssertion).
+func (e *Entra) AddCertificateApp(tenant, clientID string, certificate *x509.Certificate) {
+	e.mu.Lock()
+	e.apps[clientID] = entraApp{tenant: tenant, certificate: certificate}
+	e.mu.Unlock()
+}
+
+// ClientCertificate is a service principal's certificate credential: a self-signed
+// certificate and its RSA key.
+type ClientCertificate struct {
+	Certificate *x509.Certificate
+	Key         *rsa.PrivateKey
+	// PEM is the key (unencrypted PKCS #8) and the certificate in one file, as az ad
+	// sp create-for-rbac --create-cert writes it and kubelogin's --client-certificate
+	// reads it.
+	PEM []byte
+}
+
+// NewClientCertificate makes a certificate credential for commonName, valid for a day.
+func NewClientCertificate(commonName string) (ClientCertificate, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return ClientCertificate{}, err
+	}
+	now := time.Now()
+	template := &x509.Certificate{
+		SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: commonName},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		return ClientCertificate{}, err
+	}
+	certificate, err := x509.ParseCertificate(der)
+	if err != nil {
+		return ClientCertificate{}, err
+	}
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return ClientCertificate{}, err
+	}
+	data := append(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	return ClientCertificate{Certificate: certificate, Key: key, PEM: data}, nil
 }
 
 // Verify returns the grant of a token the double issued for audience (a server ID)
@@ -184,8 +243,19 @@ func (e *Entra) token(w http.ResponseWriter, r *http.Request) {
 				"sent in the request is the client secret value, not the client secret ID, for a secret added to app '"+clientID+"'.")
 			return
 		}
+	case app.certificate != nil:
+		endpoint := e.URL + tenant + "/oauth2/v2.0/token"
+		if form.Get("client_assertion_type") != jwtBearer {
+			entraError(w, http.StatusBadRequest, "invalid_request", 7000218, "The request body must contain the following "+
+				"parameter: 'client_assertion' or 'client_secret'.")
+			return
+		}
+		if code, description := checkAssertion(form.Get("client_assertion"), endpoint, clientID, app.certificate); code != 0 {
+			entraError(w, http.StatusUnauthorized, "invalid_client", code, description)
+			return
+		}
 	default:
-		if form.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" ||
+		if form.Get("client_assertion_type") != jwtBearer ||
 			form.Get("client_assertion") != app.federatedToken {
 			entraError(w, http.StatusBadRequest, "invalid_client", 700213, "No matching federated identity record found for presented "+
 				"assertion subject. Check your federated identity credential Subject, Audience and Issuer against the presented assertion.")
@@ -202,6 +272,101 @@ func (e *Entra) token(w http.ResponseWriter, r *http.Request) {
 	writeJSONAnswer(w, http.StatusOK, map[string]any{
 		"token_type": "Bearer", "expires_in": seconds, "ext_expires_in": seconds, "access_token": token,
 	})
+}
+
+// jwtBearer is the client_assertion_type of a client assertion (RFC 7523).
+const jwtBearer = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" //nolint:gosec // G101: a grant type's name, no secret
+
+// assertionSkew is how far a client assertion's nbf may be ahead of the double's clock.
+const assertionSkew = 5 * time.Minute
+
+// checkAssertion checks a client assertion of clientID as Entra ID checks one signed
+// with a certificate credential: a JWT whose header names the certificate by its
+// thumbprint (x5t#S256, SHA-256, or x5t, SHA-1: base64, either alphabet), signed with
+// its key (PS256 or RS256), whose aud is the token endpoint, iss and sub the client ID,
+// and whose nbf and exp hold now. It returns the AADSTS code and description of the
+// first failure, or 0.
+func checkAssertion(assertion, endpoint, clientID string, certificate *x509.Certificate) (int, string) {
+	parts := strings.Split(assertion, ".")
+	var header struct {
+		Alg     string `json:"alg"`
+		X5t     string `json:"x5t"`
+		X5tS256 string `json:"x5t#S256"`
+	}
+	var claims struct {
+		Aud string  `json:"aud"`
+		Iss string  `json:"iss"`
+		Sub string  `json:"sub"`
+		Exp float64 `json:"exp"`
+		Nbf float64 `json:"nbf"`
+	}
+	signature, err := base64.RawURLEncoding.DecodeString(parts[len(parts)-1])
+	if len(parts) != 3 || err != nil || decodeSegment(parts[0], &header) != nil || decodeSegment(parts[1], &claims) != nil {
+		return 50027, "JWT token is invalid or malformed."
+	}
+	var used, registered []byte
+	switch {
+	case header.X5tS256 != "":
+		sum := sha256.Sum256(certificate.Raw)
+		used, registered = decodeThumbprint(header.X5tS256), sum[:]
+	case header.X5t != "":
+		sum := sha1.Sum(certificate.Raw) //nolint:gosec // G401: x5t is the certificate's SHA-1 thumbprint (RFC 7515)
+		used, registered = decodeThumbprint(header.X5t), sum[:]
+	}
+	keyNotFound := fmt.Sprintf("Client assertion contains an invalid signature. [Reason - The key was not found., Thumbprint "+
+		"of key used by client: '%X', Please visit the Azure Portal, Graph Explorer or directly use MS Graph to see configured "+
+		"keys for app Id '%s'.]", used, clientID)
+	key, isRSA := certificate.PublicKey.(*rsa.PublicKey)
+	if used == nil || !bytes.Equal(used, registered) || !isRSA {
+		return 700027, keyNotFound
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	switch header.Alg {
+	case "PS256":
+		err = rsa.VerifyPSS(key, crypto.SHA256, digest[:], signature, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto})
+	case "RS256":
+		err = rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], signature)
+	default:
+		err = fmt.Errorf("algorithm %q", header.Alg)
+	}
+	if err != nil {
+		return 700027, "Client assertion contains an invalid signature. [Reason - The provided signature value did not match " +
+			"the expected signature value., Thumbprint of key used by client: '" + fmt.Sprintf("%X", used) + "']"
+	}
+	if claims.Aud != endpoint {
+		return 700023, "Client assertion audience claim does not match Realm issuer. Review the documentation at " +
+			"https://learn.microsoft.com/entra/identity-platform/certificate-credentials ."
+	}
+	if claims.Iss != clientID || claims.Sub != clientID {
+		return 700021, "Client assertion application identifier doesn't match 'client_id' parameter. Review the documentation " +
+			"at https://learn.microsoft.com/entra/identity-platform/certificate-credentials ."
+	}
+	now := time.Now()
+	if exp := time.Unix(int64(claims.Exp), 0); !now.Before(exp) || time.Unix(int64(claims.Nbf), 0).After(now.Add(assertionSkew)) {
+		return 700024, "Client assertion is not within its valid time range. Ensure that the assertion's nbf and exp claims " +
+			"hold the current time."
+	}
+	return 0, ""
+}
+
+// decodeSegment decodes a JWT segment into v.
+func decodeSegment(segment string, v any) error {
+	raw, err := base64.RawURLEncoding.DecodeString(segment)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// decodeThumbprint reads a thumbprint in base64, URL-safe as RFC 7515 writes it or
+// standard as MSAL does, padded or not; nil when it is neither.
+func decodeThumbprint(s string) []byte {
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b
+		}
+	}
+	return nil
 }
 
 func randomGUID() string {
