@@ -85,7 +85,8 @@ func TestLifecycleWithoutPlugins(t *testing.T) {
 // With the plugin program on PATH (a stand-in for aws that notes its arguments and
 // prints a token of its own, which the cluster takes for pluginUser), the default
 // mode runs it, as kubectl would: the cluster is sent the program's token only, and
-// STS is asked nothing (no token is made in process). builtIn never runs it: the same
+// STS is asked nothing (no token is made in process), and the provider says once that
+// the program makes the tokens and why. builtIn never runs it: the same
 // kubeconfig works with tokens made in process. (Decide is the same for the three
 // clouds: EKS stands for them.)
 //
@@ -110,7 +111,15 @@ func TestPluginProgramOnPath(t *testing.T) {
 				settings = map[string]property.Value{"cloudCredentials": property.New(tt.mode)}
 			}
 			before, asked := len(webhook.Reviews()), stsRequests()
+			pluginNote := func() []string {
+				return logs.Lines("comes from the kubeconfig's plugin aws (aws is on PATH at ", "EKS cluster "+eksCluster+" at "+cp.RESTConfig().Host)
+			}
+			noted := len(pluginNote())
 			newSlice(t, inprocess.New(t, eksKubeconfig(cp, deployerRole), settings), cp, "web-plugin").lifecycle()
+			if got, want := len(pluginNote())-noted, map[bool]int{true: 1}[tt.program]; got != want {
+				t.Errorf("the provider said %d times that the plugin program makes the tokens, want %d; its log:\n%s",
+					got, want, strings.Join(logs.Lines("kubernetes credentials"), "\n"))
+			}
 
 			reviews := reviewsFrom(before)
 			if bad := refusals(reviews); len(bad) > 0 {
