@@ -9,12 +9,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	p "github.com/pulumi/pulumi-go-provider"
+	"github.com/pulumi/pulumi/sdk/v3/go/property"
 	"golang.org/x/oauth2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,7 +26,8 @@ import (
 )
 
 // tlsCluster is an API server over TLS that answers every request with status and
-// body, and counts the requests it gets.
+// body, and counts the requests it gets. (client-go runs a kubeconfig's exec plugin
+// for any server; the clouds' clusters are served over TLS.)
 func tlsCluster(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var requests atomic.Int32
@@ -68,6 +72,116 @@ users:
 		doc += `"` + a + `"`
 	}
 	return doc + "]\n"
+}
+
+// unsent checks the error of a call that could not be sent for its credentials: it
+// says want, not that the cluster is unreachable or that the write may have taken
+// effect, and the server got no request.
+func unsent(t *testing.T, op string, err error, requests *atomic.Int32, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s succeeded", op)
+		return
+	}
+	wantMessage(t, err, want, []string{"unreachable", "broke before its answer", "may or may not", "request timeout"})
+	if unreachable(err) || answerLost(err) || clusterGone(err) || inDoubt(err) || mayExist(err) || !notSent(err) {
+		t.Errorf("%s: unreachable %v, answerLost %v, clusterGone %v, inDoubt %v, mayExist %v, notSent %v for %v; "+
+			"want a request that was not sent", op, unreachable(err), answerLost(err), clusterGone(err), inDoubt(err),
+			mayExist(err), notSent(err), err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%s: the API server got %d requests", op, n)
+	}
+}
+
+// A kubeconfig's credential plugin that fails (its program missing, or exiting 1) fails
+// every call naming the plugin, and not as an unreachable cluster: nothing is recorded
+// of a create, a refresh or a destroy with deleteUnreachable and skipUpdateUnreachable
+// set fails instead of dropping or keeping the object, and a preview fails instead of
+// falling back to the offline answer.
+func TestCredentialPluginFailure(t *testing.T) {
+	dir := t.TempDir()
+	failing := filepath.Join(dir, "get-token")
+	// (Written before the test goes parallel: a program written while another test
+	// starts a process may not run, text file busy.)
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil { //nolint:gosec // a test plugin
+		t.Fatal(err)
+	}
+	missingAWS := filepath.Join(dir, "absent", "aws")
+	t.Parallel()
+	tests := []struct {
+		name    string
+		command string
+		args    []string
+		mode    string
+		want    []string
+	}{
+		{"program not on PATH", "pulumi-endpoints-test-no-such-plugin", nil, "",
+			[]string{"credential plugin pulumi-endpoints-test-no-such-plugin failed, so no request was sent: " +
+				"exec: executable pulumi-endpoints-test-no-such-plugin not found"}},
+		{"program missing", filepath.Join(dir, "absent", "get-token"), nil, "",
+			[]string{"credential plugin " + filepath.Join(dir, "absent", "get-token") + " failed, so no request was sent",
+				"no such file or directory"}},
+		{"program exits 1", failing, nil, "",
+			[]string{"credential plugin " + failing + " failed, so no request was sent", "exit code 1"}},
+		{"EKS's plugin missing, exec mode", missingAWS, []string{"eks", "get-token", "--cluster-name", "demo"}, "exec",
+			[]string{"credential plugin " + missingAWS + " (run because cloudCredentials is exec) failed, so no " +
+				"request was sent: exec: fork/exec " + missingAWS + ": no such file or directory; to have the provider " +
+				"make the EKS cluster's token in its own process from the cloud's own credentials, set its " +
+				"cloudCredentials setting (or PULUMI_ENDPOINTS_CLOUD_CREDENTIALS) to builtIn, or to automatic, which " +
+				"runs aws only when it is on PATH"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, requests := tlsCluster(t, http.StatusOK, `{}`)
+			cfg := Config{Kubeconfig: execKubeconfig(srv, tt.command, tt.args...), CloudCredentials: tt.mode,
+				DeleteUnreachable: true, SkipUpdateUnreachable: true, RequestTimeout: 10 * time.Second}
+			c, err := NewClient(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := kubernetesWith(t, cfg, c)
+			ctx := t.Context()
+			state := sliceAt(t, `{"name":"web","namespace":"ns"}`, 80)
+
+			// (An unreachable cluster's preview answers the offline verdict and no error.)
+			_, err = k.EndpointSlice().Create(ctx, p.CreateRequest{Urn: sliceURN, Properties: state, DryRun: true})
+			unsent(t, "preview", err, requests, tt.want...)
+			for _, r := range []struct {
+				name string
+				life Lifecycle
+				in   property.Map
+			}{{"slice", k.EndpointSlice(), state}, {"list", k.EndpointsList(), listAt(t, 80)}} {
+				created, err := r.life.Create(ctx, p.CreateRequest{Urn: sliceURN, Properties: r.in})
+				unsent(t, r.name+" create", err, requests, tt.want...)
+				if created.ID != "" || created.PartialState != nil {
+					t.Errorf("%s create recorded %q, partial state %v; want nothing", r.name, created.ID, created.PartialState)
+				}
+			}
+			wantMessage(t, mustFail(k.EndpointSlice().Create(ctx, p.CreateRequest{Urn: sliceURN, Properties: state})),
+				[]string{"create EndpointSlice ns/web: the kubeconfig's credential plugin"}, []string{`Post "`})
+
+			read, err := k.EndpointSlice().Read(ctx, p.ReadRequest{ID: "ns/web", Urn: sliceURN, Properties: state, Inputs: state})
+			unsent(t, "refresh", err, requests, tt.want...)
+			if read.ID != "" {
+				t.Errorf("the refresh kept the object %q", read.ID)
+			}
+			_, err = k.EndpointSlice().Update(ctx, p.UpdateRequest{ID: "ns/web", Urn: sliceURN, State: state,
+				OldInputs: state, Inputs: sliceAt(t, `{"name":"web","namespace":"ns"}`, 81)})
+			unsent(t, "update", err, requests, tt.want...)
+			err = k.EndpointSlice().Delete(ctx, p.DeleteRequest{ID: "ns/web", Urn: sliceURN, Properties: state})
+			unsent(t, "destroy", err, requests, tt.want...)
+		})
+	}
+}
+
+// mustFail is the error of a call's answer and error.
+func mustFail[T any](_ T, err error) error {
+	if err == nil {
+		return errors.New("no error")
+	}
+	return err
 }
 
 // googleKubeconfig is a GKE kubeconfig for srv, as gcloud container clusters
@@ -161,9 +275,9 @@ func TestTokenMadeInProcessErrors(t *testing.T) {
 	}
 }
 
-// apiError and listError tell the credentials' failures apart: a token not made in
-// process (first, or to replace one refused), a token made in process that the
-// cluster refused, and the kubeconfig's own credentials refused.
+// apiError and listError tell the credentials' failures apart: a plugin that failed,
+// a token not made in process (first, or to replace one refused), a token made in
+// process that the cluster refused, and the kubeconfig's own credentials refused.
 func TestCredentialsFailureMessages(t *testing.T) {
 	t.Parallel()
 	const endpoint = "https://aks.example:443/apis/discovery.k8s.io/v1/namespaces/apps/endpointslices?fieldManager=x"
@@ -173,12 +287,28 @@ func TestCredentialsFailureMessages(t *testing.T) {
 	refused := apierrors.NewUnauthorized("Unauthorized: the cluster refused the token made in the provider's process " +
 		"for EKS cluster demo (renewed once and refused again); check that the AWS secret access key is right")
 	refused.ErrStatus.Details = &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: cloudauth.RefusedCause}}}
+	aws := cloudauth.Plugin{Cloud: cloudauth.EKS, Command: "aws"}
+	pluginFailed := &pluginError{
+		plugin: execPlugin{command: "aws", why: "cloudCredentials is exec",
+			instead: cloudauth.Instead(aws, cloudauth.Choice{Mode: cloudauth.Exec})},
+		err: errors.New("getting credentials: exec: executable aws not found\n\nIt looks like you are trying to " +
+			"use a client-go credential plugin that is not installed."),
+	}
 	tests := []struct {
 		name    string
 		err     error
 		want    []string
 		notWant []string
 	}{
+		{
+			name: "credential plugin failed", err: sent(pluginFailed),
+			want: []string{"WHAT: the kubeconfig's credential plugin aws (run because cloudCredentials is exec) failed, " +
+				"so no request was sent: exec: executable aws not found; to have the provider make the EKS cluster's " +
+				"token in its own process from the cloud's own credentials, set its cloudCredentials setting (or " +
+				"PULUMI_ENDPOINTS_CLOUD_CREDENTIALS) to builtIn, or to automatic, which runs aws only when it is on " +
+				"PATH\n\nIt looks like"},
+			notWant: []string{"getting credentials", "(401)"},
+		},
 		{
 			name: "no token made in process", err: sent(&cloudauth.CredentialsError{Err: notMade}),
 			want: []string{"WHAT: no token for the cluster could be made in the provider's process, so no request was " +
