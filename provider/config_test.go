@@ -616,7 +616,7 @@ users:
 `
 	getenv := func(k string) string {
 		if k == "GOOGLE_OAUTH_ACCESS_TOKEN" {
-			return "ya29.from-the-environment"
+			return "from-the-environment"
 		}
 		return ""
 	}
@@ -628,7 +628,7 @@ users:
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 1 || seen[0] != "Bearer ya29.from-the-environment" {
+	if len(seen) != 1 || seen[0] != "Bearer from-the-environment" {
 		t.Errorf("the API server received Authorization %q, want the accessToken setting's token", seen)
 	}
 }

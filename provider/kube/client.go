@@ -189,7 +189,8 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cloudCredentials(restConfig, cfg); err != nil {
+	plugin, err := cloudCredentials(restConfig, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.UserAgent != "" {
@@ -214,7 +215,17 @@ func NewClient(cfg Config) (*Client, error) {
 	restConfig.Wrap(proxyRefusals(restConfig.Proxy))
 	rawConfig := dynamic.ConfigFor(restConfig)
 	rawConfig.GroupVersion = nil
-	raw, err := rest.UnversionedRESTClientFor(rawConfig)
+	httpClient, err := rest.HTTPClientFor(rawConfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes configuration: %w", err)
+	}
+	if plugin != nil {
+		// (client-go's exec plugin wraps the transports of restConfig.Wrap: the
+		// failure is seen outside them.)
+		httpClient = &http.Client{Transport: pluginFailures{next: httpClient.Transport, plugin: *plugin},
+			Timeout: httpClient.Timeout}
+	}
+	raw, err := rest.UnversionedRESTClientForConfigAndClient(rawConfig, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
@@ -224,28 +235,35 @@ func NewClient(cfg Config) (*Client, error) {
 // cloudCredentials replaces the kubeconfig's exec plugin, when it is GKE's, EKS's or
 // AKS's and the plugin program is missing (or the cloudCredentials setting says
 // builtIn), by tokens made in the provider's process, on the same credentials the
-// program would use. The credentials are found on the first request.
-func cloudCredentials(restConfig *rest.Config, cfg Config) error {
+// program would use. The credentials are found on the first request. It returns the
+// exec plugin that client-go runs instead, if any, for the errors of its failures (see
+// pluginFailures).
+func cloudCredentials(restConfig *rest.Config, cfg Config) (*execPlugin, error) {
+	if restConfig.ExecProvider == nil {
+		return nil, nil
+	}
+	kept := &execPlugin{command: restConfig.ExecProvider.Command}
 	plugin, ok := cloudauth.Recognise(restConfig.ExecProvider)
 	if !ok {
-		return nil
+		return kept, nil
 	}
 	mode, err := cloudauth.ParseMode(cfg.CloudCredentials)
 	if err != nil {
-		return fmt.Errorf("kubernetes configuration: %w", err)
+		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
 	choice := cloudauth.Decide(mode, plugin, nil)
 	if !choice.BuiltIn {
 		restConfig.Wrap(cloudauth.PluginReport(plugin, restConfig.Host, choice.Reason))
-		return nil
+		kept.why, kept.instead = choice.Reason, cloudauth.Instead(plugin, choice)
+		return kept, nil
 	}
 	src, err := cloudauth.New(plugin, cloudauth.Options{Server: restConfig.Host, Google: cfg.GoogleTokens})
 	if err != nil {
-		return fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
+		return nil, fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
 	}
 	restConfig.ExecProvider = nil
 	restConfig.Wrap(cloudauth.Transport(src, choice.Reason))
-	return nil
+	return nil, nil
 }
 
 // dialTimeout bounds the making of a connection: half the request timeout, at most

@@ -252,8 +252,10 @@
 //   - diff.go, keys.go, names.go: what changed and when a change replaces the object
 //     (the one walk and the one rule), the keys that are not the program's, names,
 //     namespaces and autonaming ([Autonaming]).
-//   - errors.go, warnings.go: the API server's errors in plain words; its warnings, and
-//     those about the controllers that act on the objects.
+//   - errors.go, credentials.go, warnings.go: the API server's errors in plain words,
+//     and the failures of a request's credentials, which are neither an unreachable
+//     cluster nor a write in doubt; its warnings, and those about the controllers that
+//     act on the objects.
 //   - client.go, identity.go: what the resources share ([Kubernetes]: the settings in
 //     force, [Options], the client built from them on first use, the record of the API
 //     deprecations shown, which warnings.go keeps), the settings' defaults, and the

@@ -13,8 +13,12 @@ import (
 )
 
 // apiError turns an API server error into a message that names the object, says what
-// happened in plain words and what the user can do.
+// happened in plain words and what the user can do. A failure of the request's
+// credentials is credentialsFailure's.
 func apiError(verb string, k kind, id objectID, err error) error {
+	if cerr := credentialsFailure(fmt.Sprintf("%s %s %s", verb, k.name, id), "", err); cerr != nil {
+		return cerr
+	}
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return fmt.Errorf("%s %s %s: %w", verb, k.name, id, err)
@@ -42,9 +46,6 @@ func apiError(verb string, k kind, id objectID, err error) error {
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("not allowed to %s %s %s (403): the identity in the kubeconfig needs %q permission on %s "+
 			"in namespace %s: %w", verb, k.name, id, verb, k.resource.GroupResource(), id.namespace, err)
-	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("%s %s %s: the API server rejected the credentials (401); check the kubeconfig's user: %w",
-			verb, k.name, id, err)
 	case missingNamespace(err):
 		return fmt.Errorf("%s %s %s: namespace %q does not exist (404); an object's namespace is its "+
 			"metadata.namespace, else the provider's namespace setting, else the namespace of the kubeconfig "+

@@ -444,9 +444,13 @@ func (s clusterStore) page(ctx context.Context, q listQuery, limit int64, cont s
 }
 
 // listError says what a failed list means and what the user can do: an expired
-// continuation token, a list RBAC forbids, a selector the server rejects.
+// continuation token, a list RBAC forbids, a selector the server rejects, credentials
+// that failed (see credentialsFailure).
 func listError(o kindClient, q listQuery, err error) error {
 	what := fmt.Sprintf("list %s in %s", o.kind.resource.GroupResource(), q.where())
+	if cerr := credentialsFailure(what, o.server(), err); cerr != nil {
+		return cerr
+	}
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
@@ -466,9 +470,6 @@ func listError(o kindClient, q listQuery, err error) error {
 		return fmt.Errorf("%s: the API server rejects the input fieldSelector %q: %w", what, q.fieldSelector, err)
 	case apierrors.IsBadRequest(err) && q.labelSelector != "":
 		return fmt.Errorf("%s: the API server rejects the input labelSelector %q: %w", what, q.labelSelector, err)
-	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("%s: the API server %s rejected the credentials (401); check the kubeconfig's user: %w",
-			what, o.server(), err)
 	default:
 		return fmt.Errorf("%s on the Kubernetes API server %s: %w", what, o.server(), err)
 	}

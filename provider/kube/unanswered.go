@@ -45,10 +45,11 @@ type unreachableOnce struct {
 // unreachable tells whether err means the API server could not be reached at all:
 // the connection was refused or reset, the name did not resolve, or no answer came
 // within the request timeout. An answer from the server (any status), a proxy's
-// refusal of its own (see proxyAnswered), a certificate the client rejects, and a
+// refusal of its own (see proxyAnswered), a certificate the client rejects, a
+// credential plugin that failed before the request was sent (see pluginError), and a
 // cancel by the engine are not.
 func unreachable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || proxyAnswered(err) {
+	if err == nil || errors.Is(err, context.Canceled) || proxyAnswered(err) || errors.As(err, new(*pluginError)) {
 		return false
 	}
 	var status apierrors.APIStatus
@@ -310,16 +311,16 @@ func ambiguous(err error) bool {
 // notSent tells whether err shows that a request never reached the API server: the
 // connection could not be made (refused, no route, an unknown host, a dial that timed
 // out), or a proxy's tunnel to the API server could not (see proxy.go: the connection
-// to the proxy, a SOCKS handshake, an HTTP proxy's answer to the CONNECT), so nothing
-// was written. A connection that broke after it was made, a timeout while the request
-// was out, and a call an earlier attempt of which was answered (see answered) are not
-// such failures.
+// to the proxy, a SOCKS handshake, an HTTP proxy's answer to the CONNECT), or the
+// kubeconfig's credential plugin failed (see pluginError), so nothing was written. A
+// connection that broke after it was made, a timeout while the request was out, and a
+// call an earlier attempt of which was answered (see answered) are not such failures.
 func notSent(err error) bool {
 	if errors.As(err, new(*answeredBefore)) {
 		return false
 	}
 	return anyOp(err, append([]string{"dial"}, proxyOps...)...) || errors.As(err, new(*net.DNSError)) ||
-		errors.As(err, new(*proxyRefused))
+		errors.As(err, new(*proxyRefused)) || errors.As(err, new(*pluginError))
 }
 
 // answered tracks whether any attempt of one call got an answer. client-go sends a

@@ -195,6 +195,8 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
+func (s *aksSource) Cloud() Cloud { return AKS }
+
 func (s *aksSource) Describe() string { return s.describe }
 
 func (s *aksSource) renew() {

@@ -115,6 +115,8 @@ func (m clusterHeader) HandleBuild(ctx context.Context, in middleware.BuildInput
 	return next.HandleBuild(ctx, in)
 }
 
+func (s *eksSource) Cloud() Cloud { return EKS }
+
 func (s *eksSource) Describe() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

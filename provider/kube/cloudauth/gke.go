@@ -111,6 +111,8 @@ func keyType(key []byte) string {
 	return head.Type
 }
 
+func (s *gkeSource) Cloud() Cloud { return GKE }
+
 func (s *gkeSource) Describe() string { return s.describe }
 
 func (s *gkeSource) renew() {

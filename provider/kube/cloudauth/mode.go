@@ -35,8 +35,10 @@ func ParseMode(s string) (Mode, error) {
 // LookPath finds a program on PATH; tests replace it.
 type LookPath func(file string) (string, error)
 
-// Choice is what Decide chose, and why, in words for the provider's diagnostics.
+// Choice is what Decide chose under Mode, and why, in words for the provider's
+// diagnostics.
 type Choice struct {
+	Mode    Mode
 	BuiltIn bool
 	Reason  string
 }
@@ -50,12 +52,28 @@ func Decide(mode Mode, p Plugin, look LookPath) Choice {
 	}
 	switch mode {
 	case Exec:
-		return Choice{Reason: "cloudCredentials is exec"}
+		return Choice{Mode: mode, Reason: "cloudCredentials is exec"}
 	case BuiltIn:
-		return Choice{BuiltIn: true, Reason: "cloudCredentials is builtIn"}
+		return Choice{Mode: mode, BuiltIn: true, Reason: "cloudCredentials is builtIn"}
 	}
 	if path, err := look(p.Command); err == nil {
-		return Choice{Reason: fmt.Sprintf("%s is on PATH at %s", program(p.Command), path)}
+		return Choice{Mode: Automatic, Reason: fmt.Sprintf("%s is on PATH at %s", program(p.Command), path)}
 	}
-	return Choice{BuiltIn: true, Reason: fmt.Sprintf("%s is not on PATH", program(p.Command))}
+	return Choice{Mode: Automatic, BuiltIn: true, Reason: fmt.Sprintf("%s is not on PATH", program(p.Command))}
+}
+
+// Instead says, for p's program that c chose to run and that failed, how to have the
+// token made in the provider's process instead: the cloudCredentials setting (or its
+// environment variable) that does it. It is "" when c chose no program, and when p's
+// login cannot be made in process (a kubelogin login that needs a person).
+func Instead(p Plugin, c Choice) string {
+	if c.BuiltIn || (p.Cloud == AKS && !containsFold(aksLogins, p.Login)) {
+		return ""
+	}
+	also := ""
+	if c.Mode == Exec {
+		also = fmt.Sprintf(", or to automatic, which runs %s only when it is on PATH", program(p.Command))
+	}
+	return fmt.Sprintf("to have the provider make the %s cluster's token in its own process from the cloud's own "+
+		"credentials, set its cloudCredentials setting (or PULUMI_ENDPOINTS_CLOUD_CREDENTIALS) to builtIn%s", p.Cloud, also)
 }

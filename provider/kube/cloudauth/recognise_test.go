@@ -229,8 +229,8 @@ func TestDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := Decide(tt.mode, p, tt.look)
-			if c.BuiltIn != tt.want || c.Reason == "" {
-				t.Errorf("Decide(%s) = %+v, want built-in %v with a reason", tt.mode, c, tt.want)
+			if c.BuiltIn != tt.want || c.Reason == "" || c.Mode != tt.mode {
+				t.Errorf("Decide(%s) = %+v, want built-in %v with a reason, under its mode", tt.mode, c, tt.want)
 			}
 		})
 	}
@@ -244,5 +244,41 @@ func TestDecide(t *testing.T) {
 		if _, err := ParseMode(s); err == nil || !strings.Contains(err.Error(), "cloudCredentials") {
 			t.Errorf("ParseMode(%q): err = %v, want it refused naming cloudCredentials", s, err)
 		}
+	}
+}
+
+// Instead names the setting that has the token made in process, for the program that
+// was run and failed: builtIn, and automatic when the program ran because the mode
+// said exec; nothing when no program was chosen or the login needs a person.
+func TestInstead(t *testing.T) {
+	t.Parallel()
+	found := func(string) (string, error) { return "/usr/bin/kubelogin", nil }
+	missing := func(string) (string, error) { return "", errors.New("executable file not found in $PATH") }
+	eks := Plugin{Cloud: EKS, Command: "/opt/aws/bin/aws"}
+	spn := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn"}
+	deviceCode := Plugin{Cloud: AKS, Command: "kubelogin", Login: "devicecode"}
+	const setting = "set its cloudCredentials setting (or PULUMI_ENDPOINTS_CLOUD_CREDENTIALS) to builtIn"
+	tests := []struct {
+		name string
+		p    Plugin
+		mode Mode
+		look LookPath
+		want string
+	}{
+		{"exec mode", eks, Exec, missing, "to have the provider make the EKS cluster's token in its own process from " +
+			"the cloud's own credentials, " + setting + ", or to automatic, which runs aws only when it is on PATH"},
+		{"automatic, on PATH", spn, Automatic, found, "to have the provider make the AKS cluster's token in its own " +
+			"process from the cloud's own credentials, " + setting},
+		{"automatic, missing: no program was run", spn, Automatic, missing, ""},
+		{"builtIn", eks, BuiltIn, found, ""},
+		{"a login that needs a person", deviceCode, Exec, found, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Instead(tt.p, Decide(tt.mode, tt.p, tt.look)); got != tt.want {
+				t.Errorf("Instead = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
@@ -23,11 +26,12 @@ type Token struct {
 	Expiry time.Time
 }
 
-// Source makes tokens for one cluster. Describe names the cloud, the cluster and the
-// credentials used, never a secret.
+// Source makes tokens for one cluster of a cloud. Describe names the cloud, the
+// cluster and the credentials used, never a secret.
 type Source interface {
 	Token(ctx context.Context) (Token, error)
 	Describe() string
+	Cloud() Cloud
 }
 
 // Options are what New needs beyond the plugin.
@@ -126,6 +130,8 @@ func (l *lazySource) Token(ctx context.Context) (Token, error) {
 	return src.Token(ctx)
 }
 
+func (l *lazySource) Cloud() Cloud { return l.p.Cloud }
+
 func (l *lazySource) Describe() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -195,7 +201,8 @@ type renewer interface{ renew() }
 // Transport returns a wrapper of round trippers that sends the tokens of src,
 // renewed before they expire. A request the server answers 401 is sent once more
 // with a new token (when its body can be sent again); a second 401 is returned with
-// the source's description added to the API server's message. The first token made
+// the source's description and what to check on the cloud added to the API server's
+// message (see Refused). A token that cannot be made is a CredentialsError. The first token made
 // is reported once, through the provider's logger of the request's context, with why
 // it is made in process (reason) and from which credentials.
 func Transport(src Source, reason string) func(http.RoundTripper) http.RoundTripper {
@@ -217,7 +224,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("Authorization") != "" {
 		return t.next.RoundTrip(req)
 	}
-	resp, used, err := t.send(req, req.Body)
+	resp, used, err := t.send(req, req.Body, false)
 	if used != "" {
 		t.reported.Do(func() {
 			secret.Logger(req.Context()).Infof("kubernetes credentials: the token of the %s is made in the provider's process (%s)",
@@ -241,25 +248,26 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
 	t.cache.reset(used)
-	resp, _, err = t.send(req, body)
+	resp, _, err = t.send(req, body, true)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		return resp, err
 	}
-	return annotate(resp, t.cache.src.Describe()), nil
+	return annotate(resp, t.cache.src), nil
 }
 
 // WrappedRoundTripper is the transport under this one (client-go's debugging and
 // connection management look through it).
 func (t *transport) WrappedRoundTripper() http.RoundTripper { return t.next }
 
-// send sends req with body and the cached token, and returns the token used.
-func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response, string, error) {
+// send sends req with body and the cached token, and returns the token used. renewal
+// says that the cluster refused the token sent before.
+func (t *transport) send(req *http.Request, body io.ReadCloser, renewal bool) (*http.Response, string, error) {
 	tok, err := t.cache.token(req.Context())
 	if err != nil {
 		if body != nil {
 			_ = body.Close()
 		}
-		return nil, "", &CredentialsError{Err: err}
+		return nil, "", &CredentialsError{Err: err, Renewal: renewal}
 	}
 	r := req.Clone(req.Context())
 	r.Body = body
@@ -268,9 +276,11 @@ func (t *transport) send(req *http.Request, body io.ReadCloser) (*http.Response,
 	return resp, tok.Value, err
 }
 
-// annotate adds who made the refused token to the message of a 401 answer that is a
-// Kubernetes Status, so that the error the user sees names the credentials.
-func annotate(resp *http.Response, describe string) *http.Response {
+// annotate adds who made the refused token, and what to check on the cloud (see
+// refusedAdvice), to the message of a 401 answer that is a Kubernetes Status, so that
+// the error the user sees names the credentials; a cause of type RefusedCause marks it
+// (see Refused). The token itself is never said.
+func annotate(resp *http.Response, src Source) *http.Response {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	_ = resp.Body.Close()
 	if err != nil {
@@ -279,9 +289,17 @@ func annotate(resp *http.Response, describe string) *http.Response {
 	}
 	var status map[string]any
 	if json.Unmarshal(raw, &status) == nil && status["kind"] == "Status" {
+		describe := src.Describe()
 		msg, _ := status["message"].(string)
 		status["message"] = fmt.Sprintf("%s: the cluster refused the token made in the provider's process for %s "+
-			"(renewed once and refused again)", msg, describe)
+			"(renewed once and refused again); %s", msg, describe, refusedAdvice(src.Cloud()))
+		details, _ := status["details"].(map[string]any)
+		if details == nil {
+			details = map[string]any{}
+		}
+		causes, _ := details["causes"].([]any)
+		details["causes"] = append(causes, map[string]any{"reason": string(RefusedCause), "message": describe})
+		status["details"] = details
 		if b, err := json.Marshal(status); err == nil {
 			raw = b
 		}
@@ -292,10 +310,49 @@ func annotate(resp *http.Response, describe string) *http.Response {
 	return resp
 }
 
+// refusedAdvice is what to check on the cloud when its cluster refuses a token made
+// from the credentials in process, fresh or renewed: a 401 says that the cluster does
+// not take the token for any user of its own.
+func refusedAdvice(c Cloud) string {
+	switch c {
+	case EKS:
+		return "check that the AWS secret access key is right and that the AWS identity is mapped to a user of " +
+			"the cluster (an EKS access entry, or the aws-auth ConfigMap)"
+	case AKS:
+		return "check that the service principal or managed identity is of the cluster's Microsoft Entra tenant, " +
+			"that the kubeconfig's --server-id is the cluster's, and that the identity has a role on the cluster " +
+			"(an Azure Kubernetes Service RBAC role, or a Kubernetes role binding of its object ID)"
+	default:
+		return "check that the Google account is enabled and has IAM access to the cluster (a role such as " +
+			"roles/container.developer in the cluster's project) or RBAC access in it"
+	}
+}
+
+// RefusedCause is the type of the cause that marks the 401 answer to a token made in
+// the provider's process, renewed once and refused again (see Transport).
+const RefusedCause metav1.CauseType = "TokenMadeInProcessRefused"
+
+// Refused tells whether err is the cluster's 401 answer to a token made in the
+// provider's process, renewed once and refused again: its message names the
+// credentials and what to check on the cloud.
+func Refused(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	s := status.Status()
+	return s.Code == http.StatusUnauthorized && s.Details != nil &&
+		slices.ContainsFunc(s.Details.Causes, func(c metav1.StatusCause) bool { return c.Type == RefusedCause })
+}
+
 // CredentialsError is a token that could not be made. It is a Kubernetes API status
 // (401 Unauthorized), not a transport failure: the cluster was not asked, and is not
-// unreachable.
-type CredentialsError struct{ Err error }
+// unreachable. Renewal says that the token was to replace one the cluster refused: the
+// request was sent once, with that token, and not taken.
+type CredentialsError struct {
+	Err     error
+	Renewal bool
+}
 
 func (e *CredentialsError) Error() string { return "kubernetes credentials: " + e.Err.Error() }
 

@@ -2,6 +2,7 @@ package cloudauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // counted is a source whose tokens are tok-1, tok-2, ... living lifetime each.
@@ -24,6 +26,10 @@ type counted struct {
 	now      func() time.Time
 	err      error
 	renewed  int
+	// cloud is the source's cloud; empty means EKS.
+	cloud Cloud
+	// renewedHook, when set, runs on each renewal, under mu.
+	renewedHook func()
 }
 
 func (c *counted) Token(context.Context) (Token, error) {
@@ -37,12 +43,22 @@ func (c *counted) Token(context.Context) (Token, error) {
 }
 
 func (c *counted) Describe() string {
-	return "EKS cluster demo at https://203.0.113.10 with a test source"
+	return fmt.Sprintf("%s cluster demo at https://203.0.113.10 with a test source", c.Cloud())
+}
+
+func (c *counted) Cloud() Cloud {
+	if c.cloud == "" {
+		return EKS
+	}
+	return c.cloud
 }
 
 func (c *counted) renew() {
 	c.mu.Lock()
 	c.renewed++
+	if c.renewedHook != nil {
+		c.renewedHook()
+	}
 	c.mu.Unlock()
 }
 
@@ -153,22 +169,50 @@ func TestTransportRetries401Once(t *testing.T) {
 	}
 }
 
+// A token refused, renewed and refused again is the API server's 401 with the
+// credentials named, what to check on the cluster's cloud, and the cause that Refused
+// finds; never the token.
 func TestTransportGivesUpAfterASecond401(t *testing.T) {
 	t.Parallel()
-	srv, bodies := apiServer(t, "tok-1", "tok-2", "tok-3")
-	src := &counted{lifetime: time.Hour, now: time.Now}
-	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
-	resp, body := post(t, rt, srv.URL, "x")
-	if resp.StatusCode != http.StatusUnauthorized || len(*bodies) != 2 {
-		t.Fatalf("status %d after %d requests, want 401 after 2", resp.StatusCode, len(*bodies))
+	tests := []struct {
+		cloud Cloud
+		check []string
+	}{
+		{EKS, []string{"AWS secret access key is right", "an EKS access entry, or the aws-auth ConfigMap"}},
+		{AKS, []string{"service principal or managed identity", "--server-id", "has a role on the cluster"}},
+		{GKE, []string{"Google account", "IAM access to the cluster", "RBAC access"}},
 	}
-	for _, want := range []string{`"reason":"Unauthorized"`, "EKS cluster demo", "with a test source", "refused again"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the 401 answer %s does not hold %q", body, want)
-		}
+	for _, tt := range tests {
+		t.Run(string(tt.cloud), func(t *testing.T) {
+			t.Parallel()
+			srv, bodies := apiServer(t, "tok-1", "tok-2", "tok-3")
+			src := &counted{lifetime: time.Hour, now: time.Now, cloud: tt.cloud}
+			rt := Transport(src, "the plugin is not on PATH")(http.DefaultTransport)
+			resp, body := post(t, rt, srv.URL, "x")
+			if resp.StatusCode != http.StatusUnauthorized || len(*bodies) != 2 {
+				t.Fatalf("status %d after %d requests, want 401 after 2", resp.StatusCode, len(*bodies))
+			}
+			want := append([]string{`"reason":"Unauthorized"`, string(tt.cloud) + " cluster demo", "with a test source",
+				"(renewed once and refused again); check that", `"reason":"` + string(RefusedCause) + `"`}, tt.check...)
+			for _, w := range want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the 401 answer %s does not hold %q", body, w)
+				}
+			}
+			if strings.Contains(body, "tok-") {
+				t.Errorf("the 401 answer shows a token: %s", body)
+			}
+			var status metav1.Status
+			if err := json.Unmarshal([]byte(body), &status); err != nil {
+				t.Fatal(err)
+			}
+			if err := (&apierrors.StatusError{ErrStatus: status}); !Refused(err) {
+				t.Errorf("Refused(%v) = false for the answer to a token made in process", err)
+			}
+		})
 	}
-	if strings.Contains(body, "tok-") {
-		t.Errorf("the 401 answer shows a token: %s", body)
+	if Refused(apierrors.NewUnauthorized("Unauthorized")) || Refused(&CredentialsError{Err: errors.New("no")}) {
+		t.Error("Refused is true for a 401 to another token, or for a token not made")
 	}
 }
 
@@ -189,6 +233,26 @@ func TestTransportTokenError(t *testing.T) {
 	}
 	if len(*bodies) != 0 {
 		t.Errorf("a request was sent without a token")
+	}
+	var made *CredentialsError
+	if !errors.As(err, &made) || made.Renewal {
+		t.Errorf("RoundTrip error %#v, want a CredentialsError of the first token", err)
+	}
+}
+
+// A token refused whose renewal cannot be made is a CredentialsError that says so: the
+// request was sent once.
+func TestTransportRenewalError(t *testing.T) {
+	t.Parallel()
+	srv, bodies := apiServer(t, "tok-1")
+	src := &counted{lifetime: time.Hour, now: time.Now}
+	rt := Transport(src, "aws is not on PATH")(http.DefaultTransport)
+	src.renewedHook = func() { src.err = errors.New("getting AWS credentials for the EKS cluster demo: expired") }
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+	_, err := rt.RoundTrip(req)
+	var made *CredentialsError
+	if !errors.As(err, &made) || !made.Renewal || len(*bodies) != 1 {
+		t.Errorf("RoundTrip error %#v after %d requests, want a CredentialsError of a renewal after 1", err, len(*bodies))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube/cloudauth"
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/clouddouble"
 )
 
@@ -120,10 +121,14 @@ func TestClientWithoutTheAWSProgram(t *testing.T) {
 	if !apierrors.IsUnauthorized(err) {
 		t.Fatalf("listing with a wrong secret: %v, want Unauthorized", err)
 	}
-	for _, want := range []string{"EKS cluster demo", "eu-west-1", "EnvConfigCredentials"} {
+	for _, want := range []string{"EKS cluster demo", "eu-west-1", "EnvConfigCredentials",
+		"check that the AWS secret access key is right", "an EKS access entry, or the aws-auth ConfigMap"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
+	}
+	if !cloudauth.Refused(err) || strings.Contains(err.Error(), wrong.SecretAccessKey) {
+		t.Errorf("error %q: Refused %v, want true and no secret key", err, cloudauth.Refused(err))
 	}
 }
 
