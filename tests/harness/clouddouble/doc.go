@@ -12,6 +12,10 @@
 //     certificate of its own, with Entra's AADSTS error envelope.
 //   - Metadata, the Google Compute Engine metadata server's token endpoint, which
 //     answers only requests with the Metadata-Flavor: Google header.
+//   - GoogleSTS, Google's workload identity federation: the Security Token Service's
+//     token exchange of a CI system's OIDC token for a federated access token, and IAM
+//     Credentials' generateAccessToken, which impersonates a service account with it;
+//     ExternalAccount writes the credential configuration (type external_account).
 //
 // (Google's OAuth 2.0 token endpoint for service account keys is in googledouble.)
 //
