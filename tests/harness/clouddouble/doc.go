@@ -5,7 +5,9 @@
 //   - STS, AWS Security Token Service: GetCallerIdentity answered for a presigned URL
 //     (the EKS token), AssumeRole for a request signed in its Authorization header.
 //     Both SigV4 signatures are checked against the key pairs the double knows, and
-//     errors come in STS's envelope (XML, or JSON when asked for).
+//     errors come in STS's envelope (XML, or JSON when asked for). The unsigned
+//     AssumeRoleWithWebIdentity grants a role's temporary keys to the OIDC token the
+//     role trusts (AddWebIdentityRole).
 //   - Entra, the Microsoft Entra ID token endpoint of a tenant (v2.0 client
 //     credentials: a client secret or a client assertion, as workload identity sends
 //     its federated token) and the tenant's OpenID configuration, over TLS with a
