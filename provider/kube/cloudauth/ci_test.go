@@ -15,8 +15,9 @@ import (
 )
 
 // The credentials CI systems hand a job: workload identity federation for GKE (what
-// google-github-actions/auth or a GitLab job's id_tokens set up), and gcloud's user
-// credentials.
+// google-github-actions/auth or a GitLab job's id_tokens set up), gcloud's user
+// credentials, and an OIDC web identity for EKS (aws-actions/configure-aws-credentials,
+// EKS pod identity's IRSA).
 
 const (
 	wifAudience = "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/ci/providers/github"
@@ -212,5 +213,146 @@ func TestGKEGcloudUserCredentials(t *testing.T) {
 				t.Errorf("Describe() = %q, want %q", src.Describe(), want)
 			}
 		})
+	}
+}
+
+const (
+	webIdentityRole  = "arn:aws:iam::444455556666:role/github-deployer"
+	webIdentityToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImdoYSJ9.eyJzdWIiOiJyZXBvOmV4YW1wbGUvYXBwOnJlZjpyZWZzL2hlYWRzL21haW4ifQ.c2ln" //nolint:gosec // made up, for the doubles
+)
+
+// webIdentityEnv is awsEnv without static keys: AWS_ROLE_ARN and
+// AWS_WEB_IDENTITY_TOKEN_FILE (holding token) and AWS_ROLE_SESSION_NAME.
+func webIdentityEnv(t *testing.T, sts *clouddouble.STS, token, session string) {
+	t.Helper()
+	awsEnv(t, sts, clouddouble.AWSKey{})
+	t.Setenv("AWS_ROLE_ARN", webIdentityRole)
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", writeFile(t, "web-identity-token", []byte(token)))
+	t.Setenv("AWS_ROLE_SESSION_NAME", session)
+}
+
+func startWebIdentitySTS() *clouddouble.STS {
+	sts := clouddouble.StartSTS()
+	sts.AddWebIdentityRole(webIdentityRole, clouddouble.WebIdentity{
+		Token: webIdentityToken, Subject: "repo:example/app:ref:refs/heads/main",
+		Audience: "sts.amazonaws.com", Provider: "token.actions.githubusercontent.com",
+	})
+	// Another role trusts another subject's token.
+	sts.AddWebIdentityRole("arn:aws:iam::444455556666:role/other-repo", clouddouble.WebIdentity{
+		Token: "eyJhbGciOiJSUzI1NiJ9.b3RoZXItcmVwbw.c2ln", Subject: "repo:example/other:ref:refs/heads/main",
+		Audience: "sts.amazonaws.com", Provider: "token.actions.githubusercontent.com",
+	})
+	return sts
+}
+
+// With a web identity and no keys, the role is assumed with AssumeRoleWithWebIdentity
+// and its temporary credentials sign the EKS token, which the cluster takes as the
+// assumed role's.
+//
+//nolint:paralleltest // it sets the AWS environment variables
+func TestEKSWebIdentity(t *testing.T) {
+	for _, tc := range []struct{ name, session, wantARN string }{
+		{name: "session name", session: "gha-run-42", wantARN: "arn:aws:sts::444455556666:assumed-role/github-deployer/gha-run-42"},
+		// The SDK names the session after the time.
+		{name: "no session name", wantARN: "arn:aws:sts::444455556666:assumed-role/github-deployer/1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sts := startWebIdentitySTS()
+			defer sts.Close()
+			webIdentityEnv(t, sts, webIdentityToken, tc.session)
+
+			src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := src.Token(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo")
+			if err != nil {
+				t.Fatalf("the double refused the token: %v", err)
+			}
+			if !strings.HasPrefix(arn, tc.wantARN) {
+				t.Errorf("the token is %s's, want %s", arn, tc.wantARN)
+			}
+			if n := sts.Calls()["AssumeRoleWithWebIdentity"]; n != 1 {
+				t.Errorf("AssumeRoleWithWebIdentity answered %d times, want 1", n)
+			}
+			for _, want := range []string{"EKS cluster demo", webIdentityRole, "WebIdentityCredentials"} {
+				if !strings.Contains(src.Describe(), want) {
+					t.Errorf("Describe() = %q, want it to name %q", src.Describe(), want)
+				}
+			}
+		})
+	}
+}
+
+// A web identity token no role trusts (STS: InvalidIdentityToken, which the SDK
+// retries), or one the role does not trust (AccessDenied): the error names the cluster
+// and the role, never the token.
+//
+//nolint:paralleltest // it sets the AWS environment variables
+func TestEKSWebIdentityRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, token, code string
+		attempts          int
+	}{
+		{name: "unknown token", token: "eyJhbGciOiJSUzI1NiJ9.ZXhwaXJlZA.c2ln", code: "InvalidIdentityToken", attempts: 3},
+		{name: "another role's token", token: "eyJhbGciOiJSUzI1NiJ9.b3RoZXItcmVwbw.c2ln", code: "AccessDenied", attempts: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sts := startWebIdentitySTS()
+			defer sts.Close()
+			webIdentityEnv(t, sts, tc.token, "gha-run-42")
+
+			src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = src.Token(t.Context())
+			if err == nil {
+				t.Fatal("a token was made")
+			}
+			for _, want := range []string{"EKS cluster demo", webIdentityRole, tc.code} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), tc.token) {
+				t.Errorf("error %q shows the web identity token", err)
+			}
+			if n := sts.Calls()[tc.code]; n != tc.attempts {
+				t.Errorf("STS answered %s %d times, want %d", tc.code, n, tc.attempts)
+			}
+		})
+	}
+}
+
+// Keys in the environment come before a web identity in the AWS default chain: the
+// token is the keys' and the description does not claim the web identity role.
+//
+//nolint:paralleltest // it sets the AWS environment variables
+func TestEKSKeysBeforeWebIdentity(t *testing.T) {
+	sts := startWebIdentitySTS()
+	defer sts.Close()
+	webIdentityEnv(t, sts, webIdentityToken, "gha-run-42")
+	key := sts.AddUser("111122223333", "ci")
+	t.Setenv("AWS_ACCESS_KEY_ID", key.AccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", key.SecretAccessKey)
+
+	src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := src.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo"); err != nil || arn != key.ARN {
+		t.Errorf("the token is %q's (%v), want %s's", arn, err, key.ARN)
+	}
+	if strings.Contains(src.Describe(), "web identity") || !strings.Contains(src.Describe(), "EnvConfigCredentials") {
+		t.Errorf("Describe() = %q, want the environment's keys and no web identity", src.Describe())
 	}
 }
