@@ -65,6 +65,9 @@ func newEKS(ctx context.Context, p Plugin, o Options) (Source, error) {
 		cfg.Region = eksDefaultRegion
 	}
 	from := "the AWS default credential chain" + profileOf(p)
+	if web := webIdentityOf(p, cfg); web != "" {
+		from = web
+	}
 	if p.RoleARN != "" {
 		provider := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), p.RoleARN)
 		cfg.Credentials = aws.NewCredentialsCache(provider)
@@ -86,6 +89,22 @@ func newEKS(ctx context.Context, p Plugin, o Options) (Source, error) {
 		cluster:  p.Cluster,
 		describe: fmt.Sprintf("%s (region %s) with %s", where, cfg.Region, from),
 	}, nil
+}
+
+// webIdentityOf names the role and token file of the web identity the default chain
+// took from the environment (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE), which STS's
+// refusals do not name; "" when the chain took other credentials.
+func webIdentityOf(p Plugin, cfg aws.Config) string {
+	// A profile of the block is the chain's first choice, before the environment.
+	if p.Profile != "" || !aws.IsCredentialsProvider(cfg.Credentials, (*stscreds.WebIdentityRoleProvider)(nil)) {
+		return ""
+	}
+	env, err := config.NewEnvConfig()
+	if err != nil || env.WebIdentityTokenFilePath == "" {
+		return ""
+	}
+	return fmt.Sprintf("role %s assumed with the web identity token of %s (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)",
+		env.RoleARN, env.WebIdentityTokenFilePath)
 }
 
 func profileOf(p Plugin) string {

@@ -5,7 +5,9 @@
 //   - STS, AWS Security Token Service: GetCallerIdentity answered for a presigned URL
 //     (the EKS token), AssumeRole for a request signed in its Authorization header.
 //     Both SigV4 signatures are checked against the key pairs the double knows, and
-//     errors come in STS's envelope (XML, or JSON when asked for).
+//     errors come in STS's envelope (XML, or JSON when asked for). The unsigned
+//     AssumeRoleWithWebIdentity grants a role's temporary keys to the OIDC token the
+//     role trusts (AddWebIdentityRole).
 //   - Entra, the Microsoft Entra ID token endpoint of a tenant (v2.0 client
 //     credentials: a client secret, a client assertion as workload identity sends
 //     its federated token, or one signed with a certificate credential's key, whose
@@ -15,6 +17,10 @@
 //     certificate credential.
 //   - Metadata, the Google Compute Engine metadata server's token endpoint, which
 //     answers only requests with the Metadata-Flavor: Google header.
+//   - GoogleSTS, Google's workload identity federation: the Security Token Service's
+//     token exchange of a CI system's OIDC token for a federated access token, and IAM
+//     Credentials' generateAccessToken, which impersonates a service account with it;
+//     ExternalAccount writes the credential configuration (type external_account).
 //
 // (Google's OAuth 2.0 token endpoint for service account keys is in googledouble.)
 //

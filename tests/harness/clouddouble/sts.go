@@ -50,6 +50,8 @@ type STS struct {
 	mu    sync.Mutex
 	keys  map[string]AWSKey
 	roles map[string]bool
+	// webIdentities holds the web identity token each role trusts (AddWebIdentityRole).
+	webIdentities map[string]WebIdentity
 	// Calls counts the answers by action ("GetCallerIdentity", "AssumeRole") and
 	// failures by error code.
 	calls map[string]int
@@ -141,6 +143,11 @@ func (s *STS) serve(w http.ResponseWriter, r *http.Request) {
 		for k, v := range form {
 			params[k] = v
 		}
+	}
+	if params.Get("Action") == "AssumeRoleWithWebIdentity" {
+		// Unsigned: the web identity token is the credential.
+		s.assumeRoleWithWebIdentity(w, r, params)
+		return
 	}
 	key, e := s.authenticate(r, body)
 	if e != nil {
