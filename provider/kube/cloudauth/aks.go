@@ -95,7 +95,8 @@ func newAKS(p Plugin, o Options) (Source, error) {
 			}
 		default:
 			return nil, fmt.Errorf("%s: kubelogin's spn login for service principal %s needs a client secret or certificate "+
-				"(AAD_SERVICE_PRINCIPAL_CLIENT_SECRET or AZURE_CLIENT_SECRET, or AZURE_CLIENT_CERTIFICATE_PATH)", where, clientID)
+				"(--client-secret, AAD_SERVICE_PRINCIPAL_CLIENT_SECRET or AZURE_CLIENT_SECRET; or --client-certificate, "+
+				"AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE or AZURE_CLIENT_CERTIFICATE_PATH)", where, clientID)
 		}
 	case "workloadidentity":
 		tokenFile := firstOf(p.FederatedTokenFile, env("AZURE_FEDERATED_TOKEN_FILE"))

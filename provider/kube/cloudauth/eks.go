@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go/middleware"
@@ -64,6 +65,9 @@ func newEKS(ctx context.Context, p Plugin, o Options) (Source, error) {
 	if cfg.Region == "" {
 		cfg.Region = eksDefaultRegion
 	}
+	if keys := envKeys(p); keys != nil {
+		cfg.Credentials = keys
+	}
 	from := "the AWS default credential chain" + profileOf(p)
 	if web := webIdentityOf(p, cfg); web != "" {
 		from = web
@@ -105,6 +109,20 @@ func webIdentityOf(p Plugin, cfg aws.Config) string {
 	}
 	return fmt.Sprintf("role %s assumed with the web identity token of %s (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)",
 		env.RoleARN, env.WebIdentityTokenFilePath)
+}
+
+// envKeys is the environment's access keys when the AWS CLI would sign with them
+// rather than with the profile the block's AWS_PROFILE names (the SDK, given that
+// profile by the provider, would take the profile's), else nil.
+func envKeys(p Plugin) aws.CredentialsProvider {
+	if !p.ProfileFromEnv {
+		return nil
+	}
+	env, err := config.NewEnvConfig()
+	if err != nil || !env.Credentials.HasKeys() {
+		return nil
+	}
+	return credentials.StaticCredentialsProvider{Value: env.Credentials}
 }
 
 func profileOf(p Plugin) string {

@@ -3,6 +3,7 @@ package cloudauth
 import (
 	"encoding/base64"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +170,45 @@ func TestEKSWrongCredentials(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
+	}
+}
+
+// A profile named by the block's AWS_PROFILE yields to access keys in the
+// environment, as the AWS CLI that the block runs takes them first; a profile named by
+// --profile (pulumi-eks writes it) is used whatever the environment holds.
+//
+//nolint:paralleltest // it sets the AWS environment variables
+func TestEKSProfileAndEnvironmentKeys(t *testing.T) {
+	sts := clouddouble.StartSTS()
+	defer sts.Close()
+	envKey, profileKey := sts.AddUser("111122223333", "ci"), sts.AddUser("111122223333", "developer")
+	awsEnv(t, sts, envKey)
+	credentialsFile := "[developer]\naws_access_key_id = " + profileKey.AccessKeyID +
+		"\naws_secret_access_key = " + profileKey.SecretAccessKey + "\n"
+	if err := os.WriteFile(os.Getenv("AWS_SHARED_CREDENTIALS_FILE"), []byte(credentialsFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		fromEnv bool
+		want    string
+	}{
+		{"AWS_PROFILE of the block", true, envKey.ARN},
+		{"--profile", false, profileKey.ARN},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1", Profile: "developer",
+				ProfileFromEnv: tt.fromEnv}, Options{Server: "https://203.0.113.10"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, err := src.Token(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo"); err != nil || arn != tt.want {
+				t.Errorf("the token is %s's (%v), want %s's", arn, err, tt.want)
+			}
+		})
 	}
 }

@@ -37,6 +37,10 @@ type Plugin struct {
 	// (--region, else the block's AWS_REGION or AWS_DEFAULT_REGION; may be empty), the
 	// role to assume, and the profile (--profile, else the block's AWS_PROFILE).
 	Cluster, Region, RoleARN, Profile string
+	// ProfileFromEnv is whether Profile is the block's AWS_PROFILE: the AWS CLI then
+	// takes keys in the environment (AWS_ACCESS_KEY_ID) before the profile's, as it
+	// does not for --profile.
+	ProfileFromEnv bool
 
 	// AKS: the kubelogin login mode (devicecode when --login is absent, as kubelogin
 	// defaults), the token's audience (--server-id), and the optional client, tenant,
@@ -83,6 +87,7 @@ func Recognise(exec *clientcmdapi.ExecConfig) (Plugin, bool) {
 	if p.Cloud == EKS {
 		if p.Profile == "" {
 			p.Profile = env["AWS_PROFILE"]
+			p.ProfileFromEnv = p.Profile != ""
 		}
 		if p.Region == "" {
 			p.Region = firstOf(env["AWS_REGION"], env["AWS_DEFAULT_REGION"])

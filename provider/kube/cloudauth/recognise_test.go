@@ -148,7 +148,7 @@ func TestRecognise(t *testing.T) {
 	}{
 		{"gcloud", gcloudBlock, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin", Env: map[string]string{}}},
 		{"aws eks update-kubeconfig with a profile", awsBlock, Plugin{Cloud: EKS, Command: "aws",
-			Env: map[string]string{"AWS_PROFILE": "dev"}, Cluster: "demo", Region: "eu-west-1", Profile: "dev"}},
+			Env: map[string]string{"AWS_PROFILE": "dev"}, Cluster: "demo", Region: "eu-west-1", Profile: "dev", ProfileFromEnv: true}},
 		{"aws eks update-kubeconfig with a role", awsRoleBlock, Plugin{Cloud: EKS, Command: "aws", Env: map[string]string{},
 			Cluster: "demo", Region: "us-west-2", RoleARN: "arn:aws:iam::111122223333:role/deployer"}},
 		{"pulumi-eks", pulumiEKSBlock, Plugin{Cloud: EKS, Command: "aws",
