@@ -92,7 +92,14 @@ func TestCLIWithoutPlugins(t *testing.T) {
 			if _, err := slices.Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 				t.Fatalf("the slice is not in the cluster after pulumi up: %v\n%s", err, up)
 			}
-			cli.RunCombined("refresh", "--yes", "--non-interactive", "--expect-no-changes")
+			// The refresh with the plugins' logs at their most verbose (client-go's
+			// included): no token made in process shows there, in up's output or in
+			// the state, its secrets shown.
+			refresh := cli.RunCombined("refresh", "--yes", "--non-interactive", "--expect-no-changes", "--logtostderr", "--logflow", "-v=9")
+			state := cli.RunCombined("stack", "export", "--show-secrets")
+			if leaked := webhook.Leaked(up + refresh + state); len(leaked) > 0 {
+				t.Errorf("tokens %v show in pulumi up's or refresh's output or in the state", leaked)
+			}
 			cli.RunCombined("destroy", "--yes", "--non-interactive")
 			if _, err := slices.Get(t.Context(), "web", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("the slice is still in the cluster after pulumi destroy: %v", err)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -37,6 +38,8 @@ type TokenWebhook struct {
 
 	mu      sync.Mutex
 	reviews []Review
+	// tokens are the tokens reviewed, by fingerprint, for Leaked.
+	tokens map[string]string
 }
 
 // Review is one TokenReview the webhook answered.
@@ -77,7 +80,7 @@ type tokenReviewStatus struct {
 
 // StartTokenWebhook serves verify over TLS and writes its kubeconfig file in dir.
 func StartTokenWebhook(dir string, verify Verify) (*TokenWebhook, error) {
-	w := &TokenWebhook{}
+	w := &TokenWebhook{tokens: map[string]string{}}
 	w.srv = httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var review tokenReview
 		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&review) != nil || review.Kind != "TokenReview" {
@@ -97,6 +100,7 @@ func StartTokenWebhook(dir string, verify Verify) (*TokenWebhook, error) {
 		}
 		w.mu.Lock()
 		w.reviews = append(w.reviews, record)
+		w.tokens[record.Token] = review.Spec.Token
 		w.mu.Unlock()
 		review.Spec.Token = ""
 		rw.Header().Set("Content-Type", "application/json")
@@ -130,6 +134,20 @@ func (w *TokenWebhook) Reviews() []Review {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]Review(nil), w.reviews...)
+}
+
+// Leaked returns the fingerprints of the tokens reviewed so far that text holds, for
+// a test that a token never shows where it must not (a state, an output, a log).
+func (w *TokenWebhook) Leaked(text string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for fingerprint, token := range w.tokens {
+		if token != "" && strings.Contains(text, token) {
+			out = append(out, fingerprint)
+		}
+	}
+	return out
 }
 
 // APIServerArgs are the kube-apiserver flags that make it ask the webhook about every
