@@ -23,15 +23,8 @@ func TestAKSServicePrincipal(t *testing.T) {
 	entra.AddSecretApp(tenant, clientID, "s3cr3t~value")
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 		Env: map[string]string{"AAD_SERVICE_PRINCIPAL_CLIENT_SECRET": "s3cr3t~value", "AZURE_AUTHORITY_HOST": entra.URL}}
-	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := entra.Verify(tok.Value, AKSServerID)
+	src := newSource(t, p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
+	g, err := entra.Verify(token(t, src).Value, AKSServerID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +74,7 @@ func TestAKSServicePrincipalCertificate(t *testing.T) {
 			t.Parallel()
 			p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 				ClientCertificate: tt.flag, AuthorityHost: entra.URL}
-			src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return tt.env[n] }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return tt.env[n] }})
 			tok, err := src.Token(t.Context())
 			if tt.refused != "" {
 				for _, want := range []string{"AKS cluster at " + server, "service principal " + clientID, otherFile, tt.refused} {
@@ -118,14 +108,7 @@ func TestAKSWorkloadIdentity(t *testing.T) {
 	env := map[string]string{"AZURE_CLIENT_ID": clientID, "AZURE_TENANT_ID": tenant,
 		"AZURE_FEDERATED_TOKEN_FILE": tokenFile, "AZURE_AUTHORITY_HOST": entra.URL}
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "workloadidentity", ServerID: AKSServerID}
-	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return env[n] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := tokenOf(t, p, Options{Server: server, HTTPClient: entra.Client(), Getenv: func(n string) string { return env[n] }})
 	if _, err := entra.Verify(tok.Value, AKSServerID); err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +121,7 @@ func TestAKSWrongSecret(t *testing.T) {
 	entra.AddSecretApp(tenant, clientID, "the-right-one")
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 		ClientSecret: "the-wrong-one", AuthorityHost: entra.URL}
-	src, err := New(p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = src.Token(t.Context())
+	_, err := newSource(t, p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv}).Token(t.Context())
 	if err == nil {
 		t.Fatal("a token was granted for a wrong secret")
 	}

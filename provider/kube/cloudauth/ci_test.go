@@ -53,14 +53,8 @@ func TestGKEWorkloadIdentityFederation(t *testing.T) {
 			keyFile := writeFile(t, "gha-creds.json", sts.ExternalAccount(wifAudience, tokenFile, tc.account))
 			googleEnv(t, keyFile, "")
 
-			src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := src.Token(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+			tok := token(t, src)
 			grant, err := sts.Verify(tok.Value)
 			if err != nil {
 				t.Fatalf("the GKE token: %v", err)
@@ -118,11 +112,8 @@ func TestGKEWorkloadIdentityFederationRefused(t *testing.T) {
 			keyFile := writeFile(t, "gha-creds.json", sts.ExternalAccount(wifAudience, tokenFile, tc.account))
 			googleEnv(t, keyFile, "")
 
-			src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = src.Token(t.Context())
+			src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+			_, err := src.Token(t.Context())
 			if err == nil {
 				t.Fatal("a token was made")
 			}
@@ -182,10 +173,7 @@ func TestGKEGcloudUserCredentials(t *testing.T) {
 			if err := os.WriteFile(file, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
 			tok, err := src.Token(t.Context())
 			if tc.wantErr != "" {
 				if err == nil {
@@ -261,14 +249,8 @@ func TestEKSWebIdentity(t *testing.T) {
 			defer sts.Close()
 			webIdentityEnv(t, sts, webIdentityToken, tc.session)
 
-			src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := src.Token(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+			tok := token(t, src)
 			arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo")
 			if err != nil {
 				t.Fatalf("the double refused the token: %v", err)
@@ -306,11 +288,8 @@ func TestEKSWebIdentityRefused(t *testing.T) {
 			defer sts.Close()
 			webIdentityEnv(t, sts, tc.token, "gha-run-42")
 
-			src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = src.Token(t.Context())
+			src := newSource(t, Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+			_, err := src.Token(t.Context())
 			if err == nil {
 				t.Fatal("a token was made")
 			}
@@ -341,14 +320,8 @@ func TestEKSKeysBeforeWebIdentity(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", key.AccessKeyID)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", key.SecretAccessKey)
 
-	src, err := New(Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
+	tok := token(t, src)
 	if arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo"); err != nil || arn != key.ARN {
 		t.Errorf("the token is %q's (%v), want %s's", arn, err, key.ARN)
 	}

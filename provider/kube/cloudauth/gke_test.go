@@ -55,14 +55,8 @@ func TestGKEServiceAccountKey(t *testing.T) {
 	keyFile := writeFile(t, "key.json", key)
 	googleEnv(t, keyFile, "")
 
-	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+	tok := token(t, src)
 	if tok.Value != "granted-to-the-key" {
 		t.Errorf("token %q, want the one the token endpoint granted", tok.Value)
 	}
@@ -94,10 +88,7 @@ func TestGKEWrongKey(t *testing.T) {
 	keyFile := writeFile(t, "key.json", key)
 	googleEnv(t, keyFile, "")
 
-	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
 	_, err = src.Token(t.Context())
 	if err == nil {
 		t.Fatal("a token was made with a key the token endpoint does not know")
@@ -118,14 +109,8 @@ func TestGKEMetadataServer(t *testing.T) {
 	defer md.Close()
 	googleEnv(t, "", md.Host)
 
-	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := src.Token(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
+	tok := token(t, src)
 	if err := md.Verify(tok.Value); err != nil {
 		t.Error(err)
 	}
@@ -155,10 +140,7 @@ func TestGKEProviderCredentials(t *testing.T) {
 	}
 	p := Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin",
 		Env: map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": filepath.Join(t.TempDir(), "missing.json")}}
-	src, err := New(p, Options{Server: server, Google: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := newSource(t, p, Options{Server: server, Google: settings})
 	if want := "GKE cluster at " + server + " with the provider's Google credentials"; src.Describe() != want {
 		t.Errorf("Describe() before the first token = %q, want %q", src.Describe(), want)
 	}
@@ -191,11 +173,8 @@ func TestGKEProviderCredentialsFail(t *testing.T) {
 	settings := func(context.Context, []string) (oauth2.TokenSource, string, error) {
 		return nil, "", errors.New("the provider's credentials setting is neither a JSON key nor the path of a readable key file")
 	}
-	src, err := New(Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server, Google: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = src.Token(t.Context())
+	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server, Google: settings})
+	_, err := src.Token(t.Context())
 	want := "GKE cluster at " + server + ": the provider's Google credentials: the provider's credentials setting"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v, want it to begin %q", err, want)

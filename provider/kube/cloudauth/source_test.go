@@ -272,3 +272,29 @@ func TestTransportLeavesExplicitAuthorization(t *testing.T) {
 		t.Errorf("the transport replaced an explicit Authorization header: %q", *bodies)
 	}
 }
+
+// newSource is New's source of p with o; it ends the test when New fails.
+func newSource(t *testing.T, p Plugin, o Options) Source {
+	t.Helper()
+	src, err := New(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// tokenOf is the first token of newSource(t, p, o); it ends the test when none comes.
+func tokenOf(t *testing.T, p Plugin, o Options) Token {
+	t.Helper()
+	return token(t, newSource(t, p, o))
+}
+
+// token is src's next token; it ends the test when none comes.
+func token(t *testing.T, src Source) Token {
+	t.Helper()
+	tok, err := src.Token(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}

@@ -275,36 +275,50 @@ func (s *STS) assumeRole(w http.ResponseWriter, r *http.Request, caller AWSKey, 
 	}
 	now := s.now()
 	s.mu.Unlock()
+	k := s.session(role, session, "FwoG", now.Add(duration))
+	s.count("AssumeRole")
+	s.answer(w, r, "AssumeRole", struct {
+		Credentials     roleCredentials `xml:"Credentials"`
+		AssumedRoleUser assumedRoleUser `xml:"AssumedRoleUser"`
+	}{k.roleCredentials(), k.assumedRoleUser()})
+}
+
+// session makes and keeps the temporary key of a session of role named session,
+// until expires; its session token starts with tokenPrefix.
+func (s *STS) session(role, session, tokenPrefix string, expires time.Time) AWSKey {
 	name := role[strings.LastIndex(role, "/")+1:]
 	account := strings.Split(role, ":")[4]
-	roleID := randomID("AROA", 8)
 	k := AWSKey{
-		AccessKeyID: randomID("ASIA", 8), SecretAccessKey: randomID("", 20), SessionToken: "FwoG" + randomID("", 32),
-		ARN: fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, name, session), UserID: roleID + ":" + session,
-		Account: account, Expires: now.Add(duration),
+		AccessKeyID: randomID("ASIA", 8), SecretAccessKey: randomID("", 20), SessionToken: tokenPrefix + randomID("", 32),
+		ARN:     fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, name, session),
+		UserID:  randomID("AROA", 8) + ":" + session,
+		Account: account, Expires: expires,
 	}
 	s.mu.Lock()
 	s.keys[k.AccessKeyID] = k
 	s.mu.Unlock()
-	s.count("AssumeRole")
-	type credentials struct {
-		AccessKeyID     string `xml:"AccessKeyId"`
-		SecretAccessKey string `xml:"SecretAccessKey"`
-		SessionToken    string `xml:"SessionToken"`
-		Expiration      string `xml:"Expiration"`
-	}
-	type assumedRoleUser struct {
-		Arn           string `xml:"Arn"`
-		AssumedRoleID string `xml:"AssumedRoleId"`
-	}
-	s.answer(w, r, "AssumeRole", struct {
-		Credentials     credentials     `xml:"Credentials"`
-		AssumedRoleUser assumedRoleUser `xml:"AssumedRoleUser"`
-	}{
-		credentials{k.AccessKeyID, k.SecretAccessKey, k.SessionToken, k.Expires.UTC().Format(time.RFC3339)},
-		assumedRoleUser{k.ARN, k.UserID},
-	})
+	return k
 }
+
+// roleCredentials and assumedRoleUser are the Credentials and AssumedRoleUser of the
+// answers of the AssumeRole actions.
+type roleCredentials struct {
+	AccessKeyID     string `xml:"AccessKeyId"`
+	SecretAccessKey string `xml:"SecretAccessKey"`
+	SessionToken    string `xml:"SessionToken"`
+	Expiration      string `xml:"Expiration"`
+}
+
+type assumedRoleUser struct {
+	Arn           string `xml:"Arn"`
+	AssumedRoleID string `xml:"AssumedRoleId"`
+}
+
+func (k AWSKey) roleCredentials() roleCredentials {
+	return roleCredentials{k.AccessKeyID, k.SecretAccessKey, k.SessionToken, k.Expires.UTC().Format(time.RFC3339)}
+}
+
+func (k AWSKey) assumedRoleUser() assumedRoleUser { return assumedRoleUser{k.ARN, k.UserID} }
 
 func (s *STS) count(what string) {
 	s.mu.Lock()

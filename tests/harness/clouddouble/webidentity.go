@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -80,38 +79,18 @@ func (s *STS) assumeRoleWithWebIdentity(w http.ResponseWriter, r *http.Request, 
 		}
 		duration = time.Duration(d) * time.Second
 	}
-	name := role[strings.LastIndex(role, "/")+1:]
-	account := strings.Split(role, ":")[4]
-	roleID := randomID("AROA", 8)
-	k := AWSKey{
-		AccessKeyID: randomID("ASIA", 8), SecretAccessKey: randomID("", 20), SessionToken: "IQoJ" + randomID("", 32),
-		ARN: fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, name, session), UserID: roleID + ":" + session,
-		Account: account, Expires: now.Add(duration),
-	}
-	s.mu.Lock()
-	s.keys[k.AccessKeyID] = k
-	s.mu.Unlock()
+	k := s.session(role, session, "IQoJ", now.Add(duration))
 	s.count("AssumeRoleWithWebIdentity")
-	type credentials struct {
-		AccessKeyID     string `xml:"AccessKeyId"`
-		SecretAccessKey string `xml:"SecretAccessKey"`
-		SessionToken    string `xml:"SessionToken"`
-		Expiration      string `xml:"Expiration"`
-	}
-	type assumedRoleUser struct {
-		Arn           string `xml:"Arn"`
-		AssumedRoleID string `xml:"AssumedRoleId"`
-	}
 	s.answer(w, r, "AssumeRoleWithWebIdentity", struct {
 		SubjectFromWebIdentityToken string          `xml:"SubjectFromWebIdentityToken"`
 		Audience                    string          `xml:"Audience"`
 		AssumedRoleUser             assumedRoleUser `xml:"AssumedRoleUser"`
-		Credentials                 credentials     `xml:"Credentials"`
+		Credentials                 roleCredentials `xml:"Credentials"`
 		Provider                    string          `xml:"Provider"`
 	}{
 		trusted.Subject, trusted.Audience,
-		assumedRoleUser{k.ARN, k.UserID},
-		credentials{k.AccessKeyID, k.SecretAccessKey, k.SessionToken, k.Expires.UTC().Format(time.RFC3339)},
+		k.assumedRoleUser(),
+		k.roleCredentials(),
 		trusted.Provider,
 	})
 }
