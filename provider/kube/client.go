@@ -18,7 +18,6 @@ import (
 
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/lazy"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
-	"github.com/endpoints-provider/pulumi-endpoints/provider/kube/cloudauth"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/validate"
 )
@@ -219,32 +218,6 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
 	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace, Fallback: fallback}, nil
-}
-
-// cloudCredentials replaces the kubeconfig's exec plugin, when it is GKE's, EKS's or
-// AKS's and the plugin program is missing (or the cloudCredentials setting says
-// builtIn), by tokens made in the provider's process, on the same credentials the
-// program would use. The credentials are found on the first request.
-func cloudCredentials(restConfig *rest.Config, cfg Config) error {
-	plugin, ok := cloudauth.Recognise(restConfig.ExecProvider)
-	if !ok {
-		return nil
-	}
-	mode, err := cloudauth.ParseMode(cfg.CloudCredentials)
-	if err != nil {
-		return fmt.Errorf("kubernetes configuration: %w", err)
-	}
-	choice := cloudauth.Decide(mode, plugin, nil)
-	if !choice.BuiltIn {
-		return nil
-	}
-	src, err := cloudauth.New(plugin, cloudauth.Options{Server: restConfig.Host, Google: cfg.GoogleTokens})
-	if err != nil {
-		return fmt.Errorf("kubernetes configuration%s: %w", source(cfg), err)
-	}
-	restConfig.ExecProvider = nil
-	restConfig.Wrap(cloudauth.Transport(src, choice.Reason))
-	return nil
 }
 
 // dialTimeout bounds the making of a connection: half the request timeout, at most
