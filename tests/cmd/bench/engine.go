@@ -27,6 +27,10 @@ import (
 
 type tools struct {
 	pulumi, yamlHost, provider string
+	// providerWithout is the provider built without the cloud credential libraries
+	// (the endpoints_no_cloud_credentials tag), which the start-up section measures
+	// beside it.
+	providerWithout string
 	// floor is the baseline plugin, pulumi-resource-floor, in a directory of its own.
 	floor string
 	// apiServer and etcd are the control plane's binaries.

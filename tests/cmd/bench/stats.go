@@ -39,6 +39,9 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
 func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 
+// mibBytes is a size given in bytes, in MiB.
+func mibBytes(bytes int64) string { return fmt.Sprintf("%.1f MiB", float64(bytes)/(1<<20)) }
+
 // procStatus reads a "VmRSS"-style field of /proc/<pid>/status in KiB.
 func procStatus(pid int, field string) (int64, error) {
 	return procStatusFile(fmt.Sprintf("/proc/%d/status", pid), field)
