@@ -18,7 +18,7 @@ BIN_DIR  ?= bin
 # Where the release artifacts go (make dist DIST=/some/dir builds them elsewhere).
 DIST     ?= dist
 PROVIDER := $(BIN_DIR)/pulumi-resource-endpoints
-# The provider built without the cloud credential libraries, for `make bench` alone.
+# The provider built without the AWS and Azure credential libraries, for `make bench` alone.
 PROVIDER_NO_CLOUD := $(BIN_DIR)/no-cloud-credentials/pulumi-resource-endpoints
 
 # Pinned tools. Each is a tiny Go module under tools/; its go.mod is the one place its
@@ -83,9 +83,9 @@ provider: $(PROVIDER) ## Build the provider plugin into bin/.
 $(PROVIDER): $(GO_SOURCES) $(BIN_DIR)/.version
 	$(GOBUILD) -ldflags "$(LDFLAGS)" -o $@ ./cmd/pulumi-resource-endpoints
 
-# The same plugin with the endpoints_no_cloud_credentials tag, which links no cloud SDK
-# (provider/kube/cloud_credentials_off.go): the start-up section of `make bench`
-# measures what the libraries of GKE, EKS and AKS credentials add against it.
+# The same plugin with the endpoints_no_cloud_credentials tag, which links neither the AWS
+# nor the Azure SDK (provider/kube/cloudauth/build_off.go; the Google libraries serve the
+# lookups too): the start-up section of `make bench` measures what they add against it.
 $(PROVIDER_NO_CLOUD): $(GO_SOURCES) $(BIN_DIR)/.version
 	$(GOBUILD) -tags endpoints_no_cloud_credentials -ldflags "$(LDFLAGS)" -o $@ ./cmd/pulumi-resource-endpoints
 

@@ -1,3 +1,5 @@
+//go:build !endpoints_no_cloud_credentials
+
 package cloudauth
 
 import (
@@ -13,11 +15,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 )
-
-// kubelogin's login modes that make tokens without a person: the ones built in.
-// devicecode, interactive and ropc need a person at a browser or terminal, or a user's
-// password: they are left to kubelogin.
-var aksLogins = []string{"spn", "workloadidentity", "azurecli", "azd", "msi"}
 
 // aksEnvironments are kubelogin's --environment names and their clouds.
 var aksEnvironments = map[string]cloud.Configuration{
@@ -138,14 +135,6 @@ func newAKS(p Plugin, o Options) (Source, error) {
 	}, nil
 }
 
-// interactiveLogin is the error for kubelogin's login modes that need a person.
-func interactiveLogin(p Plugin, o Options) error {
-	return fmt.Errorf("%s: kubelogin's %s login needs a person (a browser, a device code "+
-		"or a user's password) and is not built in; where no one is at hand, as in CI, convert the kubeconfig to a login "+
-		"that needs none (kubelogin convert-kubeconfig -l workloadidentity, -l spn or -l azurecli), or install kubelogin",
-		p.Where(o.Server), p.Login)
-}
-
 type authorityHost struct {
 	host string
 	// known is a Microsoft cloud's host, whose instance metadata the library reads;
@@ -185,15 +174,6 @@ func aksClientOptions(p Plugin, env func(string) string, o Options) (azcore.Clie
 	}
 	opts.Cloud = c
 	return opts, authority, nil
-}
-
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *aksSource) Cloud() Cloud { return AKS }

@@ -1,3 +1,5 @@
+//go:build !endpoints_no_cloud_credentials
+
 package cloudauth
 
 import (
@@ -16,24 +18,6 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
-
-// The EKS token, as aws eks get-token and aws-iam-authenticator make it: a presigned
-// STS GetCallerIdentity URL whose signed headers include the cluster's name.
-const (
-	// EKSPrefix starts every token; the URL follows in unpadded base64url.
-	EKSPrefix = "k8s-aws-v1."
-	// EKSClusterHeader carries the cluster name (or ID) in the signed request.
-	EKSClusterHeader = "x-k8s-aws-id"
-	// eksPresignExpires is the X-Amz-Expires the tools send. STS ignores it: a
-	// presigned GetCallerIdentity URL is accepted for 15 minutes after X-Amz-Date.
-	eksPresignExpires = "60"
-	// EKSLifetime is how long the cluster accepts a token after it is signed.
-	EKSLifetime = 15 * time.Minute
-)
-
-// eksDefaultRegion signs when neither the block nor the AWS configuration names a
-// region, as aws-iam-authenticator does (the global STS endpoint's region).
-const eksDefaultRegion = "us-east-1"
 
 type eksSource struct {
 	// source is the AWS SDK's name of where the last credentials came from
@@ -123,13 +107,6 @@ func envKeys(p Plugin) aws.CredentialsProvider {
 		return nil
 	}
 	return credentials.StaticCredentialsProvider{Value: env.Credentials}
-}
-
-func profileOf(p Plugin) string {
-	if p.Profile == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (profile %s)", p.Profile)
 }
 
 // clusterHeader adds the cluster's header and X-Amz-Expires to the request before it

@@ -70,33 +70,21 @@ func New(p Plugin, o Options) (Source, error) {
 	l := &lazySource{p: p, o: o}
 	switch p.Cloud {
 	case GKE:
-		l.describe = fmt.Sprintf("GKE cluster at %s with Google Application Default Credentials", o.Server)
+		l.describe = p.Where(o.Server) + " with Google Application Default Credentials"
 		if o.Google != nil {
-			l.describe = fmt.Sprintf("GKE cluster at %s with the provider's Google credentials", o.Server)
+			l.describe = p.Where(o.Server) + " with the provider's Google credentials"
 		}
 	case EKS:
-		l.describe = fmt.Sprintf("EKS cluster %s at %s with AWS credentials%s", p.Cluster, o.Server, profileOf(p))
+		l.describe = fmt.Sprintf("%s with AWS credentials%s", p.Where(o.Server), profileOf(p))
 	case AKS:
 		if !containsFold(aksLogins, p.Login) {
 			return nil, interactiveLogin(p, o)
 		}
-		l.describe = fmt.Sprintf("AKS cluster at %s (server ID %s) with kubelogin's %s login", o.Server, p.ServerID, p.Login)
+		l.describe = fmt.Sprintf("%s with kubelogin's %s login", p.Where(o.Server), p.Login)
 	default:
 		return nil, fmt.Errorf("internal error: no built-in credentials for cloud %q", p.Cloud)
 	}
 	return l, nil
-}
-
-// build finds the credentials of p.
-func build(ctx context.Context, p Plugin, o Options) (Source, error) {
-	switch p.Cloud {
-	case GKE:
-		return newGKE(ctx, p, o)
-	case EKS:
-		return newEKS(ctx, p, o)
-	default:
-		return newAKS(p, o)
-	}
 }
 
 // lazySource finds the credentials on the first token asked for; a failure is not kept.

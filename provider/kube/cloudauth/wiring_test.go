@@ -1,8 +1,3 @@
-//go:build !endpoints_no_cloud_credentials
-
-// The client of package kube with tokens of this package: a plugin built with the
-// endpoints_no_cloud_credentials tag (for `make bench` alone) does not use it.
-
 package cloudauth_test
 
 import (

@@ -27,7 +27,7 @@ import (
 
 type tools struct {
 	pulumi, yamlHost, provider string
-	// providerWithout is the provider built without the cloud credential libraries
+	// providerWithout is the provider built without the AWS and Azure credential libraries
 	// (the endpoints_no_cloud_credentials tag), which the start-up section measures
 	// beside it.
 	providerWithout string

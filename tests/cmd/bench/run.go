@@ -150,7 +150,7 @@ func existingSections(path string) (map[string]string, error) {
 }
 
 // toolsFromEnv finds the CLI, the YAML host, the provider (and its build without the
-// cloud credential libraries) and the control plane's binaries in the TEST_ASSET_*
+// AWS and Azure credential libraries) and the control plane's binaries in the TEST_ASSET_*
 // variables `make bench` sets.
 func toolsFromEnv() (tools, error) {
 	t := tools{
@@ -417,7 +417,7 @@ func renderSections(r results, cfg config) map[string]string {
 type writer = func(format string, a ...any)
 
 // Start-up targets: exec to the first GetSchema within 10% of the framework's floor,
-// and within 10% of the same plugin built without the cloud credential libraries (they
+// and within 10% of the same plugin built without the AWS and Azure credential libraries (they
 // are to cost start-up nothing until a kubeconfig uses them); at most 40 MiB resident
 // after it, under 50 MiB at the peak up to Configure.
 const (
@@ -437,17 +437,17 @@ func renderStartup(w writer, s *startupFigures) {
 	w("| the framework's floor: a pulumi-go-provider plugin serving a tiny schema, same runs (median; p90 %s) | %s | %s |",
 		ms(percentile(s.floor, 90)), ms(median(s.floor)), noTarget)
 	w("| ratio to the floor (medians) | %.2f | %s |", ratio, atMost(ratio, startupRatioTarget, "at most 1.10"))
-	w("| the same plugin built without the cloud credential libraries (`-tags %s`), same runs (median; p90 %s) | %s | %s |",
+	w("| the same plugin built without the AWS and Azure credential libraries (`-tags %s`), same runs (median; p90 %s) | %s | %s |",
 		withoutTag, ms(percentile(s.without, 90)), ms(median(s.without)), noTarget)
-	w("| ratio to the build without the cloud credential libraries (medians) | %.2f | %s |", toWithout,
+	w("| ratio to the build without the AWS and Azure credential libraries (medians) | %.2f | %s |", toWithout,
 		atMost(toWithout, withoutRatioTarget, "at most 1.10"))
 	w("| RSS after the first GetSchema (median of the runs): ours / the floor's | %s / %s | %s |",
 		mib(medianInt(s.schemaRSS)), mib(medianInt(s.floorRSS)), verdict("ours at most 40 MiB", medianInt(s.schemaRSS) <= schemaRSSTarget))
-	w("| RSS after the first GetSchema without the cloud credential libraries (median of the runs) | %s (ours %s more) | %s |",
+	w("| RSS after the first GetSchema without the AWS and Azure credential libraries (median of the runs) | %s (ours %s more) | %s |",
 		mib(medianInt(s.withoutRSS)), mib(medianInt(s.schemaRSS)-medianInt(s.withoutRSS)), noTarget)
 	w("| Configure (median) | %s | %s |", ms(median(s.configure)), noTarget)
 	w("| plugin binary size | %s | %s |", mibBytes(s.binarySize), noTarget)
-	w("| plugin binary size without the cloud credential libraries | %s (ours %s more) | %s |",
+	w("| plugin binary size without the AWS and Azure credential libraries | %s (ours %s more) | %s |",
 		mibBytes(s.withoutSize), mibBytes(s.binarySize-s.withoutSize), noTarget)
 	w("| RSS after Configure (highest of the runs) | %s | %s |", mib(s.rssConfigure), noTarget)
 	w("| peak RSS up to Configure | %s | %s |", mib(s.hwmConfigure), verdict("under 50 MiB", s.hwmConfigure < configurePeakLimit))
@@ -455,7 +455,7 @@ func renderStartup(w writer, s *startupFigures) {
 }
 
 // withoutTag is the build tag under which the plugin links no cloud credential library
-// (provider/kube/cloud_credentials_off.go; the Makefile builds it for `make bench`).
+// (provider/kube/cloudauth/build_off.go; the Makefile builds it for `make bench`).
 const withoutTag = "endpoints_no_cloud_credentials"
 
 // checkTarget is the most a Check of the largest EndpointSlice may take.

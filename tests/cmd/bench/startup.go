@@ -36,7 +36,7 @@ type startupFigures struct {
 }
 
 // startupBinaries are the plugins the start-up section starts: ours, ours built
-// without the cloud credential libraries, and the framework's baseline.
+// without the AWS and Azure credential libraries, and the framework's baseline.
 type startupBinaries struct {
 	ours, without, floor string
 }
@@ -95,7 +95,7 @@ func measureStartup(ctx context.Context, bins startupBinaries, kubeconfig string
 			case 2:
 				d, rss, err := timeToSchema(ctx, bins.without)
 				if err != nil {
-					return f, fmt.Errorf("built without the cloud credential libraries: %w", err)
+					return f, fmt.Errorf("built without the AWS and Azure credential libraries: %w", err)
 				}
 				f.without, f.withoutRSS = append(f.without, d), append(f.withoutRSS, rss)
 			}
