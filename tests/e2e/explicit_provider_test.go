@@ -16,7 +16,7 @@ import (
 // send.
 var envSettings = []string{
 	"qps", "burst", "requestTimeout", "deleteUnreachable", "skipUpdateUnreachable", "refreshBeforeUpdate",
-	"suppressDeprecationWarnings", "userProjectOverride",
+	"suppressDeprecationWarnings", "userProjectOverride", "cloudCredentials",
 }
 
 // A TypeScript program that puts its slice and list on a provider of its own, setting
