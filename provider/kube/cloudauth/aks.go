@@ -140,10 +140,10 @@ func newAKS(p Plugin, o Options) (Source, error) {
 
 // interactiveLogin is the error for kubelogin's login modes that need a person.
 func interactiveLogin(p Plugin, o Options) error {
-	return fmt.Errorf("AKS cluster at %s (server ID %s): kubelogin's %s login needs a person (a browser, a device code "+
+	return fmt.Errorf("%s: kubelogin's %s login needs a person (a browser, a device code "+
 		"or a user's password) and is not built in; where no one is at hand, as in CI, convert the kubeconfig to a login "+
 		"that needs none (kubelogin convert-kubeconfig -l workloadidentity, -l spn or -l azurecli), or install kubelogin",
-		o.Server, p.ServerID, p.Login)
+		p.Where(o.Server), p.Login)
 }
 
 type authorityHost struct {

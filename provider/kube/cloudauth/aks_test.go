@@ -164,5 +164,9 @@ func TestAKSInteractiveLoginsAreLeftToKubelogin(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "convert-kubeconfig -l workloadidentity") {
 			t.Errorf("login %s: %v, want advice to convert the kubeconfig", login, err)
 		}
+		if want := "AKS cluster at " + server + " (server ID " + AKSServerID + "): kubelogin's " + login + " login"; err == nil ||
+			!strings.HasPrefix(err.Error(), want) {
+			t.Errorf("login %s: %v, want it to begin %q", login, err, want)
+		}
 	}
 }
