@@ -120,11 +120,15 @@ func newAKS(p Plugin, o Options) (Source, error) {
 			return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: tenantID})
 		}
 	case "msi":
+		// The library asks the endpoint the environment names (App Service's
+		// IDENTITY_ENDPOINT, Azure Arc's, ...), else the VM's Instance Metadata Service.
+		// As kubelogin, a client ID (--client-id, or AZURE_CLIENT_ID over it) comes
+		// before --identity-resource-id.
 		opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: clientOpts}
-		from = "the managed identity of the machine"
+		from = "the default managed identity of the machine or app"
 		switch {
-		case p.ClientID != "":
-			opts.ID, from = azidentity.ClientID(p.ClientID), "the managed identity with client ID "+p.ClientID
+		case clientID != "":
+			opts.ID, from = azidentity.ClientID(clientID), "the managed identity with client ID "+clientID
 		case p.IdentityResourceID != "":
 			opts.ID, from = azidentity.ResourceID(p.IdentityResourceID), "the managed identity "+p.IdentityResourceID
 		}
