@@ -104,22 +104,28 @@ func newAKS(p Plugin, o Options) (Source, error) {
 				DisableInstanceDiscovery: !authority.known,
 			})
 		}
+	// The programs choose their cloud and authority themselves; kubelogin gives them the
+	// tenant of --tenant-id or AZURE_TENANT_ID.
 	case "azurecli":
-		from = "the Azure CLI's signed-in account (az account get-access-token)"
+		from = "the Azure CLI's signed-in account (az account get-access-token" + optionalFlag(" --tenant ", tenantID) + ")"
 		build = func() (azcore.TokenCredential, error) {
-			return azidentity.NewAzureCLICredential(&azidentity.AzureCLICredentialOptions{TenantID: p.TenantID})
+			return azidentity.NewAzureCLICredential(&azidentity.AzureCLICredentialOptions{TenantID: tenantID})
 		}
 	case "azd":
-		from = "the Azure Developer CLI's signed-in account (azd auth token)"
+		from = "the Azure Developer CLI's signed-in account (azd auth token" + optionalFlag(" --tenant-id ", tenantID) + ")"
 		build = func() (azcore.TokenCredential, error) {
-			return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: p.TenantID})
+			return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: tenantID})
 		}
 	case "msi":
+		// The library asks the endpoint the environment names (App Service's
+		// IDENTITY_ENDPOINT, Azure Arc's, ...), else the VM's Instance Metadata Service.
+		// As kubelogin, a client ID (--client-id, or AZURE_CLIENT_ID over it) comes
+		// before --identity-resource-id.
 		opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: clientOpts}
-		from = "the managed identity of the machine"
+		from = "the default managed identity of the machine or app"
 		switch {
-		case p.ClientID != "":
-			opts.ID, from = azidentity.ClientID(p.ClientID), "the managed identity with client ID "+p.ClientID
+		case clientID != "":
+			opts.ID, from = azidentity.ClientID(clientID), "the managed identity with client ID "+clientID
 		case p.IdentityResourceID != "":
 			opts.ID, from = azidentity.ResourceID(p.IdentityResourceID), "the managed identity "+p.IdentityResourceID
 		}
@@ -129,10 +135,20 @@ func newAKS(p Plugin, o Options) (Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", where, from, err)
 	}
-	return &aksSource{
-		build: build, cred: cred, scope: p.ServerID + "/.default",
-		describe: fmt.Sprintf("%s with %s (authority %s)", where, from, authority.host),
-	}, nil
+	describe := fmt.Sprintf("%s with %s", where, from)
+	if l := strings.ToLower(p.Login); l == "spn" || l == "workloadidentity" {
+		// (The Azure CLIs and managed identity endpoints use no authority of the kubeconfig's.)
+		describe += fmt.Sprintf(" (authority %s)", authority.host)
+	}
+	return &aksSource{build: build, cred: cred, scope: p.ServerID + "/.default", describe: describe}, nil
+}
+
+// optionalFlag is name and value, or "" when value is "".
+func optionalFlag(name, value string) string {
+	if value == "" {
+		return ""
+	}
+	return name + value
 }
 
 type authorityHost struct {

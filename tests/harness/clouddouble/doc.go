@@ -15,6 +15,12 @@
 //     checks them) and the tenant's OpenID configuration, over TLS with a certificate
 //     of its own, with Entra's AADSTS error envelope. NewClientCertificate makes a
 //     certificate credential.
+//   - ManagedIdentity, the managed identity endpoint App Service, Functions and
+//     Container Apps give an app (IDENTITY_ENDPOINT, checked header IDENTITY_HEADER):
+//     tokens of the app's system-assigned identity or of a user-assigned one named by
+//     client, principal or resource ID, and the endpoint's refusal of an identity the
+//     app does not have. (A VM's Instance Metadata Service is at a link-local address
+//     no test can stand in for.)
 //   - Metadata, the Google Compute Engine metadata server's token endpoint, which
 //     answers only requests with the Metadata-Flavor: Google header.
 //   - GoogleSTS, Google's workload identity federation: the Security Token Service's
