@@ -96,14 +96,8 @@ func TestAKSAzureCLI(t *testing.T) {
 			az := installCLI(t, "az", tt.output, "", 0)
 			p := tt.p
 			p.Cloud, p.Command, p.Login, p.ServerID = AKS, "kubelogin", "azurecli", AKSServerID
-			src, err := New(p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := src.Token(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
+			tok := nextToken(t, src)
 			if tok.Value != token || !tok.Expiry.Equal(expires) {
 				t.Errorf("Token() = %q expiring %s, want az's token expiring %s", tok.Value, tok.Expiry, expires)
 			}
@@ -191,14 +185,8 @@ func TestAKSAzureDeveloperCLI(t *testing.T) {
 			azd := installCLI(t, "azd", output, "", 0)
 			p := tt.p
 			p.Cloud, p.Command, p.Login, p.ServerID = AKS, "kubelogin", "azd", AKSServerID
-			src, err := New(p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := src.Token(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
+			tok := nextToken(t, src)
 			if tok.Value != token || !tok.Expiry.Equal(expires) {
 				t.Errorf("Token() = %q expiring %s, want azd's token expiring %s", tok.Value, tok.Expiry, expires)
 			}

@@ -82,14 +82,8 @@ func TestAKSManagedIdentity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.p
 			p.Cloud, p.Command, p.Login, p.ServerID = AKS, "kubelogin", "msi", firstOf(tt.serverID, AKSServerID)
-			src, err := New(p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := src.Token(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := newSource(t, p, Options{Server: server, Getenv: func(n string) string { return tt.env[n] }})
+			tok := nextToken(t, src)
 			g, err := m.Verify(tok.Value, p.ServerID)
 			if err != nil {
 				t.Fatal(err)

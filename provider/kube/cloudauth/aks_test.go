@@ -24,7 +24,7 @@ func TestAKSServicePrincipal(t *testing.T) {
 	p := Plugin{Cloud: AKS, Command: "kubelogin", Login: "spn", ServerID: AKSServerID, ClientID: clientID, TenantID: tenant,
 		Env: map[string]string{"AAD_SERVICE_PRINCIPAL_CLIENT_SECRET": "s3cr3t~value", "AZURE_AUTHORITY_HOST": entra.URL}}
 	src := newSource(t, p, Options{Server: server, HTTPClient: entra.Client(), Getenv: noEnv})
-	g, err := entra.Verify(token(t, src).Value, AKSServerID)
+	g, err := entra.Verify(nextToken(t, src).Value, AKSServerID)
 	if err != nil {
 		t.Fatal(err)
 	}

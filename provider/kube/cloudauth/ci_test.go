@@ -54,7 +54,7 @@ func TestGKEWorkloadIdentityFederation(t *testing.T) {
 			googleEnv(t, keyFile, "")
 
 			src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-			tok := token(t, src)
+			tok := nextToken(t, src)
 			grant, err := sts.Verify(tok.Value)
 			if err != nil {
 				t.Fatalf("the GKE token: %v", err)
@@ -250,7 +250,7 @@ func TestEKSWebIdentity(t *testing.T) {
 			webIdentityEnv(t, sts, webIdentityToken, tc.session)
 
 			src := newSource(t, Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
-			tok := token(t, src)
+			tok := nextToken(t, src)
 			arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo")
 			if err != nil {
 				t.Fatalf("the double refused the token: %v", err)
@@ -321,7 +321,7 @@ func TestEKSKeysBeforeWebIdentity(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", key.SecretAccessKey)
 
 	src := newSource(t, Plugin{Cloud: EKS, Command: "aws", Cluster: "demo", Region: "eu-west-1"}, Options{Server: server})
-	tok := token(t, src)
+	tok := nextToken(t, src)
 	if arn, err := sts.VerifyEKSToken(t.Context(), tok.Value, "demo"); err != nil || arn != key.ARN {
 		t.Errorf("the token is %q's (%v), want %s's", arn, err, key.ARN)
 	}

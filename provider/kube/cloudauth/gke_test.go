@@ -56,7 +56,7 @@ func TestGKEServiceAccountKey(t *testing.T) {
 	googleEnv(t, keyFile, "")
 
 	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-	tok := token(t, src)
+	tok := nextToken(t, src)
 	if tok.Value != "granted-to-the-key" {
 		t.Errorf("token %q, want the one the token endpoint granted", tok.Value)
 	}
@@ -110,7 +110,7 @@ func TestGKEMetadataServer(t *testing.T) {
 	googleEnv(t, "", md.Host)
 
 	src := newSource(t, Plugin{Cloud: GKE, Command: "gke-gcloud-auth-plugin"}, Options{Server: server})
-	tok := token(t, src)
+	tok := nextToken(t, src)
 	if err := md.Verify(tok.Value); err != nil {
 		t.Error(err)
 	}

@@ -286,11 +286,11 @@ func newSource(t *testing.T, p Plugin, o Options) Source {
 // tokenOf is the first token of newSource(t, p, o); it ends the test when none comes.
 func tokenOf(t *testing.T, p Plugin, o Options) Token {
 	t.Helper()
-	return token(t, newSource(t, p, o))
+	return nextToken(t, newSource(t, p, o))
 }
 
-// token is src's next token; it ends the test when none comes.
-func token(t *testing.T, src Source) Token {
+// nextToken is src's next token; it ends the test when none comes.
+func nextToken(t *testing.T, src Source) Token {
 	t.Helper()
 	tok, err := src.Token(t.Context())
 	if err != nil {
