@@ -4,6 +4,7 @@ package cloudauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -39,46 +40,82 @@ func newAKS(p Plugin, o Options) (Source, error) {
 	if !containsFold(aksLogins, p.Login) {
 		return nil, interactiveLogin(p, o)
 	}
-	env := func(name string) string { return o.getenv(p, name) }
-	// The block's arguments, and AAD_SERVICE_PRINCIPAL_* or AZURE_* over them unless
-	// --disable-environment-override, as kubelogin reads them.
-	arg := func(value string, names ...string) string {
-		if !p.DisableEnvironmentOverride {
-			for _, n := range names {
-				if v := env(n); v != "" {
-					return v
-				}
-			}
-		}
-		return value
+	l := aksLogin{p: p, env: func(name string) string { return o.getenv(p, name) }}
+	l.clientID = l.arg(p.ClientID, "AAD_SERVICE_PRINCIPAL_CLIENT_ID", "AZURE_CLIENT_ID")
+	l.tenantID = l.arg(p.TenantID, "AZURE_TENANT_ID")
+	var err error
+	if l.clientOpts, l.authority, err = aksClientOptions(p, l.env, o); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	clientID := arg(p.ClientID, "AAD_SERVICE_PRINCIPAL_CLIENT_ID", "AZURE_CLIENT_ID")
-	tenantID := arg(p.TenantID, "AZURE_TENANT_ID")
-
-	clientOpts, authority, err := aksClientOptions(p, env, o)
+	var from string
+	var build func() (azcore.TokenCredential, error)
+	switch strings.ToLower(p.Login) {
+	case "spn":
+		from, build, err = l.servicePrincipal()
+	case "workloadidentity":
+		from, build = l.workloadIdentity()
+	case "azurecli", "azd":
+		from, build = l.developerCLI()
+	case "msi":
+		from, build = l.managedIdentity()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	var build func() (azcore.TokenCredential, error)
-	var from string
-	switch strings.ToLower(p.Login) {
-	case "spn":
-		secret := arg(p.ClientSecret, "AAD_SERVICE_PRINCIPAL_CLIENT_SECRET", "AZURE_CLIENT_SECRET")
-		certPath := arg(p.ClientCertificate, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE", "AZURE_CLIENT_CERTIFICATE_PATH")
-		switch {
-		case clientID == "" || tenantID == "":
-			return nil, fmt.Errorf("%s: kubelogin's spn login needs a client ID and a tenant ID (--client-id and --tenant-id, "+
-				"or AAD_SERVICE_PRINCIPAL_CLIENT_ID / AZURE_CLIENT_ID and AZURE_TENANT_ID)", where)
-		case secret != "":
-			from = fmt.Sprintf("service principal %s of tenant %s with a client secret", clientID, tenantID)
-			build = func() (azcore.TokenCredential, error) {
-				return azidentity.NewClientSecretCredential(tenantID, clientID, secret,
-					&azidentity.ClientSecretCredentialOptions{ClientOptions: clientOpts, DisableInstanceDiscovery: !authority.known})
+	cred, err := build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", where, from, err)
+	}
+	describe := fmt.Sprintf("%s with %s", where, from)
+	if login := strings.ToLower(p.Login); login == "spn" || login == "workloadidentity" {
+		// (The Azure CLIs and managed identity endpoints use no authority of the kubeconfig's.)
+		describe += fmt.Sprintf(" (authority %s)", l.authority.host)
+	}
+	return &aksSource{build: build, cred: cred, scope: p.ServerID + "/.default", describe: describe}, nil
+}
+
+// aksLogin is what a kubelogin login mode makes its credential of: the block, the
+// environment, the client and tenant as kubelogin reads them, and the cloud's options.
+type aksLogin struct {
+	p                  Plugin
+	env                func(string) string
+	clientID, tenantID string
+	clientOpts         azcore.ClientOptions
+	authority          authorityHost
+}
+
+// arg is the block's value, or the first of the variables names that is set, over it
+// unless --disable-environment-override, as kubelogin reads them.
+func (l aksLogin) arg(value string, names ...string) string {
+	if !l.p.DisableEnvironmentOverride {
+		for _, n := range names {
+			if v := l.env(n); v != "" {
+				return v
 			}
-		case certPath != "":
-			password := arg(p.ClientCertificatePassword, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE_PASSWORD", "AZURE_CLIENT_CERTIFICATE_PASSWORD")
-			from = fmt.Sprintf("service principal %s of tenant %s with the client certificate %s", clientID, tenantID, certPath)
-			build = func() (azcore.TokenCredential, error) {
+		}
+	}
+	return value
+}
+
+// servicePrincipal is the spn login: a client secret, else a client certificate.
+func (l aksLogin) servicePrincipal() (string, func() (azcore.TokenCredential, error), error) {
+	p, clientID, tenantID := l.p, l.clientID, l.tenantID
+	secret := l.arg(p.ClientSecret, "AAD_SERVICE_PRINCIPAL_CLIENT_SECRET", "AZURE_CLIENT_SECRET")
+	certPath := l.arg(p.ClientCertificate, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE", "AZURE_CLIENT_CERTIFICATE_PATH")
+	switch {
+	case clientID == "" || tenantID == "":
+		return "", nil, errors.New("kubelogin's spn login needs a client ID and a tenant ID (--client-id and --tenant-id, " +
+			"or AAD_SERVICE_PRINCIPAL_CLIENT_ID / AZURE_CLIENT_ID and AZURE_TENANT_ID)")
+	case secret != "":
+		return fmt.Sprintf("service principal %s of tenant %s with a client secret", clientID, tenantID),
+			func() (azcore.TokenCredential, error) {
+				return azidentity.NewClientSecretCredential(tenantID, clientID, secret,
+					&azidentity.ClientSecretCredentialOptions{ClientOptions: l.clientOpts, DisableInstanceDiscovery: !l.authority.known})
+			}, nil
+	case certPath != "":
+		password := l.arg(p.ClientCertificatePassword, "AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE_PASSWORD", "AZURE_CLIENT_CERTIFICATE_PASSWORD")
+		return fmt.Sprintf("service principal %s of tenant %s with the client certificate %s", clientID, tenantID, certPath),
+			func() (azcore.TokenCredential, error) {
 				data, err := os.ReadFile(certPath) //nolint:gosec // the certificate the kubeconfig or environment names
 				if err != nil {
 					return nil, err
@@ -88,59 +125,58 @@ func newAKS(p Plugin, o Options) (Source, error) {
 					return nil, fmt.Errorf("the client certificate %s: %w", certPath, err)
 				}
 				return azidentity.NewClientCertificateCredential(tenantID, clientID, certs, key,
-					&azidentity.ClientCertificateCredentialOptions{ClientOptions: clientOpts, DisableInstanceDiscovery: !authority.known})
-			}
-		default:
-			return nil, fmt.Errorf("%s: kubelogin's spn login for service principal %s needs a client secret or certificate "+
-				"(--client-secret, AAD_SERVICE_PRINCIPAL_CLIENT_SECRET or AZURE_CLIENT_SECRET; or --client-certificate, "+
-				"AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE or AZURE_CLIENT_CERTIFICATE_PATH)", where, clientID)
-		}
-	case "workloadidentity":
-		tokenFile := firstOf(p.FederatedTokenFile, env("AZURE_FEDERATED_TOKEN_FILE"))
-		from = fmt.Sprintf("workload identity %s of tenant %s with the federated token file %s", clientID, tenantID, tokenFile)
-		build = func() (azcore.TokenCredential, error) {
+					&azidentity.ClientCertificateCredentialOptions{ClientOptions: l.clientOpts, DisableInstanceDiscovery: !l.authority.known})
+			}, nil
+	default:
+		return "", nil, fmt.Errorf("kubelogin's spn login for service principal %s needs a client secret or certificate "+
+			"(--client-secret, AAD_SERVICE_PRINCIPAL_CLIENT_SECRET or AZURE_CLIENT_SECRET; or --client-certificate, "+
+			"AAD_SERVICE_PRINCIPAL_CLIENT_CERTIFICATE or AZURE_CLIENT_CERTIFICATE_PATH)", clientID)
+	}
+}
+
+// workloadIdentity is the workloadidentity login: a federated token file.
+func (l aksLogin) workloadIdentity() (string, func() (azcore.TokenCredential, error)) {
+	tokenFile := firstOf(l.p.FederatedTokenFile, l.env("AZURE_FEDERATED_TOKEN_FILE"))
+	return fmt.Sprintf("workload identity %s of tenant %s with the federated token file %s", l.clientID, l.tenantID, tokenFile),
+		func() (azcore.TokenCredential, error) {
 			return azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
-				ClientOptions: clientOpts, ClientID: clientID, TenantID: tenantID, TokenFilePath: tokenFile,
-				DisableInstanceDiscovery: !authority.known,
+				ClientOptions: l.clientOpts, ClientID: l.clientID, TenantID: l.tenantID, TokenFilePath: tokenFile,
+				DisableInstanceDiscovery: !l.authority.known,
 			})
 		}
-	// The programs choose their cloud and authority themselves; kubelogin gives them the
-	// tenant of --tenant-id or AZURE_TENANT_ID.
-	case "azurecli":
-		from = "the Azure CLI's signed-in account (az account get-access-token" + optionalFlag(" --tenant ", tenantID) + ")"
-		build = func() (azcore.TokenCredential, error) {
+}
+
+// developerCLI is the azurecli and azd logins: the programs choose their cloud and
+// authority themselves; kubelogin gives them the tenant of --tenant-id or
+// AZURE_TENANT_ID.
+func (l aksLogin) developerCLI() (string, func() (azcore.TokenCredential, error)) {
+	tenantID := l.tenantID
+	if strings.EqualFold(l.p.Login, "azd") {
+		return "the Azure Developer CLI's signed-in account (azd auth token" + optionalFlag(" --tenant-id ", tenantID) + ")",
+			func() (azcore.TokenCredential, error) {
+				return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: tenantID})
+			}
+	}
+	return "the Azure CLI's signed-in account (az account get-access-token" + optionalFlag(" --tenant ", tenantID) + ")",
+		func() (azcore.TokenCredential, error) {
 			return azidentity.NewAzureCLICredential(&azidentity.AzureCLICredentialOptions{TenantID: tenantID})
 		}
-	case "azd":
-		from = "the Azure Developer CLI's signed-in account (azd auth token" + optionalFlag(" --tenant-id ", tenantID) + ")"
-		build = func() (azcore.TokenCredential, error) {
-			return azidentity.NewAzureDeveloperCLICredential(&azidentity.AzureDeveloperCLICredentialOptions{TenantID: tenantID})
-		}
-	case "msi":
-		// The library asks the endpoint the environment names (App Service's
-		// IDENTITY_ENDPOINT, Azure Arc's, ...), else the VM's Instance Metadata Service.
-		// As kubelogin, a client ID (--client-id, or AZURE_CLIENT_ID over it) comes
-		// before --identity-resource-id.
-		opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: clientOpts}
-		from = "the default managed identity of the machine or app"
-		switch {
-		case clientID != "":
-			opts.ID, from = azidentity.ClientID(clientID), "the managed identity with client ID "+clientID
-		case p.IdentityResourceID != "":
-			opts.ID, from = azidentity.ResourceID(p.IdentityResourceID), "the managed identity "+p.IdentityResourceID
-		}
-		build = func() (azcore.TokenCredential, error) { return azidentity.NewManagedIdentityCredential(opts) }
+}
+
+// managedIdentity is the msi login. The library asks the endpoint the environment
+// names (App Service's IDENTITY_ENDPOINT, Azure Arc's, ...), else the VM's Instance
+// Metadata Service. As kubelogin, a client ID (--client-id, or AZURE_CLIENT_ID over
+// it) comes before --identity-resource-id.
+func (l aksLogin) managedIdentity() (string, func() (azcore.TokenCredential, error)) {
+	opts := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: l.clientOpts}
+	from := "the default managed identity of the machine or app"
+	switch {
+	case l.clientID != "":
+		opts.ID, from = azidentity.ClientID(l.clientID), "the managed identity with client ID "+l.clientID
+	case l.p.IdentityResourceID != "":
+		opts.ID, from = azidentity.ResourceID(l.p.IdentityResourceID), "the managed identity "+l.p.IdentityResourceID
 	}
-	cred, err := build()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", where, from, err)
-	}
-	describe := fmt.Sprintf("%s with %s", where, from)
-	if l := strings.ToLower(p.Login); l == "spn" || l == "workloadidentity" {
-		// (The Azure CLIs and managed identity endpoints use no authority of the kubeconfig's.)
-		describe += fmt.Sprintf(" (authority %s)", authority.host)
-	}
-	return &aksSource{build: build, cred: cred, scope: p.ServerID + "/.default", describe: describe}, nil
+	return from, func() (azcore.TokenCredential, error) { return azidentity.NewManagedIdentityCredential(opts) }
 }
 
 // optionalFlag is name and value, or "" when value is "".
