@@ -198,16 +198,9 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	restConfig.WarningHandlerWithContext = warningLogger{}
 	setLimits(restConfig, cfg)
-	namespace := cfg.Namespace
-	if namespace == "" {
-		ns, _, err := loader.Namespace()
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes configuration: reading the context's namespace: %w", err)
-		}
-		namespace = ns
-	}
-	if namespace == "" {
-		namespace = validate.DefaultNamespace
+	namespace, err := namespaceOf(loader, cfg)
+	if err != nil {
+		return nil, err
 	}
 	// One REST client serves the dynamic client and the raw calls (as
 	// dynamic.NewForConfig builds it: JSON, no group version, absolute paths).
@@ -230,6 +223,22 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes configuration: %w", err)
 	}
 	return &Client{REST: restConfig, Dynamic: dynamic.New(raw), raw: raw, Namespace: namespace, Fallback: fallback}, nil
+}
+
+// namespaceOf is the namespace of objects whose metadata names none: the namespace
+// setting, else the kubeconfig context's, else default.
+func namespaceOf(loader clientcmd.ClientConfig, cfg Config) (string, error) {
+	if cfg.Namespace != "" {
+		return cfg.Namespace, nil
+	}
+	ns, _, err := loader.Namespace()
+	if err != nil {
+		return "", fmt.Errorf("kubernetes configuration: reading the context's namespace: %w", err)
+	}
+	if ns == "" {
+		ns = validate.DefaultNamespace
+	}
+	return ns, nil
 }
 
 // cloudCredentials replaces the kubeconfig's exec plugin, when it is GKE's, EKS's or
