@@ -17,6 +17,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -236,31 +237,8 @@ func (e *Entra) token(w http.ResponseWriter, r *http.Request) {
 			"tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.", clientID, tenant))
 		return
 	}
-	switch {
-	case app.secret != "":
-		if form.Get("client_secret") != app.secret {
-			entraError(w, http.StatusUnauthorized, "invalid_client", 7000215, "Invalid client secret provided. Ensure the secret being "+
-				"sent in the request is the client secret value, not the client secret ID, for a secret added to app '"+clientID+"'.")
-			return
-		}
-	case app.certificate != nil:
-		endpoint := e.URL + tenant + "/oauth2/v2.0/token"
-		if form.Get("client_assertion_type") != jwtBearer {
-			entraError(w, http.StatusBadRequest, "invalid_request", 7000218, "The request body must contain the following "+
-				"parameter: 'client_assertion' or 'client_secret'.")
-			return
-		}
-		if code, description := checkAssertion(form.Get("client_assertion"), endpoint, clientID, app.certificate); code != 0 {
-			entraError(w, http.StatusUnauthorized, "invalid_client", code, description)
-			return
-		}
-	default:
-		if form.Get("client_assertion_type") != jwtBearer ||
-			form.Get("client_assertion") != app.federatedToken {
-			entraError(w, http.StatusBadRequest, "invalid_client", 700213, "No matching federated identity record found for presented "+
-				"assertion subject. Check your federated identity credential Subject, Audience and Issuer against the presented assertion.")
-			return
-		}
+	if !e.clientAuthenticated(w, form, tenant, clientID, app) {
+		return
 	}
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
@@ -274,11 +252,58 @@ func (e *Entra) token(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// clientAuthenticated checks the client credential of the token request form of app
+// clientID of tenant (a secret, a certificate's assertion or a federated token) and,
+// when it does not hold, answers as Entra does.
+func (e *Entra) clientAuthenticated(w http.ResponseWriter, form url.Values, tenant, clientID string, app entraApp) bool {
+	switch {
+	case app.secret != "":
+		if form.Get("client_secret") != app.secret {
+			entraError(w, http.StatusUnauthorized, "invalid_client", 7000215, "Invalid client secret provided. Ensure the secret being "+
+				"sent in the request is the client secret value, not the client secret ID, for a secret added to app '"+clientID+"'.")
+			return false
+		}
+	case app.certificate != nil:
+		endpoint := e.URL + tenant + "/oauth2/v2.0/token"
+		if form.Get("client_assertion_type") != jwtBearer {
+			entraError(w, http.StatusBadRequest, "invalid_request", 7000218, "The request body must contain the following "+
+				"parameter: 'client_assertion' or 'client_secret'.")
+			return false
+		}
+		if code, description := checkAssertion(form.Get("client_assertion"), endpoint, clientID, app.certificate); code != 0 {
+			entraError(w, http.StatusUnauthorized, "invalid_client", code, description)
+			return false
+		}
+	default:
+		if form.Get("client_assertion_type") != jwtBearer ||
+			form.Get("client_assertion") != app.federatedToken {
+			entraError(w, http.StatusBadRequest, "invalid_client", 700213, "No matching federated identity record found for presented "+
+				"assertion subject. Check your federated identity credential Subject, Audience and Issuer against the presented assertion.")
+			return false
+		}
+	}
+	return true
+}
+
 // jwtBearer is the client_assertion_type of a client assertion (RFC 7523).
 const jwtBearer = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" //nolint:gosec // G101: a grant type's name, no secret
 
 // assertionSkew is how far a client assertion's nbf may be ahead of the double's clock.
 const assertionSkew = 5 * time.Minute
+
+// verifyRSA checks a JWS signature of signingInput made with key's private key by alg,
+// PS256 or RS256.
+func verifyRSA(alg string, key *rsa.PublicKey, signingInput string, signature []byte) error {
+	digest := sha256.Sum256([]byte(signingInput))
+	switch alg {
+	case "PS256":
+		return rsa.VerifyPSS(key, crypto.SHA256, digest[:], signature, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto})
+	case "RS256":
+		return rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], signature)
+	default:
+		return fmt.Errorf("algorithm %q", alg)
+	}
+}
 
 // checkAssertion checks a client assertion of clientID as Entra ID checks one signed
 // with a certificate credential: a JWT whose header names the certificate by its
@@ -320,16 +345,7 @@ func checkAssertion(assertion, endpoint, clientID string, certificate *x509.Cert
 	if used == nil || !bytes.Equal(used, registered) || !isRSA {
 		return 700027, keyNotFound
 	}
-	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	switch header.Alg {
-	case "PS256":
-		err = rsa.VerifyPSS(key, crypto.SHA256, digest[:], signature, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthAuto})
-	case "RS256":
-		err = rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], signature)
-	default:
-		err = fmt.Errorf("algorithm %q", header.Alg)
-	}
-	if err != nil {
+	if verifyRSA(header.Alg, key, parts[0]+"."+parts[1], signature) != nil {
 		return 700027, "Client assertion contains an invalid signature. [Reason - The provided signature value did not match " +
 			"the expected signature value., Thumbprint of key used by client: '" + fmt.Sprintf("%X", used) + "']"
 	}

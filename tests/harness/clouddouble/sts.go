@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,43 +170,55 @@ func (s *STS) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// signed is what a SigV4 signature of a request names: presigned (in the query) or in
+// the Authorization header.
+type signed struct {
+	presigned                                                      bool
+	credential, signedHeaders, signature, date, payloadHash, query string
+	sessionToken                                                   string
+}
+
+// signedOf reads the signature of r, whose body is body.
+func signedOf(r *http.Request, body []byte) (signed, *stsError) {
+	q := r.URL.Query()
+	if q.Get("X-Amz-Signature") != "" {
+		if q.Get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256" {
+			return signed{}, &stsError{400, "IncompleteSignature", "X-Amz-Algorithm must be AWS4-HMAC-SHA256"}
+		}
+		return signed{presigned: true, credential: q.Get("X-Amz-Credential"), signedHeaders: q.Get("X-Amz-SignedHeaders"),
+			signature: q.Get("X-Amz-Signature"), date: q.Get("X-Amz-Date"), payloadHash: sha256Hex(""),
+			query: canonicalQuery(q, "X-Amz-Signature"), sessionToken: q.Get("X-Amz-Security-Token")}, nil
+	}
+	rest, ok := strings.CutPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ")
+	if !ok {
+		return signed{}, &stsError{403, "MissingAuthenticationToken", "Request is missing Authentication Token"}
+	}
+	sig := signed{date: r.Header.Get("X-Amz-Date"), payloadHash: sha256Hex(string(body)), query: canonicalQuery(q, ""),
+		sessionToken: r.Header.Get("X-Amz-Security-Token")}
+	for _, part := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "Credential":
+			sig.credential = v
+		case "SignedHeaders":
+			sig.signedHeaders = v
+		case "Signature":
+			sig.signature = v
+		}
+	}
+	return sig, nil
+}
+
 // authenticate checks the request's SigV4 signature, presigned (in the query) or in the
 // Authorization header, and returns the key that signed it.
 func (s *STS) authenticate(r *http.Request, body []byte) (AWSKey, *stsError) {
-	q := r.URL.Query()
-	var credential, signedHeaders, signature, amzDate, payloadHash, query string
-	presigned := q.Get("X-Amz-Signature") != ""
-	if presigned {
-		if q.Get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256" {
-			return AWSKey{}, &stsError{400, "IncompleteSignature", "X-Amz-Algorithm must be AWS4-HMAC-SHA256"}
-		}
-		credential, signedHeaders, signature, amzDate = q.Get("X-Amz-Credential"), q.Get("X-Amz-SignedHeaders"), q.Get("X-Amz-Signature"), q.Get("X-Amz-Date")
-		payloadHash = sha256Hex("")
-		query = canonicalQuery(q, "X-Amz-Signature")
-	} else {
-		auth := r.Header.Get("Authorization")
-		rest, ok := strings.CutPrefix(auth, "AWS4-HMAC-SHA256 ")
-		if !ok {
-			return AWSKey{}, &stsError{403, "MissingAuthenticationToken", "Request is missing Authentication Token"}
-		}
-		for _, part := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-			switch k {
-			case "Credential":
-				credential = v
-			case "SignedHeaders":
-				signedHeaders = v
-			case "Signature":
-				signature = v
-			}
-		}
-		amzDate = r.Header.Get("X-Amz-Date")
-		payloadHash = sha256Hex(string(body))
-		query = canonicalQuery(q, "")
+	sig, fail := signedOf(r, body)
+	if fail != nil {
+		return AWSKey{}, fail
 	}
-	scope := strings.Split(credential, "/")
+	scope := strings.Split(sig.credential, "/")
 	if len(scope) != 5 || scope[3] != "sts" || scope[4] != "aws4_request" {
-		return AWSKey{}, &stsError{400, "IncompleteSignature", fmt.Sprintf("Credential %q is not AKID/date/region/sts/aws4_request", credential)}
+		return AWSKey{}, &stsError{400, "IncompleteSignature", fmt.Sprintf("Credential %q is not AKID/date/region/sts/aws4_request", sig.credential)}
 	}
 	s.mu.Lock()
 	key, known := s.keys[scope[0]]
@@ -217,43 +230,30 @@ func (s *STS) authenticate(r *http.Request, body []byte) (AWSKey, *stsError) {
 	if !key.Expires.IsZero() && now.After(key.Expires) {
 		return AWSKey{}, &stsError{403, "ExpiredToken", "The security token included in the request is expired"}
 	}
-	token := r.Header.Get("X-Amz-Security-Token")
-	if presigned {
-		token = q.Get("X-Amz-Security-Token")
-	}
-	if token != key.SessionToken {
+	if sig.sessionToken != key.SessionToken {
 		return AWSKey{}, &stsError{403, "InvalidClientTokenId", "The security token included in the request is invalid."}
 	}
-	date, err := time.Parse(amzDateFormat, amzDate)
-	if err != nil || !strings.HasPrefix(amzDate, scope[1]) {
+	date, err := time.Parse(amzDateFormat, sig.date)
+	if err != nil || !strings.HasPrefix(sig.date, scope[1]) {
 		return AWSKey{}, &stsError{400, "IncompleteSignature", "X-Amz-Date is missing or does not match the credential scope's date"}
 	}
-	if presigned && now.After(date.Add(presignedLifetime)) {
+	if sig.presigned && now.After(date.Add(presignedLifetime)) {
 		return AWSKey{}, &stsError{403, "AccessDenied", "Request has expired"}
 	}
-	if !presigned && (now.Sub(date) > 5*time.Minute || date.Sub(now) > 5*time.Minute) {
-		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "Signature expired: " + amzDate + " is now earlier or later than 5 minutes from now"}
+	if !sig.presigned && (now.Sub(date) > 5*time.Minute || date.Sub(now) > 5*time.Minute) {
+		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "Signature expired: " + sig.date + " is now earlier or later than 5 minutes from now"}
 	}
-	headers := strings.Split(signedHeaders, ";")
-	if !contains(headers, "host") {
+	headers := strings.Split(sig.signedHeaders, ";")
+	if !slices.Contains(headers, "host") {
 		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "the host header is not signed"}
 	}
-	canonical := canonicalRequest(r, query, headers, payloadHash)
-	want := sigv4{secret: key.SecretAccessKey, date: scope[1], region: scope[2], service: "sts"}.signature(amzDate, canonical)
-	if !hmac.Equal([]byte(want), []byte(signature)) {
+	canonical := canonicalRequest(r, sig.query, headers, sig.payloadHash)
+	want := sigv4{secret: key.SecretAccessKey, date: scope[1], region: scope[2], service: "sts"}.signature(sig.date, canonical)
+	if !hmac.Equal([]byte(want), []byte(sig.signature)) {
 		return AWSKey{}, &stsError{403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. " +
 			"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."}
 	}
 	return key, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *STS) assumeRole(w http.ResponseWriter, r *http.Request, caller AWSKey, params url.Values) {
@@ -431,7 +431,7 @@ func (s *STS) VerifyEKSToken(ctx context.Context, token, cluster string) (string
 	if q.Get("Action") != "GetCallerIdentity" {
 		return "", fmt.Errorf("the presigned action is %q", q.Get("Action"))
 	}
-	if !contains(strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), eksClusterHeader) {
+	if !slices.Contains(strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), eksClusterHeader) {
 		return "", errors.New("the x-k8s-aws-id header is not signed")
 	}
 	if n, err := strconv.Atoi(q.Get("X-Amz-Expires")); err != nil || n < 0 || n > 900 {
