@@ -13,11 +13,12 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/tests/harness/pulumicli"
 )
 
-// cliProgram is a YAML program with one EndpointSlice.
+// cliProgram is a YAML program with one EndpointSlice, as users write one: a camelCase
+// logical name, no ports and no conditions.
 const cliProgram = `name: cloud-credentials
 runtime: yaml
 resources:
-  web:
+  webEndpoints:
     type: endpoints:discovery.k8s.io/v1:EndpointSlice
     properties:
       metadata:
@@ -26,13 +27,11 @@ resources:
       addressType: IPv4
       endpoints:
         - addresses: ["10.0.0.1"]
-      ports:
-        - name: http
-          port: 80
 `
 
 // The built plugin, run by the real CLI and YAML host, with each cloud's kubeconfig
-// in KUBECONFIG and no plugin program on PATH: up, a quiet refresh and destroy work,
+// in KUBECONFIG and no plugin program on PATH: up, a quiet refresh, a quiet preview
+// and destroy work,
 // with the credentials of the environment the CLI passes to the plugin, the cluster
 // takes the tokens for the mapped user, and pulumi up shows the provider's note on
 // how it authenticates. First, with the plugin programs required (cloudCredentials
@@ -96,6 +95,7 @@ func TestCLIWithoutPlugins(t *testing.T) {
 			// included): no token made in process shows there, in up's output or in
 			// the state, its secrets shown.
 			refresh := cli.RunCombined("refresh", "--yes", "--non-interactive", "--expect-no-changes", "--logtostderr", "--logflow", "-v=9")
+			cli.RunCombined("preview", "--non-interactive", "--expect-no-changes")
 			state := cli.RunCombined("stack", "export", "--show-secrets")
 			if leaked := webhook.Leaked(up + refresh + state); len(leaked) > 0 {
 				t.Errorf("tokens %v show in pulumi up's or refresh's output or in the state", leaked)
