@@ -18,7 +18,7 @@
 //
 // The provider serves in the test binary (package inprocess), or as the built plugin
 // that the real pulumi CLI and YAML host run (one login per cloud: up, a quiet
-// refresh, destroy), and finds the programs missing from PATH, so it makes each token
+// refresh and preview, destroy), and finds the programs missing from PATH, so it makes each token
 // in its own process (package provider/kube/cloudauth). The tests create, read and
 // delete an EndpointSlice per cloud and login; show, through the CLI, that the same
 // kubeconfigs fail with "executable ... not found", and create nothing, when the
