@@ -18,6 +18,7 @@ import (
 	"github.com/endpoints-provider/pulumi-endpoints/provider/google"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/internal/secret"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/kube"
+	"github.com/endpoints-provider/pulumi-endpoints/provider/kube/cloudauth"
 	"github.com/endpoints-provider/pulumi-endpoints/provider/spec"
 )
 
@@ -70,7 +71,7 @@ func (c *Config) fields() map[string]any {
 // configChoices are the keys whose value must be one of a few words.
 var configChoices = map[string][]string{
 	"deletePropagationPolicy": {"Background", "Foreground", "Orphan"},
-	"cloudCredentials":        {"automatic", "builtIn", "exec"}, // cloudauth.Modes
+	"cloudCredentials":        cloudauth.ModeNames(),
 }
 
 // configRules are the range rules of numeric keys: each returns the rule a value

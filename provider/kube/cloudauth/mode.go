@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strings"
 )
 
 // Mode is how a recognised exec plugin is served: the plugin program, tokens made in
@@ -29,7 +30,16 @@ func ParseMode(s string) (Mode, error) {
 	if m := Mode(s); slices.Contains(Modes, m) {
 		return m, nil
 	}
-	return "", fmt.Errorf("cloudCredentials must be one of automatic, builtIn, exec, not %q", s)
+	return "", fmt.Errorf("cloudCredentials must be one of %s, not %q", strings.Join(ModeNames(), ", "), s)
+}
+
+// ModeNames are Modes as the setting spells them.
+func ModeNames() []string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = string(m)
+	}
+	return names
 }
 
 // LookPath finds a program on PATH; tests replace it.
